@@ -1,0 +1,54 @@
+// Package check holds the argument checks and messages that every semacat
+// strategy shares, so that bad input gets the same answer everywhere.
+//
+// Each check is a cheap comparison that the compiler inlines into the caller's
+// fast path; the formatting and the panic live in separate functions that are
+// only called on the error path.
+package check
+
+import (
+	"fmt"
+
+	"github.com/semacat/sem"
+)
+
+// Size panics unless size is at least 1. pkg names the calling package.
+func Size(pkg string, size int64) {
+	if size < 1 {
+		badSize(pkg, size)
+	}
+}
+
+// Weight panics if n is negative. pkg and method name the caller.
+func Weight(pkg, method string, n int64) {
+	if n < 0 {
+		negativeWeight(pkg, method, n)
+	}
+}
+
+// ExceedsSize returns the error Acquire(n) reports when n > size.
+func ExceedsSize(pkg string, n, size int64) error {
+	return fmt.Errorf("%s: Acquire(%d) can never succeed on a semaphore of size %d; ask for at most %d permits: %w",
+		pkg, n, size, size, sem.ErrExceedsSize)
+}
+
+// OverRelease panics because Release(n) would give back more permits than the
+// held ones. Call it before changing any state.
+func OverRelease(pkg string, n, held int64) {
+	panic(fmt.Sprintf("%s: Release(%d): released more than held (%d held)", pkg, n, held))
+}
+
+// OverUnlock panics because Unlock was called with no permit held.
+func OverUnlock(pkg string) {
+	panic(fmt.Sprintf("%s: Unlock: released more than held (no permit held)", pkg))
+}
+
+//go:noinline
+func badSize(pkg string, size int64) {
+	panic(fmt.Sprintf("%s: New(%d): size must be at least 1", pkg, size))
+}
+
+//go:noinline
+func negativeWeight(pkg, method string, n int64) {
+	panic(fmt.Sprintf("%s: %s(%d): negative weight; the number of permits must be at least 0", pkg, method, n))
+}

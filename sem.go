@@ -1,0 +1,81 @@
+// Package sem is the contract shared by every semaphore in semacat, a catalog
+// of semaphore strategies that are proven against one public conformance suite
+// and raced head to head against the ecosystem's references.
+//
+// A semaphore holds a fixed number of permits (its size). Acquire takes n of
+// them, waiting until they are free or the context is done; TryAcquire takes
+// them only if it can do so at once; Release gives them back. The method set is
+// that of golang.org/x/sync/semaphore.Weighted, which therefore satisfies
+// [Semaphore] too and can stand in any comparison.
+//
+// # Strategies
+//
+// Each strategy lives in its own package and offers New(size int64), plus
+// Size and Available (a snapshot, for monitoring and teaching):
+//
+//	package    algorithm                              guarantees beyond the contract
+//	chansem    buffered channel, one slot per permit  FIFO for single-permit requests; no starvation;
+//	                                                  TryAcquire never barges; also a sync.Locker
+//	condsem    sync.Mutex + sync.Cond broadcast       none (the textbook version, and its failure modes)
+//	weighted   mutex + FIFO wait list, fast paths     strict FIFO for any weights; no starvation; no barging
+//	spinsem    atomic word, bounded spin, then park   no starvation (starvation mode, as in sync.Mutex)
+//
+// How to pick one, in one minute: if every request takes one permit and you
+// want the simplest thing, use chansem. If requests carry different weights
+// and must be served in arrival order, use weighted. If the semaphore is hot,
+// held briefly and you want mutex-like throughput, use spinsem. Use condsem to
+// learn why the others exist. The docs/ folder and the benchmarks/ harness
+// back these choices with measurements.
+//
+// # The contract
+//
+// Every strategy, local or distributed, behaves as follows; the semtest
+// package checks each row.
+//
+//   - New(size) with size < 1 panics with a message naming the package and value.
+//   - A negative n passed to any method panics with a message naming the method
+//     and value.
+//   - Acquire(ctx, 0), TryAcquire(0) and Release(0) are no-ops: Acquire(ctx, 0)
+//     never blocks and returns ctx.Err(); TryAcquire(0) reports true.
+//   - Acquire(ctx, n) with n > size returns at once an error for which
+//     errors.Is(err, ErrExceedsSize) holds, and changes nothing;
+//     TryAcquire(n) with n > size reports false.
+//   - If ctx is already done, Acquire returns ctx.Err() and acquires nothing,
+//     even when permits are free.
+//   - If ctx is done while Acquire waits, Acquire returns ctx.Err() and the
+//     semaphore is exactly as if the call had never happened: a canceled
+//     waiter never strands permits or the waiters queued behind it.
+//   - Acquire returns nil only when the caller holds the n permits, and an
+//     error only when it holds none of them.
+//   - Releasing more than is held panics with "released more than held",
+//     before any state is changed.
+//   - Never are more than size permits held at once, never is a wake-up lost,
+//     never is a goroutine left behind once all calls have returned.
+package sem
+
+import (
+	"context"
+	"errors"
+)
+
+// Semaphore is a counting semaphore with weighted requests. It is the method
+// set of golang.org/x/sync/semaphore.Weighted.
+type Semaphore interface {
+	// Acquire takes n permits, blocking until they are available or ctx is
+	// done. On success it returns nil and the caller holds n permits. On
+	// failure it returns ctx.Err() (or an error wrapping ErrExceedsSize when
+	// n exceeds the size) and the caller holds none.
+	Acquire(ctx context.Context, n int64) error
+
+	// TryAcquire takes n permits only if it can do so without blocking, and
+	// reports whether it did. It takes all n or none.
+	TryAcquire(n int64) bool
+
+	// Release returns n permits. It panics if that is more than are held.
+	Release(n int64)
+}
+
+// ErrExceedsSize is wrapped by the error Acquire returns when a request asks
+// for more permits than the semaphore has in total, so that no amount of
+// waiting could ever satisfy it. Test for it with errors.Is.
+var ErrExceedsSize = errors.New("sem: request exceeds semaphore size")
