@@ -1,0 +1,74 @@
+// Package benchmarks races semacat's strategies head to head against the
+// ecosystem's references: golang.org/x/sync/semaphore.Weighted, a raw
+// buffered channel, and sync.Mutex where the size is 1.
+//
+// Every contender is driven through the sem.Semaphore interface, so each pays
+// the same dynamic dispatch and ratios between them measure the mechanisms,
+// not the calling convention. The references are wrapped as thinly as
+// possible: the raw channel's Acquire is a bare send and its Release a bare
+// receive, exactly what a user writes by hand, with no context support.
+//
+// Run the benchmarks with `go test -bench . ./benchmarks` (or `make bench`)
+// and compare contenders with benchstat, e.g. `benchstat -col /impl`.
+package benchmarks
+
+import (
+	"context"
+	"sync"
+
+	"golang.org/x/sync/semaphore"
+
+	"github.com/semacat/sem"
+	"github.com/semacat/sem/chansem"
+)
+
+// Contender is one semaphore implementation in the race.
+type Contender struct {
+	// Name identifies the contender in benchmark names (impl=Name).
+	Name string
+	// New builds a semaphore with size permits.
+	New func(size int64) sem.Semaphore
+	// MaxSize is the largest size it supports; 0 means any.
+	MaxSize int64
+	// UnitOnly is set when it only supports requests of one permit.
+	UnitOnly bool
+	// Reference is set for the ecosystem's implementations semacat is
+	// measured against.
+	Reference bool
+}
+
+// Supports reports whether c can run a scenario of the given size and
+// largest request.
+func (c Contender) Supports(size, maxWeight int64) bool {
+	return (c.MaxSize == 0 || size <= c.MaxSize) && (!c.UnitOnly || maxWeight <= 1)
+}
+
+// Contenders lists every implementation in the race, semacat's first.
+var Contenders = []Contender{
+	{Name: "chansem", New: func(size int64) sem.Semaphore { return chansem.New(size) }},
+	{Name: "xsync", New: func(size int64) sem.Semaphore { return semaphore.NewWeighted(size) }, Reference: true},
+	{Name: "chan", New: func(size int64) sem.Semaphore { return make(rawChan, size) }, UnitOnly: true, Reference: true},
+	{Name: "mutex", New: func(int64) sem.Semaphore { return new(mutex) }, MaxSize: 1, UnitOnly: true, Reference: true},
+}
+
+// rawChan is the hand-written channel semaphore: a send to acquire, a
+// receive to release. It ignores ctx and supports only n == 1.
+type rawChan chan struct{}
+
+func (c rawChan) Acquire(_ context.Context, _ int64) error { c <- struct{}{}; return nil }
+func (c rawChan) TryAcquire(int64) bool {
+	select {
+	case c <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+func (c rawChan) Release(int64) { <-c }
+
+// mutex is sync.Mutex seen as a semaphore of size 1.
+type mutex struct{ mu sync.Mutex }
+
+func (m *mutex) Acquire(context.Context, int64) error { m.mu.Lock(); return nil }
+func (m *mutex) TryAcquire(int64) bool                { return m.mu.TryLock() }
+func (m *mutex) Release(int64)                        { m.mu.Unlock() }
