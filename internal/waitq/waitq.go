@@ -1,0 +1,143 @@
+// Package waitq is the wait queue shared by the semacat strategies that park
+// goroutines in arrival order (weighted and spinsem).
+//
+// A Queue is an intrusive doubly linked list of Waiters. Each Waiter carries
+// the number of permits it wants and a wake channel with a buffer of one, so
+// waking never blocks the waker and a wake sent before the waiter starts
+// waiting is not lost.
+//
+// Waiters are recycled through a free list owned by the queue, so a
+// semaphore in steady state allocates nothing per blocked Acquire (x/sync's
+// Weighted allocates a list element and a channel each time). The free list
+// belongs to one queue, never to a global sync.Pool: a channel made inside a
+// testing/synctest bubble must not be used outside it, and a queue lives and
+// dies with its semaphore. The free list grows to the largest number of
+// goroutines that ever waited at once and is never trimmed.
+//
+// A Queue is not safe for concurrent use: the semaphore guards it with its own
+// mutex. Only Wake and Woken may be used without that mutex.
+package waitq
+
+// Waiter is a goroutine parked in a Queue.
+type Waiter struct {
+	// N is the number of permits the waiter wants.
+	N int64
+	// Granted is set by the semaphore, under its mutex, when it hands the
+	// waiter its permits directly; its meaning is the semaphore's.
+	Granted bool
+	// Since is free for the semaphore's use, such as the time the waiter
+	// started waiting (spinsem's starvation mode).
+	Since int64
+
+	wake       chan struct{}
+	prev, next *Waiter
+	queued     bool
+}
+
+// Wake signals the waiter without blocking. A second Wake before the waiter
+// receives the first is absorbed.
+func (w *Waiter) Wake() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Woken returns the channel on which the waiter receives its wake-up.
+func (w *Waiter) Woken() <-chan struct{} { return w.wake }
+
+// Queued reports whether w is in its queue.
+func (w *Waiter) Queued() bool { return w.queued }
+
+// Queue is a FIFO of waiters. The zero value is an empty queue.
+type Queue struct {
+	head, tail *Waiter
+	len        int
+	free       *Waiter // recycled waiters, linked through next
+}
+
+// Len returns the number of queued waiters.
+func (q *Queue) Len() int { return q.len }
+
+// Front returns the first waiter, or nil when the queue is empty.
+func (q *Queue) Front() *Waiter { return q.head }
+
+// Next returns the waiter queued after w, or nil.
+func (q *Queue) Next(w *Waiter) *Waiter { return w.next }
+
+// PushBack queues a waiter for n permits at the tail and returns it.
+func (q *Queue) PushBack(n int64) *Waiter {
+	w := q.get(n)
+	w.prev = q.tail
+	if q.tail != nil {
+		q.tail.next = w
+	} else {
+		q.head = w
+	}
+	q.tail = w
+	q.len++
+	return w
+}
+
+// PushFront queues a waiter for n permits at the head and returns it, for a
+// waiter that was woken, lost the race for the permits, and goes back to wait
+// ahead of later arrivals.
+func (q *Queue) PushFront(n int64) *Waiter {
+	w := q.get(n)
+	w.next = q.head
+	if q.head != nil {
+		q.head.prev = w
+	} else {
+		q.tail = w
+	}
+	q.head = w
+	q.len++
+	return w
+}
+
+// Remove takes w out of the queue. It does nothing if w is not queued.
+func (q *Queue) Remove(w *Waiter) {
+	if !w.queued {
+		return
+	}
+	if w.prev != nil {
+		w.prev.next = w.next
+	} else {
+		q.head = w.next
+	}
+	if w.next != nil {
+		w.next.prev = w.prev
+	} else {
+		q.tail = w.prev
+	}
+	w.prev, w.next, w.queued = nil, nil, false
+	q.len--
+}
+
+// Recycle returns w, which must not be queued, to the queue's free list. Any
+// wake-up still pending on it is discarded. The caller must not use w again.
+func (q *Queue) Recycle(w *Waiter) {
+	if w.queued {
+		panic("waitq: Recycle of a queued waiter")
+	}
+	select {
+	case <-w.wake:
+	default:
+	}
+	w.N, w.Granted, w.Since = 0, false, 0
+	w.next = q.free
+	q.free = w
+}
+
+// get takes a waiter from the free list, or makes one.
+func (q *Queue) get(n int64) *Waiter {
+	w := q.free
+	if w != nil {
+		q.free = w.next
+		w.next = nil
+	} else {
+		w = &Waiter{wake: make(chan struct{}, 1)}
+	}
+	w.N, w.queued = n, true
+	return w
+}
