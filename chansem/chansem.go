@@ -80,6 +80,19 @@ func (s *Semaphore) Available() int64 { return s.size - int64(len(s.slots)) }
 // exceeds the size it returns at once an error wrapping sem.ErrExceedsSize.
 // Acquire(ctx, 0) returns ctx.Err() without blocking. It panics if n < 0.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
+	if n == 1 {
+		// The common case first: one permit is never a bad weight and
+		// always fits, so it needs only the context check and a send.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		select {
+		case s.slots <- struct{}{}:
+			return nil
+		default:
+			return s.waitOne(ctx)
+		}
+	}
 	check.Weight(pkg, "Acquire", n)
 	if n > s.size {
 		return check.ExceedsSize(pkg, n, s.size)
@@ -87,20 +100,25 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 	if err := ctx.Err(); err != nil || n == 0 {
 		return err
 	}
-	if n == 1 {
-		select {
-		case s.slots <- struct{}{}:
-			return nil
-		default:
-		}
-		select {
-		case s.slots <- struct{}{}:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
 	return s.acquireMany(ctx, n)
+}
+
+// waitOne waits for a single permit or for ctx to be done.
+func (s *Semaphore) waitOne(ctx context.Context) error {
+	done := ctx.Done()
+	if done == nil {
+		// A context that can never be done (context.Background) needs no
+		// select: a plain send parks directly in the channel's queue,
+		// which is what makes the raw channel fast under contention.
+		s.slots <- struct{}{}
+		return nil
+	}
+	select {
+	case s.slots <- struct{}{}:
+		return nil
+	case <-done:
+		return ctx.Err()
+	}
 }
 
 // acquireMany gathers n > 1 permits one at a time, holding the gate so that
@@ -162,6 +180,16 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 // is negative or more than the permits held; the check happens before any
 // permit is returned.
 func (s *Semaphore) Release(n int64) {
+	if n == 1 {
+		// The common case in one channel operation: a receive that finds
+		// the buffer empty is itself the over-release check.
+		select {
+		case <-s.slots:
+			return
+		default:
+			check.OverRelease(pkg, n, 0)
+		}
+	}
 	check.Weight(pkg, "Release", n)
 	if held := int64(len(s.slots)); n > held {
 		check.OverRelease(pkg, n, held)

@@ -34,11 +34,15 @@ func ExceedsSize(pkg string, n, size int64) error {
 
 // OverRelease panics because Release(n) would give back more permits than the
 // held ones. Call it before changing any state.
+//
+//go:noinline
 func OverRelease(pkg string, n, held int64) {
 	panic(fmt.Sprintf("%s: Release(%d): released more than held (%d held)", pkg, n, held))
 }
 
 // OverUnlock panics because Unlock was called with no permit held.
+//
+//go:noinline
 func OverUnlock(pkg string) {
 	panic(fmt.Sprintf("%s: Unlock: released more than held (no permit held)", pkg))
 }
