@@ -931,6 +931,10 @@ func (c *config) shortTimeout(r *rand.Rand) (context.Context, context.CancelFunc
 	return context.WithTimeout(context.Background(), time.Duration(r.Int64N(int64(limit))))
 }
 
+// stressLimit bounds a stress check in time: a correct implementation
+// finishes in well under a second.
+const stressLimit = time.Minute
+
 // hammer runs goroutines that mix Acquire and TryAcquire of weights 0..size
 // and checks that the permits held never exceed size. The count is raised
 // after a grant and lowered before a release, so it never exceeds the true
@@ -973,7 +977,17 @@ func (c *config) hammer(t *testing.T, s sem.Semaphore, size int64, ctxFor func(*
 			}
 		}()
 	}
-	wg.Wait()
+	finished := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(finished)
+	}()
+	select {
+	case <-finished:
+	case <-time.After(stressLimit):
+		t.Fatalf("%d goroutines doing %d operations each had not finished after %v: a lost wake-up or a deadlock",
+			c.goroutines, c.ops, stressLimit)
+	}
 	problems.Range(func(k, _ any) bool {
 		t.Error(k)
 		return true
