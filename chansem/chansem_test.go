@@ -3,7 +3,7 @@ package chansem_test
 import (
 	"context"
 	"errors"
-		"sync"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
