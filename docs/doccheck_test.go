@@ -1,0 +1,150 @@
+// The tests in this file keep the Go code in docs/*.md honest. Every ```go
+// block is one of two kinds:
+//
+//   - A quotation: its first line is "// from <path>", a Go file named from
+//     the repository root, and the rest of the block appears verbatim in that
+//     file. The file is compiled (and, for tests and examples, run) by
+//     `go test ./...`, so the quoted code is known to compile and to work.
+//   - A fragment: the line just before the opening fence is
+//     "<!-- fragment -->". Fragments are sketches (pseudo-code, a few lines
+//     out of context) and are not checked.
+//
+// Any other ```go block fails the test. Blocks in other languages (mermaid,
+// sh) are ignored.
+package docs_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+const (
+	fragmentMarker = "<!-- fragment -->"
+	fromPrefix     = "// from "
+)
+
+// goBlock is a ```go block of a markdown file.
+type goBlock struct {
+	line     int      // of the opening fence, 1-based
+	fragment bool     // marked as a fragment
+	code     []string // the lines between the fences
+}
+
+// goBlocks returns the ```go blocks of a markdown document. A fence may be
+// indented (inside a list); its indentation is removed from the block's lines.
+func goBlocks(md string) []goBlock {
+	var blocks []goBlock
+	lines := strings.Split(md, "\n")
+	for i := 0; i < len(lines); i++ {
+		trimmed := strings.TrimSpace(lines[i])
+		if !strings.HasPrefix(trimmed, "```") {
+			continue
+		}
+		indent := lines[i][:len(lines[i])-len(strings.TrimLeft(lines[i], " \t"))]
+		isGo := trimmed == "```go"
+		b := goBlock{line: i + 1, fragment: i > 0 && strings.TrimSpace(lines[i-1]) == fragmentMarker}
+		for i++; i < len(lines) && strings.TrimSpace(lines[i]) != "```"; i++ {
+			b.code = append(b.code, strings.TrimPrefix(lines[i], indent))
+		}
+		if isGo {
+			blocks = append(blocks, b)
+		}
+	}
+	return blocks
+}
+
+// check reports why b is neither a fragment nor a faithful quotation. read
+// returns a file of the repository by its path from the root.
+func (b goBlock) check(read func(path string) ([]byte, error)) error {
+	if b.fragment {
+		return nil
+	}
+	if len(b.code) < 2 || !strings.HasPrefix(b.code[0], fromPrefix) {
+		return fmt.Errorf("a go block must start with %q naming the Go file it quotes, or follow a line %q", fromPrefix+"<path>", fragmentMarker)
+	}
+	path := strings.TrimSpace(strings.TrimPrefix(b.code[0], fromPrefix))
+	if !strings.HasSuffix(path, ".go") || !filepath.IsLocal(path) {
+		return fmt.Errorf("%q: a quotation must name a .go file by its path from the repository root", path)
+	}
+	src, err := read(path)
+	if err != nil {
+		return fmt.Errorf("quoted file: %w", err)
+	}
+	if !strings.Contains(string(src), strings.Join(b.code[1:], "\n")) {
+		return fmt.Errorf("the block is not a verbatim excerpt of %s; copy it again from the file", path)
+	}
+	return nil
+}
+
+// readFromRoot reads a file by its path from the repository root; the test
+// runs in docs/.
+func readFromRoot(path string) ([]byte, error) {
+	return os.ReadFile(filepath.Join("..", filepath.FromSlash(path)))
+}
+
+func TestGoBlocksCompile(t *testing.T) {
+	pages, err := filepath.Glob("*.md")
+	require.NoError(t, err)
+	require.NotEmpty(t, pages, "no markdown pages found in docs/")
+	for _, page := range pages {
+		md, err := os.ReadFile(page)
+		require.NoError(t, err)
+		for _, b := range goBlocks(string(md)) {
+			if err := b.check(readFromRoot); err != nil {
+				t.Errorf("docs/%s:%d: %v", page, b.line, err)
+			}
+		}
+	}
+}
+
+// The checker itself can fail: each broken page below must be reported.
+func TestGoBlocksChecker(t *testing.T) {
+	files := map[string]string{
+		"pkg/a.go": "package pkg\n\nfunc A() int {\n\treturn 1\n}\n",
+	}
+	read := func(path string) ([]byte, error) {
+		if src, ok := files[path]; ok {
+			return []byte(src), nil
+		}
+		return nil, fmt.Errorf("open %s: %w", path, os.ErrNotExist)
+	}
+	tests := []struct {
+		name, md string
+		wantErr  string // empty: the block passes
+	}{
+		{"quotation", "```go\n// from pkg/a.go\nfunc A() int {\n\treturn 1\n}\n```\n", ""},
+		{"fragment", "<!-- fragment -->\n```go\nx := anything(\n```\n", ""},
+		{"indented quotation", "- item\n\n  ```go\n  // from pkg/a.go\n  \treturn 1\n  ```\n", ""},
+		{"unmarked", "text\n\n```go\nfunc B() {}\n```\n", "must start with"},
+		{"marker not adjacent", "<!-- fragment -->\n\n```go\nfunc B() {}\n```\n", "must start with"},
+		{"edited quotation", "```go\n// from pkg/a.go\nfunc A() int {\n\treturn 2\n}\n```\n", "not a verbatim excerpt"},
+		{"missing file", "```go\n// from pkg/b.go\nfunc B() {}\n```\n", "quoted file"},
+		{"not a go file", "```go\n// from pkg/a.md\nfunc B() {}\n```\n", "must name a .go file"},
+		{"outside the repository", "```go\n// from ../a.go\nfunc B() {}\n```\n", "must name a .go file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			blocks := goBlocks(tt.md)
+			require.Len(t, blocks, 1)
+			err := blocks[0].check(read)
+			if tt.wantErr == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.wantErr)
+		})
+	}
+	assert.Empty(t, goBlocks("```mermaid\ngraph TD\n```\n```sh\nmake test\n```\n"), "only go blocks are checked")
+}

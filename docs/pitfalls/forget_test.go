@@ -1,0 +1,67 @@
+package pitfalls_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/semacat/sem/chansem"
+)
+
+var errNotFound = errors.New("not found")
+
+// lookupLeaky takes a permit and forgets to give it back on the error path.
+func lookupLeaky(ctx context.Context, s *chansem.Semaphore, key string) error {
+	if err := s.Acquire(ctx, 1); err != nil {
+		return err
+	}
+	if key == "" {
+		return errNotFound // BUG: returns still holding the permit
+	}
+	s.Release(1)
+	return nil
+}
+
+// lookup defers the Release right after a successful Acquire, so every
+// return path gives the permit back.
+func lookup(ctx context.Context, s *chansem.Semaphore, key string) error {
+	if err := s.Acquire(ctx, 1); err != nil {
+		return err
+	}
+	defer s.Release(1)
+	if key == "" {
+		return errNotFound
+	}
+	return nil
+}
+
+// Three failed lookups leak all three permits; every later caller waits
+// forever, or, with a deadline, finds out that something is wrong.
+func Example_forgottenRelease() {
+	s := chansem.New(3)
+	for range 3 {
+		_ = lookupLeaky(context.Background(), s, "")
+	}
+	fmt.Println("free after three failed lookups:", s.Available())
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	fmt.Println("next lookup:", lookupLeaky(ctx, s, "key"))
+	// Output:
+	// free after three failed lookups: 0
+	// next lookup: context deadline exceeded
+}
+
+// The fix: defer s.Release right after the Acquire succeeded.
+func Example_deferRelease() {
+	s := chansem.New(3)
+	for range 3 {
+		_ = lookup(context.Background(), s, "")
+	}
+	fmt.Println("free after three failed lookups:", s.Available())
+	fmt.Println("next lookup:", lookup(context.Background(), s, "key"))
+	// Output:
+	// free after three failed lookups: 3
+	// next lookup: <nil>
+}

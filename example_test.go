@@ -1,0 +1,83 @@
+package sem_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"go.uber.org/goleak"
+	"golang.org/x/sync/semaphore"
+
+	"github.com/semacat/sem"
+	"github.com/semacat/sem/chansem"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// newLimiter picks a strategy by name. Everything else in the program sees
+// only sem.Semaphore, so trying another strategy is a one-line change.
+func newLimiter(strategy string, size int64) sem.Semaphore {
+	switch strategy {
+	case "chansem":
+		return chansem.New(size)
+	case "x/sync":
+		return semaphore.NewWeighted(size)
+	// TODO(docs, second pass): condsem, weighted and spinsem, once merged.
+	default:
+		panic("unknown strategy " + strategy)
+	}
+}
+
+// runAll runs the jobs, at most size at once, and returns when all are done.
+func runAll(ctx context.Context, s sem.Semaphore, size int64, jobs []func()) error {
+	for _, job := range jobs {
+		if err := s.Acquire(ctx, 1); err != nil {
+			return err
+		}
+		go func() {
+			defer s.Release(1)
+			job()
+		}()
+	}
+	// Holding every permit means every job has released its own.
+	if err := s.Acquire(ctx, size); err != nil {
+		return err
+	}
+	s.Release(size)
+	return nil
+}
+
+// Code written against sem.Semaphore runs on any strategy, and on
+// golang.org/x/sync/semaphore.Weighted, which has the same method set.
+func Example() {
+	for _, strategy := range []string{"chansem", "x/sync"} {
+		results := make([]int, 5)
+		jobs := make([]func(), len(results))
+		for i := range jobs {
+			jobs[i] = func() { results[i] = i * 10 }
+		}
+		err := runAll(context.Background(), newLimiter(strategy, 2), 2, jobs)
+		fmt.Println(strategy, results, err)
+	}
+	// Output:
+	// chansem [0 10 20 30 40] <nil>
+	// x/sync [0 10 20 30 40] <nil>
+}
+
+// A request for more permits than the semaphore has can never succeed, so
+// Acquire says so at once instead of waiting. Tell it apart from a timeout
+// with errors.Is.
+func ExampleErrExceedsSize() {
+	s := chansem.New(4)
+	err := s.Acquire(context.Background(), 5)
+	fmt.Println(errors.Is(err, sem.ErrExceedsSize))
+	fmt.Println(err)
+	fmt.Println("TryAcquire(5):", s.TryAcquire(5))
+	// Output:
+	// true
+	// chansem: Acquire(5) can never succeed on a semaphore of size 4; ask for at most 4 permits: sem: request exceeds semaphore size
+	// TryAcquire(5): false
+}
