@@ -3,6 +3,7 @@ package condsem_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -192,6 +193,11 @@ type registryCtx struct {
 	err   error
 	funcs map[int]func() // live registrations
 	next  int            // registrations ever made
+
+	// cancelAfterCheck: the first Err call made while a registration is
+	// live reports nil, then cancels the context and yields, as if the
+	// context became done right after the caller looked.
+	cancelAfterCheck bool
 }
 
 func newRegistryCtx() *registryCtx {
@@ -204,8 +210,18 @@ func (c *registryCtx) Value(any) any               { return nil }
 
 func (c *registryCtx) Err() error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err
+	err, trap := c.err, c.cancelAfterCheck && len(c.funcs) > 0
+	if trap {
+		c.cancelAfterCheck = false
+	}
+	c.mu.Unlock()
+	if trap {
+		c.cancel()
+		for range 1000 {
+			runtime.Gosched() // give the wake-up callback its chance to run now
+		}
+	}
+	return err
 }
 
 func (c *registryCtx) AfterFunc(f func()) (stop func() bool) {
@@ -373,48 +389,38 @@ func isClosed(c chan struct{}) bool {
 	}
 }
 
-// Waiters whose contexts time out while others keep the semaphore full
-// must all return: a cancellation wake-up that falls between a waiter's
-// check of its context and its Wait would leave it parked for good, since
-// nothing is ever released. This runs in real time, where that window is
-// real; inside a synctest bubble, timers fire only once every waiter is
-// parked.
-func TestTimeoutsWithNothingReleased(t *testing.T) {
+// A context that becomes done just after the waiter has checked it, before
+// it parks in Wait, must still wake it. The context below reports nil from
+// the waiter's check and only then is canceled, and it yields so that the
+// wake-up callback has every chance to run inside that window. A callback
+// that broadcast without taking the mutex would run there, find nobody
+// parked, and leave the waiter asleep for good.
+func TestCancelBetweenCheckAndWait(t *testing.T) {
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
-			s := v.new(1)
-			require.True(t, s.TryAcquire(1))
-			const goroutines, calls = 8, 300
-			var wg sync.WaitGroup
-			errs := make(chan error, goroutines*calls)
-			for g := range goroutines {
-				wg.Add(1)
+			synctest.Test(t, func(t *testing.T) {
+				s := v.new(1)
+				require.True(t, s.TryAcquire(1))
+				ctx := newRegistryCtx()
+				ctx.cancelAfterCheck = true
+				var err error
+				done := make(chan struct{})
 				go func() {
-					defer wg.Done()
-					for i := range calls {
-						ctx, cancel := context.WithTimeout(context.Background(), time.Duration((g*calls+i)%50)*time.Microsecond)
-						errs <- s.Acquire(ctx, 1)
-						cancel()
-					}
+					err = s.Acquire(ctx, 1)
+					close(done)
 				}()
-			}
-			finished := make(chan struct{})
-			go func() {
-				wg.Wait()
-				close(finished)
-			}()
-			select {
-			case <-finished:
-			case <-time.After(30 * time.Second):
-				s.Release(1) // unblock the stuck waiter so goleak has nothing to report
-				<-finished
-				t.Fatal("an Acquire whose context had expired stayed parked (a lost wake-up); it returned only on Release")
-			}
-			close(errs)
-			for err := range errs {
-				require.ErrorIs(t, err, context.DeadlineExceeded)
-			}
-			s.Release(1)
+				synctest.Wait()
+				if !isClosed(done) {
+					t.Error("an Acquire whose context was canceled between its check and its Wait stayed parked: a lost wake-up")
+					s.Release(1) // hand it the test's permit, so the bubble can end
+					<-done
+					s.Release(1)
+					return
+				}
+				require.ErrorIs(t, err, context.Canceled)
+				s.Release(1)
+				assert.Equal(t, int64(1), s.Available())
+			})
 		})
 	}
 }
