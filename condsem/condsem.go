@@ -19,10 +19,14 @@
 //
 // The thundering herd: Broadcast wakes every waiter on every Release. Each
 // one takes the mutex in turn, rechecks the count, and most go back to
-// sleep. A Release therefore costs work proportional to the number of
-// waiters, and the woken goroutines pile onto the mutex that the releasing
-// and acquiring goroutines need too. With a handful of waiters this is
-// cheap; with hundreds it dominates (BenchmarkHerd measures the curve).
+// sleep, so serving one waiter costs work proportional to the number of
+// waiters, and the woken goroutines pile onto the mutex that everyone
+// needs. How much of that is paid depends on who gets the permit. Here the
+// releasing goroutine usually takes it straight back (it barges, see
+// below), and a woken waiter leaves the wait list until it runs, so the
+// scheduler throttles the herd; in the fair variant every permit goes to a
+// sleeping waiter, and the whole herd runs on every hand-off.
+// BenchmarkHerd measures both.
 //
 // Arrival order is not honoured. Woken waiters race for the mutex in
 // whatever order the scheduler runs them, and a newcomer, an Acquire on its
@@ -38,12 +42,14 @@
 // show the fix and its price.
 //
 // Cancellation: sync.Cond has none, so a waiter whose context can be done
-// registers context.AfterFunc to wake it (see wakeOnDone for the lost
-// wake-up race this must avoid). A canceled waiter holds nothing and leaves
-// the count untouched, so the plain variant needs no wake-up on the way out:
-// the Broadcast it answered woke every other waiter too, so it swallowed
-// nobody's wake-up, which is exactly the trap a Signal-based semaphore falls
-// into.
+// registers a context.AfterFunc callback that broadcasts, and stops it
+// before returning. The callback takes the mutex first: otherwise its
+// Broadcast could fall between a waiter's check of its context and its
+// Wait, find nobody to wake, and be lost. A canceled waiter holds nothing
+// and leaves the count untouched, so the plain variant needs no wake-up on
+// the way out: whatever Broadcast woke it woke every other waiter too, so it
+// swallowed nobody's wake-up, which is exactly the trap a Signal-based
+// semaphore falls into.
 //
 // Guarantees beyond the contract: none. semtest runs with an empty
 // Guarantees, and the package's tests show the barging and the starvation.
