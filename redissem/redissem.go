@@ -104,6 +104,13 @@ const pkg = "redissem"
 // waiting Acquires when Close is called.
 var ErrClosed = errors.New("redissem: semaphore handle closed")
 
+// ErrUnavailable is wrapped by the errors of operations that could not
+// complete a round trip to Redis: the connection failed, or no reply came
+// within the handle's timeout (see WithTimeout). Whether Redis executed the
+// operation is then unknown; redissem undoes or retries it as each method
+// documents.
+var ErrUnavailable = errors.New("redis unreachable")
+
 // ErrLeaseLost is reported to the error handler when Redis no longer knows a
 // grant this handle holds: its lease expired before a refresh reached Redis,
 // or Redis lost its data. Other clients may hold those permits now.
@@ -186,7 +193,7 @@ type Semaphore struct {
 	seq     uint64
 	held    int64                  // permits the callers hold through this handle
 	grants  []*grant               // grants behind held, oldest first
-	pending map[string]struct{}    // grants released here whose release has not reached Redis
+	pending map[string]struct{}    // releases and withdrawals that have not reached Redis yet
 	waiters map[string]chan string // queued request id -> its grant's ticket
 }
 
@@ -448,13 +455,7 @@ func (s *Semaphore) release(ctx context.Context, method string, n int64) error {
 		return nil
 	}
 	if _, err := s.update(ctx, args); err != nil {
-		s.mu.Lock()
-		if !s.closed {
-			for _, id := range ids {
-				s.pending[id] = struct{}{}
-			}
-		}
-		s.mu.Unlock()
+		s.retryLater(ids...)
 		return fmt.Errorf("%s: %s(%d) on %q: %w; the handle retries, and the permits return when their lease expires (within %v) at the latest",
 			pkg, method, n, s.name, err, s.lease)
 	}
@@ -528,13 +529,28 @@ func (s *Semaphore) nextID() string {
 }
 
 // withdraw takes a request out of Redis: out of the queue, or out of the
-// holders if it was granted meanwhile. On failure the entry expires within
-// the lease.
+// holders if it was granted meanwhile; those behind it are admitted if they
+// now fit. On failure the handle retries in the background, and the entry
+// expires within the lease at the latest.
 func (s *Semaphore) withdraw(id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	defer cancel()
-	if _, err := s.run(ctx, cancelScript, id); err != nil {
-		s.report(fmt.Errorf("%s: withdrawing request %s from %q: %w; it expires within %v", pkg, id, s.name, err, s.lease))
+	if _, err := s.update(ctx, []any{id, 0}); err != nil {
+		s.retryLater(id)
+		s.report(fmt.Errorf("%s: withdrawing request %s from %q: %w; retrying, and it expires within %v at the latest", pkg, id, s.name, err, s.lease))
+	}
+}
+
+// retryLater makes the refresher release or withdraw ids until Redis
+// confirms it.
+func (s *Semaphore) retryLater(ids ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	for _, id := range ids {
+		s.pending[id] = struct{}{}
 	}
 }
 
@@ -578,7 +594,7 @@ func (s *Semaphore) refresher() {
 }
 
 // refresh runs one update of every grant the handle holds and every release
-// still pending.
+// or withdrawal still pending.
 func (s *Semaphore) refresh() error {
 	s.mu.Lock()
 	var args []any
@@ -665,11 +681,19 @@ func (e *sizeError) Error() string {
 	return fmt.Sprintf("the semaphore %q in Redis has size %d, this handle expects %d", e.name, e.size, e.want)
 }
 
-// scriptError turns the scripts' size error into a sizeError; others pass
-// through.
+// scriptError turns the scripts' size error into a sizeError and a failed
+// round trip into an error wrapping ErrUnavailable. A timeout is not wrapped
+// as context.DeadlineExceeded, which callers take to mean their own ctx.
 func (s *Semaphore) scriptError(err error) error {
 	if err == nil {
 		return nil
+	}
+	var rerr redis.Error
+	if !errors.As(err, &rerr) {
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+			return fmt.Errorf("%w: no reply in time (%v)", ErrUnavailable, err)
+		}
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	rest, ok := strings.CutPrefix(err.Error(), "SEMSIZE ")
 	if !ok {

@@ -2,7 +2,6 @@ package redissem_test
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -291,5 +290,3 @@ func (e *errorsCollector) all() []error {
 	defer e.mu.Unlock()
 	return append([]error(nil), e.errs...)
 }
-
-var _ = errors.New

@@ -143,11 +143,14 @@ save()
 return {0}
 `)
 
-// updateScript releases and refreshes grants. It is idempotent and
-// commutative: a grant's count only ever goes down to the given value.
+// updateScript releases and refreshes grants, and withdraws requests. It is
+// idempotent and commutative: a grant's count only ever goes down to the
+// given value.
 //
-// ARGV[3] lease ms, then pairs: id, permits the client still holds under it
-// (0 releases the grant; more pushes its lease back).
+// ARGV[3] lease ms, then pairs: id, permits the client still holds under it.
+// 0 releases the grant, or withdraws the request from the queue if it was
+// not granted; more pushes the grant's lease back. Whoever now fits at the
+// head of the queue is admitted.
 // Returns the ids the client still holds that Redis no longer knows: their
 // lease expired, or Redis lost its data.
 var updateScript = redis.NewScript(prelude + `
@@ -157,7 +160,11 @@ for i = 4, #ARGV, 2 do
   local id, keep = ARGV[i], tonumber(ARGV[i + 1])
   local g = redis.call('HGET', grants, id)
   if not g then
-    if keep > 0 then missing[#missing + 1] = id end
+    if keep > 0 then
+      missing[#missing + 1] = id
+    elseif redis.call('ZSCORE', queue, id) then
+      unqueue(id)
+    end
   else
     local n, ticket = string.match(g, '^(%d+) (%d+)$')
     n = tonumber(n)
@@ -177,27 +184,6 @@ end
 grant()
 save()
 return missing
-`)
-
-// cancelScript withdraws a request: it leaves the queue, or gives back the
-// permits if it was granted meanwhile, and the waiters behind it are
-// admitted if they now fit. ARGV[3] id.
-var cancelScript = redis.NewScript(prelude + `
-local id = ARGV[3]
-if redis.call('ZREM', queue, id) == 1 then
-  redis.call('ZREM', wexp, id)
-  redis.call('HDEL', wants, id)
-else
-  local g = redis.call('HGET', grants, id)
-  if g then
-    used = used - weight(g)
-    redis.call('HDEL', grants, id)
-    redis.call('ZREM', holders, id)
-  end
-end
-grant()
-save()
-return 1
 `)
 
 // infoScript records the size if the semaphore is new and reports

@@ -2,6 +2,7 @@ package redissem_test
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -42,8 +43,15 @@ func TestMain(m *testing.M) {
 			"!!! or set %s=1 to skip these tests on purpose.\n\n", skipEnv)
 		os.Exit(1)
 	}
+	// The tests kill servers on purpose; go-redis would log every failed
+	// dial. The tests check the errors that reach callers instead.
+	redis.SetLogger(quietLogger{})
 	goleak.VerifyTestMain(serverMain{m})
 }
+
+type quietLogger struct{}
+
+func (quietLogger) Printf(context.Context, string, ...any) {}
 
 // serverMain runs the tests around the shared server, so that goleak checks
 // for leaks after everything, the server included, has stopped.
