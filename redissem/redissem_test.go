@@ -228,7 +228,8 @@ func TestCancelLeavesNoEntry(t *testing.T) {
 	cancel()
 	require.ErrorIs(t, <-done, context.Canceled)
 	assert.Equal(t, int64(0), rdb.ZCard(context.Background(), queue).Val())
-	assert.Equal(t, int64(0), rdb.HLen(context.Background(), "redissem:{"+s.Name()+"}:wants").Val())
+	assert.Equal(t, int64(0), rdb.ZCard(context.Background(), "redissem:{"+s.Name()+"}:wexp").Val())
+	assert.Equal(t, int64(1), rdb.HLen(context.Background(), "redissem:{"+s.Name()+"}:recs").Val(), "only the test's grant is recorded")
 	s.Release(1)
 	assert.Equal(t, int64(1), s.Available())
 }
@@ -254,8 +255,8 @@ func TestClose(t *testing.T) {
 	require.NoError(t, s.Close())
 }
 
-// Redis forgetting a grant (here, deleted by hand) reaches the error
-// handler as ErrLeaseLost.
+// Redis forgetting a grant (here, every key deleted by hand, as in a
+// restart without persistence) reaches the error handler as ErrLeaseLost.
 func TestLeaseLostIsReported(t *testing.T) {
 	rdb := newClient(t, shared.addr())
 	errs := make(chan error, 10)
@@ -263,7 +264,7 @@ func TestLeaseLostIsReported(t *testing.T) {
 		redissem.WithErrorHandler(func(err error) { errs <- err }))
 	require.NoError(t, s.Acquire(context.Background(), 1))
 	prefix := "redissem:{" + s.Name() + "}:"
-	require.NoError(t, rdb.Del(context.Background(), prefix+"grants", prefix+"holders").Err())
+	require.NoError(t, rdb.Del(context.Background(), prefix+"meta", prefix+"holders", prefix+"recs", prefix+"queue", prefix+"wexp").Err())
 	select {
 	case err := <-errs:
 		require.ErrorIs(t, err, redissem.ErrLeaseLost)
