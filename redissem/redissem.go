@@ -21,7 +21,7 @@
 // written and compared in the server's clock, so skew between clients cannot
 // admit anyone. The client's clock only paces its own timers.
 //
-// A request takes a ticket from a counter on the server (HINCRBY). If nobody
+// A request takes a ticket from a counter kept on the server. If nobody
 // is queued and its weight fits, it is granted at once under that ticket;
 // otherwise it joins a queue ordered by ticket. Waiters are admitted strictly
 // in ticket order: the head is granted as soon as it fits, and a head that
