@@ -186,6 +186,7 @@ type Semaphore struct {
 
 	ps   *redis.PubSub
 	done chan struct{} // closed by Close
+	kick chan struct{} // a release or withdrawal awaits a retry
 	wg   sync.WaitGroup
 
 	mu      sync.Mutex
@@ -238,6 +239,7 @@ func New(rdb redis.UniversalClient, name string, size int64, opts ...Option) (*S
 		pollMax: o.pollMax,
 		onError: o.onError,
 		done:    make(chan struct{}),
+		kick:    make(chan struct{}, 1),
 		pending: make(map[string]struct{}),
 		waiters: make(map[string]chan string),
 	}
@@ -552,6 +554,10 @@ func (s *Semaphore) retryLater(ids ...string) {
 	for _, id := range ids {
 		s.pending[id] = struct{}{}
 	}
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
 }
 
 // dispatch hands grant notifications to the waiting Acquires.
@@ -573,22 +579,33 @@ func (s *Semaphore) dispatch(msgs <-chan *redis.Message) {
 }
 
 // refresher pushes back the leases of the handle's grants every third of the
-// lease, retries releases that did not reach Redis, and reports lost leases.
+// lease, retries releases and withdrawals that did not reach Redis, and
+// reports lost leases. While a refresh fails or something waits for a
+// retry, it runs every twelfth of the lease instead.
 func (s *Semaphore) refresher() {
 	defer s.wg.Done()
+	retry := s.lease / 12
 	t := time.NewTimer(s.lease / 3)
 	defer t.Stop()
 	for {
 		select {
 		case <-s.done:
 			return
+		case <-s.kick:
+			t.Reset(retry)
+			continue
 		case <-t.C:
 		}
 		next := s.lease / 3
 		if err := s.refresh(); err != nil {
 			s.report(fmt.Errorf("%s: refreshing leases on %q: %w", pkg, s.name, err))
-			next = s.lease / 12
+			next = retry
 		}
+		s.mu.Lock()
+		if len(s.pending) > 0 {
+			next = retry
+		}
+		s.mu.Unlock()
 		t.Reset(next)
 	}
 }
