@@ -278,14 +278,17 @@ func TestProcessesShareOneSemaphore(t *testing.T) {
 // A holder killed with SIGKILL never releases: its permits come back when
 // its lease expires. A waiter killed while queued at the head stops
 // refreshing its entry, which expires too, and the waiter behind it is
-// served.
+// served. The dead waiter wants 2 while the test holds 1 of the 2 permits,
+// so it could never be served and only the expiry of its entry unblocks the
+// queue.
 func TestKilledHolderAndWaiter(t *testing.T) {
 	const lease = 1500 * time.Millisecond
 	rdb := newClient(t, shared.addr())
 	s := newSem(t, rdb, 2, redissem.WithLease(lease))
-	env := []string{envAddr + "=" + shared.addr(), envName + "=" + s.Name(), envSize + "=2", envLease + "=" + lease.String(), envN + "=2"}
+	require.True(t, s.TryAcquire(1))
+	env := []string{envAddr + "=" + shared.addr(), envName + "=" + s.Name(), envSize + "=2", envLease + "=" + lease.String()}
 
-	holder := child(t, "holder", env...)
+	holder := child(t, "holder", append(env, envN+"=1")...)
 	out, err := holder.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, holder.Start())
@@ -293,7 +296,7 @@ func TestKilledHolderAndWaiter(t *testing.T) {
 	require.NoError(t, err, "the holder process did not report its grant")
 	require.True(t, strings.HasPrefix(line, "HOLDING"), line)
 
-	waiter := child(t, "waiter", env...)
+	waiter := child(t, "waiter", append(env, envN+"=2")...)
 	require.NoError(t, waiter.Start())
 	queue := "redissem:{" + s.Name() + "}:queue"
 	waitFor(t, "the waiter process to queue", func() bool { return rdb.ZCard(context.Background(), queue).Val() == 1 })
@@ -314,12 +317,13 @@ func TestKilledHolderAndWaiter(t *testing.T) {
 	case at := <-done:
 		waited := at.Sub(killed)
 		t.Logf("served %v after the kills (lease %v)", waited.Round(time.Millisecond), lease)
-		assert.Greater(t, waited, lease/3, "served before the dead holder's lease could have expired")
+		assert.Greater(t, waited, lease/3, "served before the dead processes' leases could have expired")
 	case <-time.After(2*lease + 2*time.Second):
 		t.Fatalf("the Acquire(1) behind a killed holder and a killed waiter was not served within %v", 2*lease+2*time.Second)
 	}
-	assert.Equal(t, int64(1), s.Available())
-	s.Release(1)
+	assert.Equal(t, int64(0), s.Available())
+	s.Release(2)
+	assert.Equal(t, int64(2), s.Available())
 }
 
 // waitFor polls cond every 10ms for up to 10s.
