@@ -347,7 +347,9 @@ func (s *Semaphore) acquire(ctx context.Context, method string, n int64) (int64,
 		case t := <-wake:
 			token, err := strconv.ParseInt(t, 10, 64)
 			if err == nil {
-				s.hold(id, n, token)
+				if err := s.hold(id, n, token); err != nil {
+					return 0, err
+				}
 				return token, nil
 			}
 			// A malformed notification: ask the server instead.
@@ -404,6 +406,9 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 	id := s.nextID()
 	s.mu.Unlock()
 	token, err := s.request(context.Background(), id, n, "try")
+	if errors.Is(err, ErrClosed) {
+		return false
+	}
 	if err != nil {
 		s.withdraw(id)
 		s.report(fmt.Errorf("%s: TryAcquire(%d) on %q: %w", pkg, n, s.name, err))
@@ -421,7 +426,9 @@ func (s *Semaphore) request(ctx context.Context, id string, n int64, mode string
 	if err != nil || v[0] != 1 {
 		return 0, err
 	}
-	s.hold(id, n, v[1])
+	if err := s.hold(id, n, v[1]); err != nil {
+		return 0, err
+	}
 	return v[1], nil
 }
 
@@ -489,19 +496,24 @@ func (s *Semaphore) take(n int64) (args []any, emptied []string) {
 	return args, emptied
 }
 
-// hold records a grant in the handle's books.
-func (s *Semaphore) hold(id string, n, token int64) {
+// hold records a grant in the handle's books. If the handle was closed
+// meanwhile, it gives the grant back and returns ErrClosed.
+func (s *Semaphore) hold(id string, n, token int64) error {
 	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		s.withdraw(id)
+		return ErrClosed
+	}
 	defer s.mu.Unlock()
 	for _, g := range s.grants {
 		if g.id == id {
-			return // already recorded: both the reply and the notification arrived
+			return nil // already recorded: both the reply and the notification arrived
 		}
 	}
 	s.held += n
-	if !s.closed {
-		s.grants = append(s.grants, &grant{id: id, n: n, token: token})
-	}
+	s.grants = append(s.grants, &grant{id: id, n: n, token: token})
+	return nil
 }
 
 // newWaiter allocates a request id and the channel its grant notification
