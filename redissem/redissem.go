@@ -145,8 +145,12 @@ func WithLease(d time.Duration) Option {
 
 // WithTimeout bounds each round trip the handle makes on its own behalf:
 // TryAcquire, Release, refreshes, withdrawals (default 5s). Acquire's first
-// round trip is bounded by it too, and then by ctx.
+// round trip is bounded by it too, and then by ctx. It panics if d is not
+// positive.
 func WithTimeout(d time.Duration) Option {
+	if d <= 0 {
+		panic(fmt.Sprintf("%s: WithTimeout(%v): the timeout must be positive", pkg, d))
+	}
 	return func(o *options) { o.timeout = d }
 }
 
