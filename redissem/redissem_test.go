@@ -1,0 +1,293 @@
+package redissem_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/semacat/sem"
+	"github.com/semacat/sem/redissem"
+	"github.com/semacat/sem/semtest"
+)
+
+var _ sem.Semaphore = (*redissem.Semaphore)(nil)
+
+// counter is a go-redis hook that counts round trips and the commands in
+// flight.
+type counter struct {
+	trips    atomic.Int64
+	inflight atomic.Int64
+}
+
+func (c *counter) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (c *counter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		c.trips.Add(1)
+		c.inflight.Add(1)
+		defer c.inflight.Add(-1)
+		return next(ctx, cmd)
+	}
+}
+
+func (c *counter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		c.trips.Add(1)
+		c.inflight.Add(1)
+		defer c.inflight.Add(-1)
+		return next(ctx, cmds)
+	}
+}
+
+// settle waits until the round trips the test started have finished: at
+// least a short while, then until nothing is in flight twice in a row.
+func (c *counter) settle() {
+	time.Sleep(30 * time.Millisecond)
+	for quiet := 0; quiet < 2; {
+		time.Sleep(10 * time.Millisecond)
+		if c.inflight.Load() == 0 {
+			quiet++
+		} else {
+			quiet = 0
+		}
+	}
+}
+
+// newSem returns a handle on a fresh semaphore, closed when t ends.
+func newSem(t testing.TB, rdb redis.UniversalClient, size int64, opts ...redissem.Option) *redissem.Semaphore {
+	t.Helper()
+	s, err := redissem.New(rdb, uniqueName(t), size, opts...)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	c := new(counter)
+	rdb := newClient(t, shared.addr(), c)
+	var mu sync.Mutex
+	var handles []*redissem.Semaphore
+	t.Cleanup(func() {
+		for _, s := range handles {
+			assert.NoError(t, s.Close())
+		}
+	})
+	newSem := func(size int64) sem.Semaphore {
+		s, err := redissem.New(rdb, uniqueName(t), size, redissem.WithLease(3*time.Second))
+		if err != nil {
+			panic(err)
+		}
+		mu.Lock()
+		handles = append(handles, s)
+		mu.Unlock()
+		return s
+	}
+	semtest.Run(t, newSem, semtest.Guarantees{FIFO: true, NoStarvation: true, NoBarging: true},
+		semtest.WithSettle(c.settle), semtest.WithTick(250*time.Millisecond), semtest.WithStress(8, 100))
+}
+
+func TestBadInput(t *testing.T) {
+	c := new(counter)
+	rdb := newClient(t, shared.addr(), c)
+	assert.PanicsWithValue(t, "redissem: New(0): size must be at least 1", func() { _, _ = redissem.New(rdb, "x", 0) })
+	s := newSem(t, rdb, 2)
+	assert.PanicsWithValue(t, "redissem: Acquire(-2): negative weight; the number of permits must be at least 0",
+		func() { _ = s.Acquire(context.Background(), -2) })
+	assert.PanicsWithValue(t, "redissem: Release(1): released more than held (0 held)", func() { s.Release(1) })
+
+	before := c.trips.Load()
+	err := s.Acquire(context.Background(), 3)
+	require.ErrorIs(t, err, sem.ErrExceedsSize)
+	assert.EqualError(t, err, "redissem: Acquire(3) can never succeed on a semaphore of size 2; ask for at most 2 permits: sem: request exceeds semaphore size")
+	assert.False(t, s.TryAcquire(3))
+	assert.Equal(t, before, c.trips.Load(), "a request beyond the size must not reach Redis")
+}
+
+func TestSizeIsRecorded(t *testing.T) {
+	rdb := newClient(t, shared.addr())
+	s := newSem(t, rdb, 3)
+	_, err := redissem.New(rdb, s.Name(), 5)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "a semaphore of size 3 already exists")
+	same, err := redissem.New(rdb, s.Name(), 3)
+	require.NoError(t, err)
+	require.NoError(t, same.Close())
+}
+
+func TestSharedBetweenHandles(t *testing.T) {
+	rdb := newClient(t, shared.addr())
+	a := newSem(t, rdb, 3)
+	b, err := redissem.New(rdb, a.Name(), 3)
+	require.NoError(t, err)
+	defer b.Close()
+	require.NoError(t, a.Acquire(context.Background(), 2))
+	assert.Equal(t, int64(1), b.Available())
+	assert.False(t, b.TryAcquire(2))
+	assert.PanicsWithValue(t, "redissem: Release(2): released more than held (0 held)", func() { b.Release(2) },
+		"permits are held per handle")
+	a.Release(2)
+	assert.True(t, b.TryAcquire(3))
+	b.Release(3)
+}
+
+// Tokens increase strictly in grant order, across handles, also for
+// waiters granted by another handle's release.
+func TestTokensIncrease(t *testing.T) {
+	rdb := newClient(t, shared.addr())
+	a := newSem(t, rdb, 1)
+	b, err := redissem.New(rdb, a.Name(), 1)
+	require.NoError(t, err)
+	defer b.Close()
+	ctx := context.Background()
+	var last int64
+	for i := range 10 {
+		h := a
+		if i%2 == 1 {
+			h = b
+		}
+		tok, err := h.AcquireToken(ctx, 1)
+		require.NoError(t, err)
+		assert.Greater(t, tok, last)
+		last = tok
+		h.Release(1)
+	}
+	tok, err := a.AcquireToken(ctx, 1)
+	require.NoError(t, err)
+	got := make(chan int64)
+	go func() {
+		tok, _ := b.AcquireToken(ctx, 1)
+		got <- tok
+	}()
+	time.Sleep(100 * time.Millisecond) // let b queue behind a; only ordering depends on it
+	a.Release(1)
+	assert.Greater(t, <-got, tok)
+	b.Release(1)
+}
+
+// A waiter is woken by the release's notification, not by polling: with
+// the fallback poll at its slowest, it is still served at once.
+func TestNotificationWakesWaiter(t *testing.T) {
+	c := new(counter)
+	rdb := newClient(t, shared.addr(), c)
+	s := newSem(t, rdb, 1, redissem.WithLease(30*time.Second), redissem.WithPollInterval(10*time.Second))
+	require.True(t, s.TryAcquire(1))
+	done := make(chan error)
+	go func() { done <- s.Acquire(context.Background(), 1) }()
+	c.settle()
+	time.Sleep(time.Second) // past the first fallback polls (50ms, 100ms, ... 800ms)
+	trips := c.trips.Load()
+	s.Release(1)
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the waiter was not woken within 5s of the release; the next poll is due in more than 5s")
+	}
+	assert.Equal(t, trips+1, c.trips.Load(), "the release is the only round trip: the waiter is granted by it")
+	s.Release(1)
+}
+
+// Uncontended, Acquire and Release cost one round trip each.
+func TestOneRoundTripEach(t *testing.T) {
+	c := new(counter)
+	rdb := newClient(t, shared.addr(), c)
+	s := newSem(t, rdb, 2)
+	ctx := context.Background()
+	require.NoError(t, s.Acquire(ctx, 1)) // warm the script cache
+	s.Release(1)
+	for range 5 {
+		before := c.trips.Load()
+		require.NoError(t, s.Acquire(ctx, 2))
+		assert.Equal(t, before+1, c.trips.Load(), "round trips of an uncontended Acquire")
+		s.Release(2)
+		assert.Equal(t, before+2, c.trips.Load(), "round trips of a Release")
+		require.True(t, s.TryAcquire(1))
+		assert.Equal(t, before+3, c.trips.Load(), "round trips of a TryAcquire")
+		s.Release(1)
+	}
+}
+
+// A canceled waiter leaves no trace in Redis.
+func TestCancelLeavesNoEntry(t *testing.T) {
+	c := new(counter)
+	rdb := newClient(t, shared.addr(), c)
+	s := newSem(t, rdb, 1)
+	require.True(t, s.TryAcquire(1))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- s.Acquire(ctx, 1) }()
+	c.settle()
+	queue := "redissem:{" + s.Name() + "}:queue"
+	assert.Equal(t, int64(1), rdb.ZCard(context.Background(), queue).Val())
+	cancel()
+	require.ErrorIs(t, <-done, context.Canceled)
+	assert.Equal(t, int64(0), rdb.ZCard(context.Background(), queue).Val())
+	assert.Equal(t, int64(0), rdb.ZCard(context.Background(), "redissem:{"+s.Name()+"}:wexp").Val())
+	assert.Equal(t, int64(1), rdb.HLen(context.Background(), "redissem:{"+s.Name()+"}:recs").Val(), "only the test's grant is recorded")
+	s.Release(1)
+	assert.Equal(t, int64(1), s.Available())
+}
+
+func TestClose(t *testing.T) {
+	c := new(counter)
+	rdb := newClient(t, shared.addr(), c)
+	s, err := redissem.New(rdb, uniqueName(t), 2)
+	require.NoError(t, err)
+	other, err := redissem.New(rdb, s.Name(), 2)
+	require.NoError(t, err)
+	defer other.Close()
+	require.NoError(t, s.Acquire(context.Background(), 2))
+	done := make(chan error)
+	go func() { done <- s.Acquire(context.Background(), 1) }()
+	c.settle()
+	require.NoError(t, s.Close())
+	require.ErrorIs(t, <-done, redissem.ErrClosed)
+	assert.Equal(t, int64(2), other.Available(), "Close releases what the handle held")
+	require.ErrorIs(t, s.Acquire(context.Background(), 1), redissem.ErrClosed)
+	assert.False(t, s.TryAcquire(1))
+	assert.NotPanics(t, func() { s.Release(2) }, "the callers still hold 2 in the handle's books")
+	require.NoError(t, s.Close())
+}
+
+// Redis forgetting a grant (here, every key deleted by hand, as in a
+// restart without persistence) reaches the error handler as ErrLeaseLost.
+func TestLeaseLostIsReported(t *testing.T) {
+	rdb := newClient(t, shared.addr())
+	errs := make(chan error, 10)
+	s := newSem(t, rdb, 2, redissem.WithLease(300*time.Millisecond),
+		redissem.WithErrorHandler(func(err error) { errs <- err }))
+	require.NoError(t, s.Acquire(context.Background(), 1))
+	prefix := "redissem:{" + s.Name() + "}:"
+	require.NoError(t, rdb.Del(context.Background(), prefix+"meta", prefix+"holders", prefix+"recs", prefix+"queue", prefix+"wexp").Err())
+	select {
+	case err := <-errs:
+		require.ErrorIs(t, err, redissem.ErrLeaseLost)
+	case <-time.After(5 * time.Second):
+		t.Fatal("no ErrLeaseLost within 5s of the grant's disappearance")
+	}
+	s.Release(1)
+}
+
+// errorsCollector gathers the errors passed to a handler.
+type errorsCollector struct {
+	mu   sync.Mutex
+	errs []error
+}
+
+func (e *errorsCollector) add(err error) {
+	e.mu.Lock()
+	e.errs = append(e.errs, err)
+	e.mu.Unlock()
+}
+
+func (e *errorsCollector) all() []error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]error(nil), e.errs...)
+}
