@@ -39,3 +39,11 @@ func SetProcs(n int32) (restore func()) {
 }
 
 const StarvationThreshold = starvationThreshold
+
+// SpinConfig sets the spin tuning for a measurement and returns a function
+// that restores the previous one.
+func SpinConfig(min, max int32, yield bool, iters int, adaptive bool) (restore func()) {
+	a, b, c, d, e := spinMin, spinMax, spinYield, spinIters, spinAdapt
+	spinMin, spinMax, spinYield, spinIters, spinAdapt = min, max, yield, iters, adaptive
+	return func() { spinMin, spinMax, spinYield, spinIters, spinAdapt = a, b, c, d, e }
+}

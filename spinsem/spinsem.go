@@ -108,16 +108,25 @@ import (
 
 const pkg = "spinsem"
 
-// The state word: free permits above three flags.
+// The state word: free permits above a counter and three flags.
 const (
-	starving    = 1 << iota // handoff mode: permits go to the head of the queue only
-	woken                   // a woken waiter will try again; Release need not wake another
-	waiting                 // the queue is not empty
-	permitShift = iota      // free permits are state >> permitShift
+	starving = 1 << iota // handoff mode: permits go to the head of the queue only
+	woken                // a woken waiter will try again; Release need not wake another
+	waiting              // the queue is not empty
+
+	// skipped counts, modulo skipMax+1, the Releases that did not look at
+	// the queue because a woken waiter was on its way. When it wraps, the
+	// Release looks anyway, to catch a head that starves while the woken
+	// goroutine waits for a processor (see Design).
+	skipShift   = iota
+	skipBits    = 6
+	skipMax     = 1<<skipBits - 1
+	skipMask    = skipMax << skipShift
+	permitShift = skipShift + skipBits // free permits are state >> permitShift
 )
 
 // MaxSize is the largest size a semaphore can have: the free permits share
-// one word with three flags.
+// one word with the flags.
 const MaxSize = 1<<(64-permitShift) - 1
 
 // starvationThreshold is how long the head of the queue may wait before it
@@ -137,8 +146,9 @@ type Semaphore struct {
 	_     [64]byte
 	spins atomic.Int32
 
-	mu sync.Mutex  // guards q, and every change to the waiting and starving flags
-	q  waitq.Queue // parked waiters; Since is the arrival time since epoch
+	mu     sync.Mutex    // guards q and wokenW, and every change to the flags
+	q      waitq.Queue   // parked waiters; Since is the arrival time since epoch
+	wokenW *waitq.Waiter // the waiter the woken flag stands for, still queued
 }
 
 // New returns a semaphore with size permits, all free. It panics if size is
@@ -229,12 +239,30 @@ func (s *Semaphore) Release(n int64) {
 			check.OverRelease(pkg, n, held)
 		}
 		new := old + uint64(n)<<permitShift
+		slow := false
+		if new&(starving|waiting) != 0 {
+			new, slow = skipOrLook(new)
+		}
 		if s.state.CompareAndSwap(old, new) {
-			if new&starving != 0 || new&(waiting|woken) == waiting {
+			if slow {
 				s.releaseSlow()
 			}
 			return
 		}
+	}
+}
+
+// skipOrLook decides whether a Release that leaves the state new must look
+// at the queue, and counts the Releases that do not because a woken waiter is
+// on its way.
+func skipOrLook(new uint64) (uint64, bool) {
+	switch {
+	case new&starving != 0, new&woken == 0:
+		return new, true
+	case new&skipMask == skipMask:
+		return new &^ skipMask, true
+	default:
+		return new + 1<<skipShift, false
 	}
 }
 
@@ -261,90 +289,98 @@ func (s *Semaphore) acquireSlow(ctx context.Context, n int64) error {
 func (s *Semaphore) park(ctx context.Context, n int64) error {
 	refreshProcs()
 	s.mu.Lock()
-	w := s.takeOrQueueLocked(n, -1)
+	w := s.takeOrQueueLocked(n)
 	s.mu.Unlock()
-	for w != nil {
+	if w == nil {
+		return nil
+	}
+	for {
 		select {
 		case <-w.Woken():
 			s.mu.Lock()
-			if w.Granted {
+			got := w.Granted || s.retryLocked(w)
+			if got {
 				s.q.Recycle(w)
-				s.mu.Unlock()
+			}
+			s.mu.Unlock()
+			if got {
 				return nil
 			}
-			// Woken in normal mode: compete again, from the front.
-			since := w.Since
-			s.q.Recycle(w)
-			w = s.takeOrQueueLocked(n, since)
-			s.mu.Unlock()
 		case <-ctx.Done():
 			return s.cancel(ctx, w)
 		}
 	}
-	return nil
 }
 
 // takeOrQueueLocked, with s.mu held, takes n permits if it may, or queues a
-// waiter for them. since < 0 marks a new arrival, queued at the tail;
-// otherwise the caller is a waiter that was woken and had arrived at since:
-// it clears the woken flag, and queues at the front if it loses. It returns
-// the queued waiter, or nil if it took the permits.
-func (s *Semaphore) takeOrQueueLocked(n, since int64) *waitq.Waiter {
-	retry := since >= 0
+// waiter for them at the tail. It returns the waiter, or nil if it took the
+// permits.
+func (s *Semaphore) takeOrQueueLocked(n int64) *waitq.Waiter {
 	for {
 		old := s.state.Load()
-		new := old
-		if retry {
-			new &^= woken
-		}
 		if old&starving == 0 && free(old) >= n {
-			new -= uint64(n) << permitShift
-			if s.state.CompareAndSwap(old, new) {
-				if retry && new&waiting != 0 && free(new) > 0 {
-					s.dispatchLocked() // pass on the wake-up we consumed
-				}
+			if s.state.CompareAndSwap(old, old-uint64(n)<<permitShift) {
 				return nil
 			}
 			continue
 		}
-		if s.state.CompareAndSwap(old, new|waiting) {
+		if s.state.CompareAndSwap(old, old|waiting) {
 			break
 		}
 	}
-	var w *waitq.Waiter
-	if retry {
-		w = s.q.PushFront(n)
-		w.Since = since
-		if s.nanotime()-since > int64(starvationThreshold) {
-			s.state.Or(starving)
-		}
-	} else {
-		w = s.q.PushBack(n)
-		w.Since = s.nanotime()
-	}
-	if s.state.Load()&starving != 0 {
-		s.handoffLocked()
-	}
+	w := s.q.PushBack(n)
+	w.Since = s.nanotime()
 	return w
 }
 
-// cancel takes w out of the semaphore after ctx is done while it
-// waits, leaving the semaphore as if it had never asked, and returns
-// ctx.Err().
+// retryLocked, with s.mu held, is the turn of w, woken in normal mode while
+// at the head of the queue: it clears the woken flag and takes the permits
+// if they are still free, leaving the queue, and reports whether it did. A
+// waiter that lost to a barging goroutine stays where it was, at the front
+// of the queue. Either way it passes on the wake-up it consumed.
+func (s *Semaphore) retryLocked(w *waitq.Waiter) bool {
+	if s.wokenW != w {
+		return false // a wake-up it no longer needs; keep waiting
+	}
+	s.wokenW = nil
+	for {
+		old := s.state.Load()
+		new := old &^ woken
+		took := old&starving == 0 && free(old) >= w.N
+		if took {
+			new -= uint64(w.N) << permitShift
+			if s.q.Len() == 1 {
+				new &^= waiting
+			}
+		}
+		if s.state.CompareAndSwap(old, new) {
+			if took {
+				s.q.Remove(w)
+			}
+			s.dispatchLocked()
+			return took
+		}
+	}
+}
+
+// cancel takes w out of the semaphore after ctx is done while it waits,
+// leaving the semaphore as if it had never asked, and returns ctx.Err().
 func (s *Semaphore) cancel(ctx context.Context, w *waitq.Waiter) error {
 	s.mu.Lock()
-	switch {
-	case w.Granted:
+	if w.Granted {
 		// Permits were handed to w as its context ended: hand them on.
 		s.state.Add(uint64(w.N) << permitShift)
-	case w.Queued():
+	} else {
+		clear := uint64(0)
+		if s.wokenW == w {
+			s.wokenW = nil
+			clear |= woken
+		}
 		s.q.Remove(w)
 		if s.q.Len() == 0 {
-			s.state.And(^uint64(waiting | starving))
+			clear |= waiting | starving
 		}
-	default:
-		// Woken in normal mode, but ctx won the race: give up the wake-up.
-		s.state.And(^uint64(woken))
+		s.state.And(^clear)
 	}
 	s.q.Recycle(w)
 	s.dispatchLocked()
@@ -355,7 +391,8 @@ func (s *Semaphore) cancel(ctx context.Context, w *waitq.Waiter) error {
 // dispatchLocked, with s.mu held, serves the queue: in starvation mode it
 // hands permits to the head; in normal mode it wakes the head if its request
 // fits and nobody is woken already, and switches to starvation mode if the
-// head does not fit and has waited too long.
+// head has waited too long and either does not fit or was woken and has not
+// taken its permits yet.
 func (s *Semaphore) dispatchLocked() {
 	for {
 		old := s.state.Load()
@@ -363,23 +400,19 @@ func (s *Semaphore) dispatchLocked() {
 			s.handoffLocked()
 			return
 		}
-		if old&(waiting|woken) != waiting {
+		if old&waiting == 0 {
 			return
 		}
 		w := s.q.Front()
-		if free(old) < w.N {
+		if old&woken != 0 || free(old) < w.N {
 			if s.nanotime()-w.Since > int64(starvationThreshold) {
 				s.state.Or(starving)
 				s.handoffLocked()
 			}
 			return
 		}
-		new := old | woken
-		if s.q.Len() == 1 {
-			new &^= waiting
-		}
-		if s.state.CompareAndSwap(old, new) {
-			s.q.Remove(w)
+		if s.state.CompareAndSwap(old, old|woken) {
+			s.wokenW = w
 			w.Wake()
 			return
 		}
@@ -412,9 +445,15 @@ func (s *Semaphore) handoffLocked() {
 			if last || young {
 				new &^= starving
 			}
+			if s.wokenW == w {
+				new &^= woken
+			}
 			if s.state.CompareAndSwap(old, new) {
 				break
 			}
+		}
+		if s.wokenW == w {
+			s.wokenW = nil
 		}
 		s.q.Remove(w)
 		w.Granted = true
@@ -439,31 +478,41 @@ func init() { refreshProcs() }
 
 func refreshProcs() { procs.Store(int32(runtime.GOMAXPROCS(0))) }
 
-// The spin budget: a phase spins at most 2*average+spinMin rounds, and never
-// more than spinMax.
-const (
-	spinMin = 4
-	spinMax = 64
+// The spin budget: a spin phase runs at most 2*average+spinMin rounds,
+// never more than spinMax, where average is the running average of the
+// rounds that successful phases needed. A round is a busy loop of spinIters
+// steps (like the runtime's procyield(30) in sync.Mutex), about 15ns on the
+// measuring machine, so a phase lasts 60-250ns: less than parking. They are
+// variables only so that BenchmarkSpin can compare strategies; nothing else
+// changes them.
+var (
+	spinMin   int32 = 4
+	spinMax   int32 = 16
+	spinYield       = false // runtime.Gosched between rounds instead of the busy loop
+	spinIters       = 30
+	spinAdapt       = true
 )
 
-// spin tries to take n permits for a bounded number of rounds, yielding the
-// processor between tries. It reports whether it took them. It returns false
-// early if ctx is done, if the semaphore starves or if spinning cannot help.
+// spin tries to take n permits for a bounded number of rounds, pausing
+// between tries. It reports whether it took them. It returns false early if
+// ctx is done, if the semaphore starves or if spinning cannot help.
 func (s *Semaphore) spin(ctx context.Context, n int64) bool {
 	if procs.Load() <= 1 {
 		return false
 	}
-	avg := s.spins.Load()
-	limit := min(2*avg+spinMin, spinMax)
+	avg := s.spins.Load() // rounds, in sixteenths
+	limit := spinMin
+	if spinAdapt {
+		limit = min(2*avg/16+spinMin, spinMax)
+	}
 	done := ctx.Done()
-	i := int32(0)
-	for ; i < limit; i++ {
+	for i := int32(0); i < limit; i++ {
 		old := s.state.Load()
 		if old&starving != 0 {
 			break
 		}
 		if free(old) >= n && s.state.CompareAndSwap(old, old-uint64(n)<<permitShift) {
-			s.adapt(avg, i)
+			s.adapt(avg, avg+(i*16-avg)/8)
 			return true
 		}
 		if spinHook != nil {
@@ -476,19 +525,35 @@ func (s *Semaphore) spin(ctx context.Context, n int64) bool {
 			default:
 			}
 		}
-		runtime.Gosched()
+		pause()
 	}
-	s.adapt(avg, i)
+	s.adapt(avg, avg-avg/8)
 	return false
+}
+
+var pauseSink atomic.Int32
+
+func pause() {
+	if spinYield {
+		runtime.Gosched()
+		return
+	}
+	x := int32(0)
+	for i := range spinIters {
+		x += int32(i)
+	}
+	if x == -1 {
+		pauseSink.Store(x)
+	}
 }
 
 // spinHook, when set by a test, runs at each spin round.
 var spinHook func()
 
-// adapt moves the average spin count an eighth of the way toward used.
-func (s *Semaphore) adapt(avg, used int32) {
-	if d := (used - avg) / 8; d != 0 {
-		s.spins.Store(avg + d)
+// adapt records the new average spin count.
+func (s *Semaphore) adapt(avg, next int32) {
+	if next != avg {
+		s.spins.Store(next)
 	}
 }
 
