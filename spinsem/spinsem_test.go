@@ -226,6 +226,10 @@ func TestStarvationModeArrivalsQueue(t *testing.T) {
 // A done context stops a spinning Acquire at the next round, with nothing
 // acquired and the semaphore unchanged.
 func TestCancelWhileSpinning(t *testing.T) {
+	synctest.Test(t, testCancelWhileSpinning)
+}
+
+func testCancelWhileSpinning(t *testing.T) {
 	defer spinsem.SetProcs(2)()
 	s := spinsem.New(1)
 	require.True(t, s.TryAcquire(1))
@@ -247,6 +251,10 @@ func TestCancelWhileSpinning(t *testing.T) {
 
 // Permits freed while an Acquire spins are taken by it, without parking.
 func TestSpinAcquires(t *testing.T) {
+	synctest.Test(t, testSpinAcquires)
+}
+
+func testSpinAcquires(t *testing.T) {
 	defer spinsem.SetProcs(2)()
 	s := spinsem.New(3)
 	require.True(t, s.TryAcquire(3))
