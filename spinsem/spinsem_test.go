@@ -99,9 +99,9 @@ func TestStarvationModeEntryAndExit(t *testing.T) {
 		large := goAcquire(s, 2)
 		synctest.Wait()
 		time.Sleep(spinsem.StarvationThreshold + time.Microsecond)
-		small1 := goAcquire(s, 1)
+		small := goAcquire(s, 1)
 		synctest.Wait()
-		small2 := goAcquire(s, 1)
+		next := goAcquire(s, 2)
 		synctest.Wait()
 		require.Equal(t, spinsem.Mode{Waiting: true, Queued: 3}, s.Mode())
 
@@ -117,14 +117,20 @@ func TestStarvationModeEntryAndExit(t *testing.T) {
 		assert.Equal(t, spinsem.Mode{Starving: true, Waiting: true, Queued: 2}, s.Mode(),
 			"the head waited over 1ms and others wait: starvation mode continues")
 
-		s.Release(2) // on behalf of large
+		s.Release(2) // on behalf of large: 1 is handed to small, which waited under 1ms
 		synctest.Wait()
-		assert.True(t, small1.served())
-		assert.True(t, small2.served(), "after leaving starvation mode, the next head that fits must be woken")
-		assert.Equal(t, spinsem.Mode{}, s.Mode(),
+		require.True(t, small.served())
+		assert.Equal(t, spinsem.Mode{Free: 1, Waiting: true, Queued: 1}, s.Mode(),
 			"a handoff to a waiter that waited under 1ms ends starvation mode")
-		s.Release(2) // on behalf of the small ones
-		assert.Equal(t, int64(2), s.Available())
+		require.True(t, s.TryAcquire(1), "barging is allowed again in normal mode")
+		s.Release(1)
+
+		s.Release(1) // on behalf of small
+		synctest.Wait()
+		assert.True(t, next.served(), "in normal mode, the head is woken once it fits")
+		assert.Equal(t, spinsem.Mode{}, s.Mode())
+		s.Release(2)
+		assert.Equal(t, spinsem.Mode{Free: 2}, s.Mode())
 	})
 }
 
