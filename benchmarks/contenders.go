@@ -21,6 +21,7 @@ import (
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/chansem"
 	"github.com/semacat/sem/condsem"
+	"github.com/semacat/sem/spinsem"
 )
 
 // Contender is one semaphore implementation in the race.
@@ -49,6 +50,7 @@ var Contenders = []Contender{
 	{Name: "chansem", New: func(size int64) sem.Semaphore { return chansem.New(size) }},
 	{Name: "condsem", New: func(size int64) sem.Semaphore { return condsem.New(size) }},
 	{Name: "condsem-fair", New: func(size int64) sem.Semaphore { return condsem.NewFair(size) }},
+	{Name: "spinsem", New: func(size int64) sem.Semaphore { return spinsem.New(size) }},
 	{Name: "xsync", New: func(size int64) sem.Semaphore { return semaphore.NewWeighted(size) }, Reference: true},
 	{Name: "chan", New: func(size int64) sem.Semaphore { return make(rawChan, size) }, UnitOnly: true, Reference: true},
 	{Name: "mutex", New: func(int64) sem.Semaphore { return new(mutex) }, MaxSize: 1, UnitOnly: true, Reference: true},
