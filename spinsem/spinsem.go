@@ -181,9 +181,7 @@ type Semaphore struct {
 // less than 1 or more than MaxSize.
 func New(size int64) *Semaphore {
 	check.Size(pkg, size)
-	if size > MaxSize {
-		tooLarge(size)
-	}
+	check.SizeAtMost(pkg, size, MaxSize)
 	s := &Semaphore{size: size, epoch: time.Now()}
 	s.state.Store(uint64(size) << permitShift)
 	return s
@@ -580,23 +578,5 @@ var spinHook func()
 func (s *Semaphore) adapt(avg, next int32) {
 	if next != avg {
 		s.spins.Store(next)
-	}
-}
-
-//go:noinline
-func tooLarge(size int64) {
-	panic("spinsem: New(" + itoa(size) + "): size must be at most " + itoa(MaxSize))
-}
-
-func itoa(v int64) string {
-	var b [20]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = byte('0' + v%10)
-		v /= 10
-		if v == 0 {
-			return string(b[i:])
-		}
 	}
 }

@@ -19,6 +19,14 @@ func Size(pkg string, size int64) {
 	}
 }
 
+// SizeAtMost panics unless size is at most max, for a strategy whose state
+// word bounds its size.
+func SizeAtMost(pkg string, size, max int64) {
+	if size > max {
+		tooLarge(pkg, size, max)
+	}
+}
+
 // Weight panics if n is negative. pkg and method name the caller.
 func Weight(pkg, method string, n int64) {
 	if n < 0 {
@@ -50,6 +58,11 @@ func OverUnlock(pkg string) {
 //go:noinline
 func badSize(pkg string, size int64) {
 	panic(fmt.Sprintf("%s: New(%d): size must be at least 1", pkg, size))
+}
+
+//go:noinline
+func tooLarge(pkg string, size, max int64) {
+	panic(fmt.Sprintf("%s: New(%d): size must be at most %d", pkg, size, max))
 }
 
 //go:noinline
