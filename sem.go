@@ -16,9 +16,17 @@
 //	package    algorithm                              guarantees beyond the contract
 //	chansem    buffered channel, one slot per permit  FIFO for single-permit requests; no starvation;
 //	                                                  TryAcquire never barges; also a sync.Locker
-//	condsem    sync.Mutex + sync.Cond broadcast       none (the textbook version, and its failure modes)
+//	condsem    sync.Mutex + sync.Cond broadcast       none (the textbook version, and its failure modes);
+//	                                                  NewFair adds FIFO, no barging, no starvation
 //	weighted   mutex + FIFO wait list, fast paths     strict FIFO for any weights; no starvation; no barging
 //	spinsem    atomic word, bounded spin, then park   no starvation (starvation mode, as in sync.Mutex)
+//
+// Two distributed strategies, for semaphores shared by many processes, live
+// in nested modules so that their dependencies never reach users of the
+// packages above: etcdsem (github.com/semacat/sem/etcdsem, on etcd leases
+// and revisions) and redissem (github.com/semacat/sem/redissem, on Redis
+// Lua scripts and server time). Both are weighted, FIFO and crash-safe, and
+// hand out fencing tokens.
 //
 // How to pick one, in one minute: if every request takes one permit and you
 // want the simplest thing, use chansem. If requests carry different weights
