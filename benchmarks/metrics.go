@@ -14,7 +14,7 @@ import (
 type Histogram struct{ h *hdrhistogram.Histogram }
 
 const (
-	histMin    = 1                 // ns
+	histMin    = 1                  // ns
 	histMax    = int64(time.Minute) // longer waits are recorded as a minute
 	histDigits = 2
 )
