@@ -92,15 +92,31 @@ func Parse(r io.Reader, fileName string) (*Run, error) {
 			run.Impls = append(run.Impls, impl)
 		}
 		for _, v := range res.Values {
-			unit, x := v.Unit, v.Value
-			if v.OrigUnit != "" { // benchfmt tidies ns/op into sec/op; keep ns
-				unit, x = v.OrigUnit, v.OrigValue
-			}
+			unit, x := unitValue(v)
 			k := key{bench, scenario, impl, unit}
 			run.values[k] = append(run.values[k], x)
 		}
 	}
 	return run, br.Err()
+}
+
+// unitValue is v as the benchmark reported it: benchfmt tidies ns/op into
+// sec/op and p99-ns into p99-sec; the tables keep nanoseconds.
+func unitValue(v benchfmt.Value) (string, float64) {
+	if v.OrigUnit != "" {
+		return v.OrigUnit, v.OrigValue
+	}
+	return v.Unit, v.Value
+}
+
+// Value is the value of unit (as reported, e.g. ns/op) in res.
+func Value(res *benchfmt.Result, unit string) (float64, bool) {
+	for _, v := range res.Values {
+		if u, x := unitValue(v); u == unit {
+			return x, true
+		}
+	}
+	return 0, false
 }
 
 // SplitName splits a benchmark name such as
