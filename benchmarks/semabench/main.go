@@ -25,7 +25,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -135,11 +134,7 @@ func measure(o options, results string, stdout io.Writer) error {
 }
 
 func goCmd(dir string, stdout io.Writer, args ...string) *exec.Cmd {
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goBin); err != nil {
-		goBin = "go"
-	}
-	cmd := exec.Command(goBin, args...)
+	cmd := exec.Command("go", args...)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, stdout, os.Stderr
 	return cmd
 }

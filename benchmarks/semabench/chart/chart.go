@@ -7,6 +7,7 @@
 package chart
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
@@ -21,6 +23,13 @@ import (
 
 	"github.com/semacat/sem/benchmarks/semabench/report"
 )
+
+func init() {
+	// Liberation Sans has the metrics of Arial and Helvetica, which viewers
+	// without it substitute (see WriteSVG): labels then fit as laid out.
+	plot.DefaultFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
+	plotter.DefaultFont = plot.DefaultFont
+}
 
 // Size of every chart.
 const (
@@ -91,6 +100,7 @@ func Curve(run *report.Run, st Style, fixed, unit, title, ylabel string) (*plot.
 		p.Add(l, sp)
 		p.Legend.Add(impl, l, sp)
 	}
+	p.X.Max *= 1.1 // room for the last tick's label
 	return p, nil
 }
 
@@ -124,6 +134,7 @@ func Percentiles(run *report.Run, scenario string) (*plot.Plot, error) {
 		p.Legend.Add(u.label, sp)
 	}
 	p.NominalX(names...)
+	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
 	return p, nil
 }
 
@@ -145,7 +156,8 @@ func Starvation(run *report.Run, scenario string) (*plot.Plot, error) {
 		return nil, nil
 	}
 	p := newPlot("Starvation probe: "+scenario, "", "worst wait (ms)")
-	w := vg.Points(18)
+	p.Legend.Left = false
+	w := vg.Points(30)
 	for i, v := range []struct {
 		vals  plotter.Values
 		label string
@@ -160,7 +172,9 @@ func Starvation(run *report.Run, scenario string) (*plot.Plot, error) {
 		p.Add(bars)
 		p.Legend.Add(v.label, bars)
 	}
+	p.Y.Max *= 1.3 // headroom for the legend
 	p.NominalX(names...)
+	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5 // room for the outer bars
 	return p, nil
 }
 
@@ -169,18 +183,26 @@ func newPlot(title, x, y string) *plot.Plot {
 	p.Title.Text = title
 	p.X.Label.Text = x
 	p.Y.Label.Text = y
-	p.Legend.Top = true
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.XOffs, p.Legend.YOffs = vg.Points(8), -vg.Points(4)
 	p.Add(plotter.NewGrid())
 	return p
 }
 
-// WriteSVG renders p as SVG.
+// WriteSVG renders p as SVG, naming fallbacks for its font so that a viewer
+// without Liberation Sans uses a font of the same metrics.
 func WriteSVG(w io.Writer, p *plot.Plot) error {
 	wt, err := p.WriterTo(Width, Height, "svg")
 	if err != nil {
 		return err
 	}
-	_, err = wt.WriteTo(w)
+	var b bytes.Buffer
+	if _, err := wt.WriteTo(&b); err != nil {
+		return err
+	}
+	svg := bytes.ReplaceAll(b.Bytes(), []byte("font-family:Liberation Sans;"),
+		[]byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;"))
+	_, err = w.Write(svg)
 	return err
 }
 
