@@ -14,7 +14,7 @@
 //
 // Usage (from the repository root):
 //
-//	cd benchmarks/semabench && go run . -root ../.. [-long] [-rounds 6] [-benchtime 40ms]
+//	cd benchmarks/semabench && go run . -root ../.. [-long] [-rounds 6] [-benchtime 25ms]
 package main
 
 import (
@@ -48,7 +48,7 @@ func main() {
 	flag.StringVar(&o.root, "root", "../..", "root directory of the github.com/semacat/sem module")
 	flag.StringVar(&o.out, "out", "", "output directory (default <root>/benchmarks/results/latest)")
 	flag.IntVar(&o.rounds, "rounds", 6, "how many times to run the suite; benchstat needs 6 for a 95% interval")
-	flag.StringVar(&o.benchtime, "benchtime", "40ms", "go test -benchtime of each benchmark in each round")
+	flag.StringVar(&o.benchtime, "benchtime", "25ms", "go test -benchtime of each benchmark in each round")
 	flag.BoolVar(&o.long, "long", false, "also run the long scenarios (more goroutine counts)")
 	flag.StringVar(&o.bench, "bench", ".", "go test -bench regexp: which benchmarks to run")
 	flag.StringVar(&o.from, "from", "", "report this results.txt instead of running the benchmarks")

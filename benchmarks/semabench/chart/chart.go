@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 
@@ -129,7 +130,7 @@ func Percentiles(run *report.Run, scenario string) (*plot.Plot, error) {
 		if err != nil {
 			return nil, err
 		}
-		sp.GlyphStyle = draw.GlyphStyle{Color: plotutil.Color(j), Radius: vg.Points(4), Shape: plotutil.Shape(j)}
+		sp.GlyphStyle = draw.GlyphStyle{Color: plotutil.Color(j), Radius: vg.Points(5), Shape: plotutil.Shape(j)}
 		p.Add(sp)
 		p.Legend.Add(u.label, sp)
 	}
@@ -206,14 +207,16 @@ func WriteSVG(w io.Writer, p *plot.Plot) error {
 	return err
 }
 
+var zeros = regexp.MustCompile(`\.0+`)
+
 // nsTicks labels a log axis of nanoseconds in readable units: 100ns, 1µs.
 type nsTicks struct{}
 
 func (nsTicks) Ticks(lo, hi float64) []plot.Tick {
 	ticks := plot.LogTicks{}.Ticks(lo, hi)
 	for i := range ticks {
-		if ticks[i].Label != "" {
-			ticks[i].Label = report.FormatNs(ticks[i].Value)
+		if ticks[i].Label != "" { // powers of ten: 10ns, not 10.0ns
+			ticks[i].Label = zeros.ReplaceAllString(report.FormatNs(ticks[i].Value), "")
 		}
 	}
 	return ticks

@@ -118,5 +118,5 @@ func TestTicks(t *testing.T) {
 			labels = append(labels, tk.Label)
 		}
 	}
-	assert.Equal(t, []string{"10.0ns", "100ns", "1.00µs", "10.0µs"}, labels)
+	assert.Equal(t, []string{"10ns", "100ns", "1µs", "10µs"}, labels)
 }

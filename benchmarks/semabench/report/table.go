@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"golang.org/x/perf/benchmath"
 )
 
 // Table is a header and rows of cells, printable as markdown or as aligned
@@ -112,7 +114,7 @@ func (r *Run) ScenarioTable(sc string) Table {
 		}
 		row := []string{impl}
 		if ns, ok := r.Summary(sc, impl, NsPerOp); ok {
-			row = append(row, FormatNs(ns.Center), ns.PctRangeString(), r.ratio(sc, impl), throughput(ns.Center))
+			row = append(row, FormatNs(ns.Center), pctRange(ns), r.ratio(sc, impl), throughput(ns.Center))
 		} else {
 			row = append(row, "-", "", "", "")
 		}
@@ -129,6 +131,15 @@ func (r *Run) ScenarioTable(sc string) Table {
 		t.Rows = append(t.Rows, row)
 	}
 	return t
+}
+
+// pctRange is the confidence interval as benchstat prints it: ±3%, or ∞
+// when there are too few runs for one.
+func pctRange(s benchmath.Summary) string {
+	if p := s.PctRangeString(); p != "∞" {
+		return "±" + p
+	}
+	return "∞"
 }
 
 func (r *Run) number(sc, impl, unit, format string) string {

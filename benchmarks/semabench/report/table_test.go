@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/perf/benchmath"
 )
 
 func TestSummaryTable(t *testing.T) {
@@ -102,4 +103,13 @@ func TestMarkdownEscapes(t *testing.T) {
 	var b bytes.Buffer
 	require.NoError(t, Table{Header: []string{"a|b", "c"}}.Markdown(&b))
 	assert.Equal(t, "| a\\|b | c |\n| --- | --: |\n", b.String())
+}
+
+// Six runs give a 95% interval; five do not (benchstat prints ∞ too).
+func TestPctRange(t *testing.T) {
+	th := benchmath.DefaultThresholds
+	six := benchmath.AssumeNothing.Summary(benchmath.NewSample([]float64{98, 99, 100, 100, 101, 102}, &th), Confidence)
+	assert.Equal(t, "±2%", pctRange(six))
+	five := benchmath.AssumeNothing.Summary(benchmath.NewSample([]float64{99, 100, 100, 101, 102}, &th), Confidence)
+	assert.Equal(t, "∞", pctRange(five))
 }
