@@ -151,13 +151,30 @@ func (c *counting) Acquire(ctx context.Context, n int64) error {
 }
 
 // In the starvation probe, goroutine 0 asks for the whole semaphore every
-// time and everyone else for one permit.
-func TestStarvationProbeWeights(t *testing.T) {
+// time and everyone else for one permit, and the large request's waits are
+// kept apart.
+func TestStarvationProbe(t *testing.T) {
 	sc := Scenario{Goroutines: 8, Size: 4, MaxWeight: 4, Kind: Starvation}
 	s := &counting{Semaphore: chansem.New(4)}
+	big, small := &worker{id: 0, wait: NewHistogram()}, &worker{id: 5, wait: NewHistogram()}
+	sc.op(s, big)
+	assert.Equal(t, int64(1), s.byWeight[4].Load(), "goroutine 0 takes the whole semaphore")
+	sc.op(s, small)
+	assert.Equal(t, int64(1), s.byWeight[1].Load(), "the others take one permit")
+	requireAllFree(t, s, 4)
+
+	big.wait, small.wait = NewHistogram(), NewHistogram() // forget the real waits
+	big.wait.Record(5 * time.Millisecond)
+	small.wait.Record(time.Microsecond)
+	lat := sc.latency([]*worker{big, small})
+	assert.Equal(t, int64(1), lat.Big.Count())
+	assert.InEpsilon(t, 5*time.Millisecond, lat.Big.Max(), 0.01)
+	assert.Equal(t, int64(1), lat.Count())
+	assert.InEpsilon(t, time.Microsecond, lat.Max(), 0.01)
+
 	tally := sc.Drive(s, 1000, func() {})
-	assert.Equal(t, tally.PerGoroutine[0], s.byWeight[4].Load())
-	assert.Equal(t, 1000-tally.PerGoroutine[0], s.byWeight[1].Load())
+	assert.Equal(t, tally.PerGoroutine[0]+1, s.byWeight[4].Load())
+	assert.Equal(t, 1000-tally.PerGoroutine[0]+1, s.byWeight[1].Load())
 	assert.Zero(t, s.byWeight[2].Load()+s.byWeight[3].Load())
 }
 
