@@ -101,9 +101,12 @@ func measure(o options, results string, stdout io.Writer) error {
 		return err
 	}
 	defer f.Close()
-	// File configuration, as benchstat reads it: it heads every table.
-	fmt.Fprintf(f, "go: %s\ndate: %s\nsemabench: -rounds %d -benchtime %s -long=%t -bench %s\n",
-		strings.TrimSpace(version.String()), time.Now().UTC().Format(time.RFC3339), o.rounds, o.benchtime, o.long, o.bench)
+	// The go version is file configuration, which benchstat prints and
+	// compares; how and when the run was made is a note, a line benchstat
+	// ignores, so that runs made on other days still compare.
+	fmt.Fprintf(f, "go: %s\n%ssemabench -rounds %d -benchtime %s -long=%t -bench %s, started %s\n",
+		strings.TrimSpace(version.String()), report.NotePrefix, o.rounds, o.benchtime, o.long, o.bench,
+		time.Now().UTC().Format(time.RFC3339))
 	args := []string{"-test.run", "^$", "-test.bench", o.bench, "-test.benchtime", o.benchtime, "-test.benchmem", "-test.count", "1"}
 	if o.long {
 		args = append(args, "-long")

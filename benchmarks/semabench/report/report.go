@@ -11,6 +11,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"slices"
@@ -53,6 +54,8 @@ type Run struct {
 	Config map[string]string
 	// ConfigKeys in order of first appearance.
 	ConfigKeys []string
+	// Notes are the lines starting with NotePrefix, without it.
+	Notes []string
 	// Scenarios and Impls in order of first appearance.
 	Scenarios []string
 	Impls     []string
@@ -62,11 +65,24 @@ type Run struct {
 
 type key struct{ bench, scenario, impl, unit string }
 
+// NotePrefix starts a line of a results file that says how the run was
+// made; benchstat ignores it.
+const NotePrefix = "# "
+
 // Parse reads go test -bench output. Lines that are not results or
-// configuration (PASS, ok, progress) are skipped, as benchstat does.
+// configuration (PASS, ok, notes) are skipped, as benchstat does.
 func Parse(r io.Reader, fileName string) (*Run, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
 	run := &Run{Config: map[string]string{}, values: map[key][]float64{}}
-	br := benchfmt.NewReader(r, fileName)
+	for line := range strings.Lines(string(data)) {
+		if note, ok := strings.CutPrefix(line, NotePrefix); ok {
+			run.Notes = append(run.Notes, strings.TrimSpace(note))
+		}
+	}
+	br := benchfmt.NewReader(bytes.NewReader(data), fileName)
 	for br.Scan() {
 		res, ok := br.Result().(*benchfmt.Result)
 		if !ok {

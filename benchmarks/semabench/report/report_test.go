@@ -14,7 +14,8 @@ func TestMain(m *testing.M) {
 }
 
 // sample is testdata/results.txt: five rounds of synthetic results whose
-// medians and significance are known (see the generator's comments).
+// medians and significance are known: each contender's values are its base
+// value and base-2..base+2; xsync and chan are identical in uncontended.
 func sample(t *testing.T) *Run {
 	t.Helper()
 	f, err := os.Open("../testdata/results.txt")
@@ -33,6 +34,7 @@ func TestParse(t *testing.T) {
 		"starvation/goroutines=16/size=4", "cancel/goroutines=16/size=1/timeout=10us",
 	}, run.Scenarios)
 	assert.Equal(t, "go1.26.0", run.Config["go"])
+	assert.Equal(t, []string{"semabench -rounds 5 -benchtime 1ms, started 2026-01-01T00:00:00Z"}, run.Notes)
 	assert.Equal(t, "Test CPU", run.Config["cpu"])
 	assert.Equal(t, []string{"go", "goos", "goarch", "pkg", "cpu"}, run.ConfigKeys)
 

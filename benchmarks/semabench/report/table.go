@@ -216,6 +216,9 @@ func (r *Run) Markdown(w io.Writer, d Document) error {
 	}
 	b.WriteString("Raw data: [results.txt](results.txt), the go test -bench output; " +
 		"compare two runs with `make bench-compare OLD=... NEW=...` (benchstat).\n\n")
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "- run: %s\n", n)
+	}
 	for _, k := range r.ConfigKeys {
 		fmt.Fprintf(&b, "- %s: %s\n", k, r.Config[k])
 	}

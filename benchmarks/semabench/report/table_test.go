@@ -69,7 +69,7 @@ func TestMarkdown(t *testing.T) {
 	}))
 	md := b.String()
 	for _, want := range []string{
-		"Produced by `make bench`", "- go: go1.26.0", "- cpu: Test CPU",
+		"Produced by `make bench`", "- go: go1.26.0", "- run: semabench -rounds 5 -benchtime 1ms, started", "- cpu: Test CPU",
 		"## Summary", "![cost vs goroutines](goroutines-size4.svg)",
 		"### uncontended/size=1", "### cancel/goroutines=16/size=1/timeout=10us",
 		"| contender | ns/op | ± | × xsync | ops/s | B/op | allocs/op | p50 wait | p99 wait | max wait | fairness |",
