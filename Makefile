@@ -8,7 +8,7 @@ TOOL    := $(GO) tool -modfile=$(CURDIR)/tools/go.mod
 # dependencies away from users of the core packages.
 MODULES := $(patsubst ./%,%,$(patsubst %/go.mod,%,$(shell find . -name go.mod -not -path './tools/*' -not -path '*/testdata/*' | sort)))
 
-.PHONY: all test vet cover lint bench bench-long bench-compare
+.PHONY: all test vet cover lint bench bench-long bench-reference bench-compare
 
 all: test
 
@@ -32,11 +32,25 @@ lint:
 	done
 
 ## bench: the head-to-head run of every strategy against the references
+## (about 3 minutes on 2 cores): progress per scenario, a summary table, and
+## benchmarks/results/latest/{results.txt,results.md,*.svg}
+SEMABENCH := cd benchmarks/semabench && $(GO) run . -root $(CURDIR)
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./benchmarks | tee benchmarks/results.txt
-	$(TOOL) benchstat -col /impl benchmarks/results.txt
+	$(SEMABENCH) -command "make bench" -out $(CURDIR)/benchmarks/results/latest
 
-## bench-compare: benchstat OLD NEW, e.g. make bench-compare OLD=a.txt NEW=b.txt
+## bench-long: the thorough run: more goroutine counts, 10 rounds, 100ms each
+bench-long:
+	$(SEMABENCH) -command "make bench-long" -long -rounds 10 -benchtime 100ms -out $(CURDIR)/benchmarks/results/latest
+
+## bench-reference: the thorough run, into the committed benchmarks/results/reference
+bench-reference:
+	$(SEMABENCH) -command "make bench-reference" -long -rounds 10 -benchtime 100ms -out $(CURDIR)/benchmarks/results/reference
+
+## bench-compare: benchstat OLD NEW, each a results.txt or a results directory,
+## e.g. make bench-compare OLD=benchmarks/results/reference NEW=benchmarks/results/latest
 bench-compare:
-	@test -n "$(OLD)" -a -n "$(NEW)" || { echo "usage: make bench-compare OLD=old-results.txt NEW=new-results.txt"; exit 2; }
-	$(TOOL) benchstat $(OLD) $(NEW)
+	@test -n "$(OLD)" -a -n "$(NEW)" || { echo "usage: make bench-compare OLD=old-results(.txt|dir) NEW=new-results(.txt|dir)"; exit 2; }
+	@old=$(OLD); new=$(NEW); \
+	if [ -d "$$old" ]; then old="$$old/results.txt"; fi; \
+	if [ -d "$$new" ]; then new="$$new/results.txt"; fi; \
+	$(TOOL) benchstat old="$$old" new="$$new"

@@ -1,45 +1,49 @@
 package benchmarks
 
 import (
+	"flag"
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/semacat/sem"
 )
 
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
+var long = flag.Bool("long", false, "also run LongScenarios (make bench-long)")
+
+func scenarios() []Scenario {
+	if *long {
+		return concat(Scenarios, LongScenarios)
+	}
+	return Scenarios
+}
+
 // BenchmarkSemaphore runs every scenario against every contender that
-// supports it. Compare contenders with `benchstat -col /impl`.
+// supports it: ns/op, B/op, allocs/op (and fails/op where attempts may fail).
+// Compare contenders with `benchstat -col /impl`.
 func BenchmarkSemaphore(b *testing.B) {
-	for _, sc := range Scenarios {
+	each(b, Scenario.Run)
+}
+
+// BenchmarkLatency runs every scenario again, timing each wait: p50-ns,
+// p99-ns, max-ns, jain and big-max-ns. It is a separate pass so that reading
+// the clock never inflates BenchmarkSemaphore's ns/op.
+func BenchmarkLatency(b *testing.B) {
+	each(b, Scenario.RunLatency)
+}
+
+func each(b *testing.B, run func(Scenario, *testing.B, sem.Semaphore)) {
+	for _, sc := range scenarios() {
 		for _, c := range Contenders {
-			if !c.Supports(sc.Size, sc.MaxWeight) {
+			if c.Skip(sc) != "" {
 				continue
 			}
 			b.Run(sc.Name+"/impl="+c.Name, func(b *testing.B) {
-				sc.Run(b, c.New(sc.Size))
-			})
-		}
-	}
-}
-
-// Every contender completes every scenario it supports: the harness is
-// tested as code, not just run.
-func TestScenariosRun(t *testing.T) {
-	for _, sc := range Scenarios {
-		for _, c := range Contenders {
-			if !c.Supports(sc.Size, sc.MaxWeight) {
-				continue
-			}
-			t.Run(sc.Name+"/impl="+c.Name, func(t *testing.T) {
-				s := c.New(sc.Size)
-				sc.Drive(s, 1000, func() {})
-				if !s.TryAcquire(1) {
-					t.Fatal("after the scenario, a permit was still held")
-				}
-				s.Release(1)
+				run(sc, b, c.New(sc.Size))
 			})
 		}
 	}

@@ -14,6 +14,7 @@ package benchmarks
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"golang.org/x/sync/semaphore"
@@ -37,12 +38,28 @@ type Contender struct {
 	// Reference is set for the ecosystem's implementations semacat is
 	// measured against.
 	Reference bool
+	// IgnoresContext is set when Acquire never returns early on a done
+	// context, so scenarios that cancel waiters cannot run.
+	IgnoresContext bool
 }
 
 // Supports reports whether c can run a scenario of the given size and
 // largest request.
 func (c Contender) Supports(size, maxWeight int64) bool {
 	return (c.MaxSize == 0 || size <= c.MaxSize) && (!c.UnitOnly || maxWeight <= 1)
+}
+
+// Skip reports why c cannot run sc, or "" when it can.
+func (c Contender) Skip(sc Scenario) string {
+	switch {
+	case c.MaxSize != 0 && sc.Size > c.MaxSize:
+		return fmt.Sprintf("size %d exceeds its maximum of %d", sc.Size, c.MaxSize)
+	case c.UnitOnly && sc.MaxWeight > 1:
+		return "takes only one permit per request"
+	case c.IgnoresContext && sc.Kind == Cancel:
+		return "Acquire ignores its context"
+	}
+	return ""
 }
 
 // Contenders lists every implementation in the race, semacat's first.
@@ -52,8 +69,8 @@ var Contenders = []Contender{
 	{Name: "condsem-fair", New: func(size int64) sem.Semaphore { return condsem.NewFair(size) }},
 	{Name: "spinsem", New: func(size int64) sem.Semaphore { return spinsem.New(size) }},
 	{Name: "xsync", New: func(size int64) sem.Semaphore { return semaphore.NewWeighted(size) }, Reference: true},
-	{Name: "chan", New: func(size int64) sem.Semaphore { return make(rawChan, size) }, UnitOnly: true, Reference: true},
-	{Name: "mutex", New: func(int64) sem.Semaphore { return new(mutex) }, MaxSize: 1, UnitOnly: true, Reference: true},
+	{Name: "chan", New: func(size int64) sem.Semaphore { return make(rawChan, size) }, UnitOnly: true, Reference: true, IgnoresContext: true},
+	{Name: "mutex", New: func(int64) sem.Semaphore { return new(mutex) }, MaxSize: 1, UnitOnly: true, Reference: true, IgnoresContext: true},
 }
 
 // rawChan is the hand-written channel semaphore: a send to acquire, a

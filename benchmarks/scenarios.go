@@ -7,12 +7,45 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/semacat/sem"
 )
 
-// Scenario is one way of loading a semaphore: how many goroutines cycle
-// Acquire, work, Release, on a semaphore of what size, with which weights.
+// Kind is what each goroutine of a scenario does in one op.
+type Kind int
+
+const (
+	// Cycle: Acquire 1..MaxWeight permits, work, Release.
+	Cycle Kind = iota
+	// Starvation probe: goroutine 0 cycles Acquire(Size), the whole
+	// semaphore, while every other goroutine cycles Acquire(1). The large
+	// request's worst wait shows whether a strategy lets it starve.
+	Starvation
+	// Cancel: Acquire(1) with a context that times out after Timeout; a
+	// timed-out attempt counts as an op (and as a fail).
+	Cancel
+	// Try: TryAcquire(1), and one blocking Acquire(1) in every TryEvery ops
+	// so that waiters are queued while others try; a failed TryAcquire counts
+	// as an op (and as a fail).
+	Try
+)
+
+// TryEvery is how often a goroutine of a Try scenario acquires blocking.
+const TryEvery = 4
+
+// Work done while holding permits, in Spin units.
+const (
+	WorkShort = 50
+	WorkLong  = 2000
+)
+
+// Scenario is one way of loading a semaphore: how many goroutines do what,
+// on a semaphore of what size, with which weights and hold time.
+//
+// Its Name is in benchstat's key=value form, and the keys agree with the
+// fields (goroutines=Goroutines, size=Size, work=short|long|0 for Work,
+// weights=1-MaxWeight); the report tool relies on this to draw its curves.
 type Scenario struct {
 	// Name is the benchmark name's scenario part, in benchstat's key=value form.
 	Name string
@@ -20,67 +53,265 @@ type Scenario struct {
 	Goroutines int
 	// Size of the semaphore.
 	Size int64
-	// MaxWeight: each request takes 1..MaxWeight permits, uniformly.
+	// MaxWeight: each request takes 1..MaxWeight permits, uniformly. For a
+	// Starvation scenario it is the large request, Size.
 	MaxWeight int64
 	// Work is the number of spin units done while holding the permits.
 	Work int
+	// Kind of op the goroutines perform; Cycle when zero.
+	Kind Kind
+	// Timeout of each Acquire in a Cancel scenario.
+	Timeout time.Duration
 }
 
-// Scenarios are the default scenarios.
-var Scenarios = []Scenario{
-	{Name: "uncontended/size=1", Goroutines: 1, Size: 1, MaxWeight: 1},
-	{Name: "goroutines=16/size=1/work=0", Goroutines: 16, Size: 1, MaxWeight: 1},
-	{Name: "goroutines=64/size=4/work=short", Goroutines: 64, Size: 4, MaxWeight: 1, Work: 50},
-	{Name: "goroutines=16/size=8/weights=1-4", Goroutines: 16, Size: 8, MaxWeight: 4},
+// Scenarios are the default scenarios, run by `make bench`. The four first
+// names are quoted elsewhere and must not change.
+var Scenarios = concat(
+	[]Scenario{
+		{Name: "uncontended/size=1", Goroutines: 1, Size: 1, MaxWeight: 1},
+		{Name: "goroutines=16/size=1/work=0", Goroutines: 16, Size: 1, MaxWeight: 1},
+		{Name: "goroutines=64/size=4/work=short", Goroutines: 64, Size: 4, MaxWeight: 1, Work: WorkShort},
+		{Name: "goroutines=16/size=8/weights=1-4", Goroutines: 16, Size: 8, MaxWeight: 4},
+	},
+	// Size 1: the mutex's home ground, cost against contention.
+	sweep(1, 0, 2, 4, 8, 32, 64),
+	// Oversubscribed: waiters pile up behind 4 permits; the curve shows
+	// how each strategy's cost grows with the number of waiters.
+	sweep(4, WorkShort, 2, 4, 8, 16, 32, 128, 256, 512),
+	[]Scenario{
+		// Hold times: with goroutines=16/size=1/work=0 above, cost as the
+		// critical section grows.
+		{Name: "goroutines=16/size=1/work=short", Goroutines: 16, Size: 1, MaxWeight: 1, Work: WorkShort},
+		{Name: "goroutines=16/size=1/work=long", Goroutines: 16, Size: 1, MaxWeight: 1, Work: WorkLong},
+		{Name: "starvation/goroutines=16/size=4", Goroutines: 16, Size: 4, MaxWeight: 4, Work: WorkShort, Kind: Starvation},
+		{Name: "cancel/goroutines=16/size=1/timeout=10us", Goroutines: 16, Size: 1, MaxWeight: 1, Work: WorkLong,
+			Kind: Cancel, Timeout: 10 * time.Microsecond},
+		{Name: "tryacquire/goroutines=16/size=1/work=short", Goroutines: 16, Size: 1, MaxWeight: 1, Work: WorkShort, Kind: Try},
+	},
+)
+
+// LongScenarios are added to Scenarios by `make bench-long` (the test flag
+// -long): more goroutine counts and heavier versions of the probes.
+var LongScenarios = concat(
+	sweep(1, 0, 128, 256),
+	sweep(4, WorkShort, 3, 6, 12, 24, 48, 96, 192, 384, 1024),
+	[]Scenario{
+		{Name: "goroutines=64/size=8/weights=1-4", Goroutines: 64, Size: 8, MaxWeight: 4},
+		{Name: "goroutines=64/size=4/work=long", Goroutines: 64, Size: 4, MaxWeight: 1, Work: WorkLong},
+		{Name: "starvation/goroutines=64/size=4", Goroutines: 64, Size: 4, MaxWeight: 4, Work: WorkShort, Kind: Starvation},
+		{Name: "cancel/goroutines=64/size=4/timeout=10us", Goroutines: 64, Size: 4, MaxWeight: 1, Work: WorkLong,
+			Kind: Cancel, Timeout: 10 * time.Microsecond},
+		{Name: "tryacquire/goroutines=64/size=4/work=short", Goroutines: 64, Size: 4, MaxWeight: 1, Work: WorkShort, Kind: Try},
+	},
+)
+
+// sweep is the unit-weight scenarios goroutines=g/size=size/work=w for each g.
+func sweep(size int64, work int, goroutines ...int) []Scenario {
+	w := map[int]string{0: "0", WorkShort: "short", WorkLong: "long"}[work]
+	var out []Scenario
+	for _, g := range goroutines {
+		out = append(out, Scenario{
+			Name:       fmt.Sprintf("goroutines=%d/size=%d/work=%s", g, size, w),
+			Goroutines: g, Size: size, MaxWeight: 1, Work: work,
+		})
+	}
+	return out
 }
 
-// Run measures s under the scenario; one op is one Acquire+Release pair.
+func concat(lists ...[]Scenario) []Scenario {
+	var out []Scenario
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
+
+// Run measures s under the scenario; one op is one Acquire+Release pair (one
+// attempt, in Cancel and Try scenarios, where it also reports fails/op).
+//
+// Nothing here reads the clock: wait latencies are measured by RunLatency in
+// a separate pass, because two time.Now calls per op would double the cost
+// of the fastest contenders and distort the ratios.
 func (sc Scenario) Run(b *testing.B, s sem.Semaphore) {
 	b.ReportAllocs()
-	sc.Drive(s, b.N, b.ResetTimer)
+	ws := sc.drive(s, b.N, b.ResetTimer, false)
+	b.StopTimer()
+	if sc.Kind == Cancel || sc.Kind == Try {
+		b.ReportMetric(float64(tally(ws).Fails)/float64(b.N), "fails/op")
+	}
 }
 
-// Drive performs ops Acquire+Release pairs on s as the scenario describes,
-// calling ready once every goroutine is set to start.
-func (sc Scenario) Drive(s sem.Semaphore, ops int, ready func()) {
-	ctx := context.Background()
-	cycle := func(r *rand.Rand) {
-		n := int64(1)
-		if sc.MaxWeight > 1 {
-			n = 1 + r.Int64N(sc.MaxWeight)
-		}
-		if err := s.Acquire(ctx, n); err != nil {
-			panic(fmt.Sprintf("Acquire(%d): %v", n, err))
-		}
-		Spin(sc.Work)
-		s.Release(n)
+// RunLatency runs the scenario again, this time timing every blocking
+// Acquire from the acquirer's side, and reports wait percentiles in ns
+// (p50-ns, p99-ns, max-ns), Jain's fairness index over the acquisitions of
+// each goroutine (jain), and for a Starvation scenario the large request's
+// worst wait (big-max-ns). Its own time per op includes the clock reads and
+// is suppressed: take ns/op from Run.
+func (sc Scenario) RunLatency(b *testing.B, s sem.Semaphore) {
+	ws := sc.drive(s, b.N, b.ResetTimer, true)
+	b.StopTimer()
+	b.ReportMetric(0, "ns/op") // 0 suppresses the distorted figure
+	t, lat := tally(ws), sc.latency(ws)
+	if lat.Count() > 0 {
+		b.ReportMetric(float64(lat.Percentile(50)), "p50-ns")
+		b.ReportMetric(float64(lat.Percentile(99)), "p99-ns")
+		b.ReportMetric(float64(lat.Max()), "max-ns")
 	}
-	if sc.Goroutines <= 1 {
-		r := rand.New(rand.NewPCG(1, 2))
+	if sc.Goroutines > 1 {
+		b.ReportMetric(Jain(t.PerGoroutine), "jain")
+	}
+	if sc.Kind == Starvation && lat.Big.Count() > 0 {
+		b.ReportMetric(float64(lat.Big.Max()), "big-max-ns")
+	}
+}
+
+// Tally is what the goroutines of one run did.
+type Tally struct {
+	// PerGoroutine is the number of ops each goroutine completed.
+	PerGoroutine []int64
+	// Fails counts timed-out Acquires (Cancel) and failed TryAcquires (Try).
+	Fails int64
+}
+
+// Ops is the total number of ops.
+func (t Tally) Ops() int64 {
+	var n int64
+	for _, x := range t.PerGoroutine {
+		n += x
+	}
+	return n
+}
+
+// Drive performs ops ops on s as the scenario describes, calling ready once
+// every goroutine is set to start, and reports what each goroutine did.
+func (sc Scenario) Drive(s sem.Semaphore, ops int, ready func()) Tally {
+	return tally(sc.drive(s, ops, ready, false))
+}
+
+// DriveLatency is Drive, also timing every blocking Acquire.
+func (sc Scenario) DriveLatency(s sem.Semaphore, ops int, ready func()) (Tally, Latency) {
+	ws := sc.drive(s, ops, ready, true)
+	return tally(ws), sc.latency(ws)
+}
+
+func tally(ws []*worker) Tally {
+	t := Tally{PerGoroutine: make([]int64, len(ws))}
+	for i, w := range ws {
+		t.PerGoroutine[i] = w.ops
+		t.Fails += w.fails
+	}
+	return t
+}
+
+// worker is one goroutine's state. Each is allocated apart and padded so
+// that goroutines never write to a shared cache line.
+type worker struct {
+	id    int
+	r     *rand.Rand
+	ops   int64
+	fails int64
+	wait  *Histogram // nil unless the run is timed
+	_     [64]byte
+}
+
+// acquire is s.Acquire(ctx, n), timed if the run is: the untimed path is a
+// direct call, so that Run measures the semaphore and nothing else.
+func (w *worker) acquire(ctx context.Context, s sem.Semaphore, n int64) error {
+	if w.wait == nil {
+		return s.Acquire(ctx, n)
+	}
+	t0 := time.Now()
+	err := s.Acquire(ctx, n)
+	if err == nil {
+		w.wait.Record(time.Since(t0))
+	}
+	return err
+}
+
+func (sc Scenario) drive(s sem.Semaphore, ops int, ready func(), timed bool) []*worker {
+	ws := make([]*worker, max(sc.Goroutines, 1))
+	for i := range ws {
+		ws[i] = &worker{id: i, r: rand.New(rand.NewPCG(uint64(i), 2))}
+		if timed {
+			ws[i].wait = NewHistogram()
+		}
+	}
+	if len(ws) == 1 {
 		ready()
 		for range ops {
-			cycle(r)
+			sc.op(s, ws[0])
 		}
-		return
+		return ws
 	}
-	parallel(sc.Goroutines, ops, ready, cycle)
+	parallel(ws, ops, ready, func(w *worker) { sc.op(s, w) })
+	return ws
+}
+
+// op performs one op of the scenario as goroutine w.
+func (sc Scenario) op(s sem.Semaphore, w *worker) {
+	w.ops++
+	switch sc.Kind {
+	case Cycle:
+		n := int64(1)
+		if sc.MaxWeight > 1 {
+			n = 1 + w.r.Int64N(sc.MaxWeight)
+		}
+		sc.cycle(s, w, n)
+	case Starvation:
+		n := int64(1)
+		if w.id == 0 {
+			n = sc.Size
+		}
+		sc.cycle(s, w, n)
+	case Cancel:
+		ctx, cancel := context.WithTimeout(context.Background(), sc.Timeout)
+		err := w.acquire(ctx, s, 1)
+		cancel()
+		if err != nil {
+			w.fails++
+			return
+		}
+		Spin(sc.Work)
+		s.Release(1)
+	case Try:
+		if w.ops%TryEvery == 0 {
+			sc.cycle(s, w, 1)
+			return
+		}
+		if !s.TryAcquire(1) {
+			w.fails++
+			return
+		}
+		Spin(sc.Work)
+		s.Release(1)
+	}
+}
+
+// cycle acquires n permits, works, and releases them.
+func (sc Scenario) cycle(s sem.Semaphore, w *worker, n int64) {
+	if err := w.acquire(context.Background(), s, n); err != nil {
+		panic(fmt.Sprintf("Acquire(%d): %v", n, err))
+	}
+	Spin(sc.Work)
+	s.Release(n)
 }
 
 // grain is how many ops a goroutine claims from the shared budget at once,
 // so that the counter itself does not become the contended resource.
 const grain = 32
 
-// parallel runs exactly g goroutines that share ops calls of body. (Unlike
-// b.RunParallel, whose goroutine count is a multiple of GOMAXPROCS.)
-func parallel(g, ops int, ready func(), body func(*rand.Rand)) {
+// parallel runs exactly one goroutine per worker; together they perform ops
+// calls of body. (Unlike b.RunParallel, whose goroutine count is a multiple
+// of GOMAXPROCS.) A goroutine that gets the semaphore more often claims more
+// of the budget, so the ops each one did measure fairness.
+func parallel(ws []*worker, ops int, ready func(), body func(*worker)) {
 	var claimed atomic.Int64
 	var wg sync.WaitGroup
 	start := make(chan struct{})
-	for i := range g {
+	for _, w := range ws {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := rand.New(rand.NewPCG(uint64(i), 2))
 			<-start
 			for {
 				end := claimed.Add(grain)
@@ -89,7 +320,7 @@ func parallel(g, ops int, ready func(), body func(*rand.Rand)) {
 					return
 				}
 				for range todo {
-					body(r)
+					body(w)
 				}
 			}
 		}()

@@ -1,0 +1,272 @@
+package benchmarks
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/semacat/sem"
+	"github.com/semacat/sem/chansem"
+)
+
+// requireAllFree takes every permit of s one at a time, then gives them back:
+// after a scenario, nothing may be left held.
+func requireAllFree(t *testing.T, s sem.Semaphore, size int64) {
+	t.Helper()
+	for i := range size {
+		require.Truef(t, s.TryAcquire(1), "after the scenario, only %d of %d permits were free", i, size)
+	}
+	s.Release(size)
+}
+
+// Every contender completes every scenario it supports, every op is counted
+// once, and no permit is left held: the harness is tested as code, not just
+// run.
+func TestScenariosRun(t *testing.T) {
+	const ops = 1000
+	for _, sc := range concat(Scenarios, LongScenarios) {
+		for _, c := range Contenders {
+			if c.Skip(sc) != "" {
+				continue
+			}
+			t.Run(sc.Name+"/impl="+c.Name, func(t *testing.T) {
+				s := c.New(sc.Size)
+				ready := 0
+				tally := sc.Drive(s, ops, func() { ready++ })
+				assert.Equal(t, 1, ready, "ready must be called once")
+				assert.Len(t, tally.PerGoroutine, max(sc.Goroutines, 1))
+				assert.Equal(t, int64(ops), tally.Ops())
+				if sc.Kind == Cycle || sc.Kind == Starvation {
+					assert.Zero(t, tally.Fails)
+				}
+				requireAllFree(t, s, sc.Size)
+			})
+		}
+	}
+}
+
+// The latency pass completes too, and records one wait per blocking Acquire.
+func TestScenariosRunTimed(t *testing.T) {
+	for _, sc := range Scenarios {
+		t.Run(sc.Name, func(t *testing.T) {
+			s := chansem.New(sc.Size)
+			tally, lat := sc.DriveLatency(s, 200, func() {})
+			require.Equal(t, int64(200), tally.Ops())
+			switch sc.Kind {
+			case Cycle:
+				assert.Equal(t, int64(200), lat.Count())
+			case Starvation:
+				assert.Equal(t, int64(200), lat.Count()+lat.Big.Count())
+				assert.Equal(t, tally.PerGoroutine[0], lat.Big.Count())
+			default: // only successful, blocking Acquires are timed
+				assert.LessOrEqual(t, lat.Count(), int64(200)-tally.Fails)
+			}
+			requireAllFree(t, s, sc.Size)
+		})
+	}
+}
+
+// A scenario's name says what it does: the report tool reads goroutines,
+// size, work and weights from it to draw its curves.
+func TestScenarioNames(t *testing.T) {
+	seen := map[string]bool{}
+	kv := regexp.MustCompile(`^[a-z]+=[0-9a-z-]+$`)
+	for _, sc := range concat(Scenarios, LongScenarios) {
+		require.False(t, seen[sc.Name], "duplicate scenario %s", sc.Name)
+		seen[sc.Name] = true
+		keys := map[string]string{}
+		for part := range strings.SplitSeq(sc.Name, "/") {
+			if k, v, ok := strings.Cut(part, "="); ok {
+				assert.Regexp(t, kv, part, sc.Name)
+				keys[k] = v
+			}
+		}
+		assert.Equal(t, strconv.FormatInt(sc.Size, 10), keys["size"], sc.Name)
+		if g, ok := keys["goroutines"]; ok {
+			assert.Equal(t, strconv.Itoa(sc.Goroutines), g, sc.Name)
+		} else {
+			assert.Equal(t, 1, sc.Goroutines, sc.Name)
+		}
+		if w, ok := keys["work"]; ok {
+			assert.Equal(t, map[int]string{0: "0", WorkShort: "short", WorkLong: "long"}[sc.Work], w, sc.Name)
+		}
+		if sc.MaxWeight > 1 && sc.Kind == Cycle {
+			assert.Equal(t, fmt.Sprintf("1-%d", sc.MaxWeight), keys["weights"], sc.Name)
+		}
+		if sc.Kind == Starvation {
+			assert.Equal(t, sc.Size, sc.MaxWeight, "%s: the large request is the whole semaphore", sc.Name)
+		}
+		if sc.Kind == Cancel {
+			assert.Positive(t, sc.Timeout, sc.Name)
+		}
+	}
+	for _, name := range []string{ // quoted by other issues: never rename
+		"uncontended/size=1", "goroutines=16/size=1/work=0",
+		"goroutines=64/size=4/work=short", "goroutines=16/size=8/weights=1-4",
+	} {
+		assert.True(t, seen[name], name)
+	}
+}
+
+func TestSkip(t *testing.T) {
+	weighted := Scenario{Size: 8, MaxWeight: 4}
+	for _, tc := range []struct {
+		c    Contender
+		sc   Scenario
+		want string
+	}{
+		{Contender{}, weighted, ""},
+		{Contender{MaxSize: 1}, Scenario{Size: 1, MaxWeight: 1}, ""},
+		{Contender{MaxSize: 1}, weighted, "size 8 exceeds its maximum of 1"},
+		{Contender{UnitOnly: true}, weighted, "takes only one permit per request"},
+		{Contender{UnitOnly: true}, Scenario{Size: 8, MaxWeight: 1}, ""},
+		{Contender{IgnoresContext: true}, Scenario{Size: 1, MaxWeight: 1, Kind: Cancel}, "Acquire ignores its context"},
+		{Contender{IgnoresContext: true}, Scenario{Size: 1, MaxWeight: 1}, ""},
+	} {
+		assert.Equal(t, tc.want, tc.c.Skip(tc.sc), "%+v on %+v", tc.c, tc.sc)
+	}
+	for _, c := range Contenders {
+		assert.Empty(t, c.Skip(Scenarios[0]), "%s must run the uncontended scenario", c.Name)
+	}
+}
+
+// counting records the weight of every Acquire.
+type counting struct {
+	sem.Semaphore
+	byWeight [8]atomic.Int64
+}
+
+func (c *counting) Acquire(ctx context.Context, n int64) error {
+	c.byWeight[n].Add(1)
+	return c.Semaphore.Acquire(ctx, n)
+}
+
+// In the starvation probe, goroutine 0 asks for the whole semaphore every
+// time and everyone else for one permit, and the large request's waits are
+// kept apart.
+func TestStarvationProbe(t *testing.T) {
+	sc := Scenario{Goroutines: 8, Size: 4, MaxWeight: 4, Kind: Starvation}
+	s := &counting{Semaphore: chansem.New(4)}
+	big, small := &worker{id: 0, wait: NewHistogram()}, &worker{id: 5, wait: NewHistogram()}
+	sc.op(s, big)
+	assert.Equal(t, int64(1), s.byWeight[4].Load(), "goroutine 0 takes the whole semaphore")
+	sc.op(s, small)
+	assert.Equal(t, int64(1), s.byWeight[1].Load(), "the others take one permit")
+	requireAllFree(t, s, 4)
+
+	big.wait, small.wait = NewHistogram(), NewHistogram() // forget the real waits
+	big.wait.Record(5 * time.Millisecond)
+	small.wait.Record(time.Microsecond)
+	lat := sc.latency([]*worker{big, small})
+	assert.Equal(t, int64(1), lat.Big.Count())
+	assert.InEpsilon(t, 5*time.Millisecond, lat.Big.Max(), 0.01)
+	assert.Equal(t, int64(1), lat.Count())
+	assert.InEpsilon(t, time.Microsecond, lat.Max(), 0.01)
+
+	tally := sc.Drive(s, 1000, func() {})
+	assert.Equal(t, tally.PerGoroutine[0]+1, s.byWeight[4].Load())
+	assert.Equal(t, 1000-tally.PerGoroutine[0]+1, s.byWeight[1].Load())
+	assert.Zero(t, s.byWeight[2].Load()+s.byWeight[3].Load())
+}
+
+// With every permit held by someone else, every Acquire of a Cancel
+// scenario times out, and each timeout is counted.
+func TestCancelScenarioCountsTimeouts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sc := Scenario{Goroutines: 4, Size: 1, MaxWeight: 1, Kind: Cancel, Timeout: time.Millisecond}
+		s := chansem.New(1)
+		require.True(t, s.TryAcquire(1))
+		start := time.Now()
+		tally, lat := sc.DriveLatency(s, 4*grain, func() {})
+		assert.Equal(t, int64(4*grain), tally.Fails)
+		assert.Zero(t, lat.Count(), "a timed-out Acquire is no wait")
+		// 4 goroutines share 4·grain attempts of 1ms each, in parallel.
+		assert.Equal(t, grain*time.Millisecond, time.Since(start))
+		s.Release(1)
+		requireAllFree(t, s, 1)
+	})
+}
+
+// tryFails is a semaphore whose TryAcquire always fails.
+type tryFails struct{ sem.Semaphore }
+
+func (tryFails) TryAcquire(int64) bool { return false }
+
+// In a Try scenario, one op in TryEvery is a blocking Acquire; the others
+// are TryAcquires, whose failures are counted.
+func TestTryScenarioCountsFailures(t *testing.T) {
+	sc := Scenario{Goroutines: 1, Size: 1, MaxWeight: 1, Kind: Try}
+	tally := sc.Drive(tryFails{chansem.New(1)}, 100, func() {})
+	assert.Equal(t, int64(100-100/TryEvery), tally.Fails)
+
+	s := chansem.New(1)
+	tally = sc.Drive(s, 100, func() {})
+	assert.Zero(t, tally.Fails)
+	requireAllFree(t, s, 1)
+}
+
+// slow is a semaphore whose Acquire takes exactly d (in a synctest bubble).
+type slow struct {
+	sem.Semaphore
+	d time.Duration
+}
+
+func (s slow) Acquire(ctx context.Context, n int64) error {
+	time.Sleep(s.d)
+	return s.Semaphore.Acquire(ctx, n)
+}
+
+// Timed waits are what the acquirer saw: with fake time, exactly d.
+func TestLatencyMeasuresWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sc := Scenario{Goroutines: 4, Size: 4, MaxWeight: 1}
+		_, lat := sc.DriveLatency(slow{chansem.New(4), 3 * time.Millisecond}, 400, func() {})
+		require.Equal(t, int64(400), lat.Count())
+		for _, got := range []time.Duration{lat.Percentile(50), lat.Percentile(99), lat.Max()} {
+			assert.InEpsilon(t, 3*time.Millisecond, got, 0.01)
+		}
+	})
+}
+
+func TestHistogramPercentiles(t *testing.T) {
+	h := NewHistogram()
+	for i := 1; i <= 1000; i++ {
+		h.Record(time.Duration(i) * time.Microsecond)
+	}
+	h.Record(-1) // a clock step back must not be lost
+	assert.Equal(t, int64(1001), h.Count())
+	assert.InEpsilon(t, 500*time.Microsecond, h.Percentile(50), 0.01)
+	assert.InEpsilon(t, 990*time.Microsecond, h.Percentile(99), 0.01)
+	assert.InEpsilon(t, 1000*time.Microsecond, h.Max(), 0.01)
+
+	o := NewHistogram()
+	o.Record(time.Hour) // beyond the range: kept as its maximum
+	h.Merge(o)
+	assert.Equal(t, int64(1002), h.Count())
+	assert.InEpsilon(t, time.Minute, h.Max(), 0.01)
+}
+
+func TestJain(t *testing.T) {
+	for _, tc := range []struct {
+		xs   []int64
+		want float64
+	}{
+		{[]int64{5, 5, 5, 5}, 1},
+		{[]int64{8, 0, 0, 0}, 0.25},
+		{[]int64{1, 2, 3, 4}, 100.0 / 120},
+		{[]int64{3, 1}, 16.0 / 20},
+		{[]int64{0, 0}, 0},
+		{nil, 0},
+	} {
+		assert.InDelta(t, tc.want, Jain(tc.xs), 1e-12, "%v", tc.xs)
+	}
+}

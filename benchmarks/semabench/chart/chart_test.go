@@ -1,0 +1,122 @@
+package chart
+
+import (
+	"bytes"
+	"encoding/xml"
+	"io"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+	"gonum.org/v1/plot"
+
+	"github.com/semacat/sem/benchmarks/semabench/report"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+func sample(t *testing.T) *report.Run {
+	t.Helper()
+	f, err := os.Open("../testdata/results.txt")
+	require.NoError(t, err)
+	defer f.Close()
+	run, err := report.Parse(f, "results.txt")
+	require.NoError(t, err)
+	return run
+}
+
+// svgText renders p and returns every text element of the well-formed SVG.
+func svgText(t *testing.T, p *plot.Plot) []string {
+	t.Helper()
+	require.NotNil(t, p)
+	var b bytes.Buffer
+	require.NoError(t, WriteSVG(&b, p))
+	d := xml.NewDecoder(&b)
+	var texts []string
+	root := ""
+	inText := false
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err, "the SVG must be well-formed XML")
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			if root == "" {
+				root = tok.Name.Local
+			}
+			inText = tok.Name.Local == "text"
+		case xml.CharData:
+			if inText {
+				texts = append(texts, string(tok))
+			}
+		case xml.EndElement:
+			inText = false
+		}
+	}
+	assert.Equal(t, "svg", root)
+	return texts
+}
+
+func TestCurve(t *testing.T) {
+	run := sample(t)
+	st := Style{Impls: run.Impls, Refs: map[string]bool{"xsync": true}}
+	p, err := Curve(run, st, "size=4/work=short", report.NsPerOp, "Cost against goroutines", "ns/op")
+	require.NoError(t, err)
+	texts := svgText(t, p)
+	for _, want := range []string{"Cost against goroutines", "goroutines", "chansem", "xsync", "chan", "2", "64", "100ns"} {
+		assert.Contains(t, texts, want)
+	}
+	assert.NotContains(t, texts, "mutex", "mutex did not run these scenarios")
+
+	p, err = Curve(run, st, "size=1/work=0", report.NsPerOp, "", "")
+	require.NoError(t, err)
+	assert.Nil(t, p, "no curve from fewer than two points")
+}
+
+func TestPercentiles(t *testing.T) {
+	run := sample(t)
+	p, err := Percentiles(run, "uncontended/size=1")
+	require.NoError(t, err)
+	texts := svgText(t, p)
+	for _, want := range []string{"p50", "p99", "max", "chansem", "mutex"} {
+		assert.Contains(t, texts, want)
+	}
+	p, err = Percentiles(run, "no/such=scenario")
+	require.NoError(t, err)
+	assert.Nil(t, p)
+}
+
+func TestStarvation(t *testing.T) {
+	run := sample(t)
+	p, err := Starvation(run, "starvation/goroutines=16/size=4")
+	require.NoError(t, err)
+	texts := svgText(t, p)
+	for _, want := range []string{"Acquire(size), the large request", "chansem", "xsync", "worst wait (ms)"} {
+		assert.Contains(t, texts, want)
+	}
+	assert.NotContains(t, texts, "chan")
+	p, err = Starvation(run, "uncontended/size=1")
+	require.NoError(t, err)
+	assert.Nil(t, p)
+}
+
+func TestTicks(t *testing.T) {
+	var labels []string
+	for _, tk := range (powersOfTwo{}).Ticks(2, 512) {
+		labels = append(labels, tk.Label)
+	}
+	assert.Equal(t, []string{"2", "4", "8", "16", "32", "64", "128", "256", "512"}, labels)
+	labels = nil
+	for _, tk := range (nsTicks{}).Ticks(50, 2000) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	assert.Equal(t, []string{"10ns", "100ns", "1µs", "10µs"}, labels)
+}

@@ -1,0 +1,322 @@
+// Command semabench runs semacat's benchmark suite and reports it: `make
+// bench` runs it. It builds the benchmarks of github.com/semacat/sem/benchmarks
+// once, runs the binary -rounds times (separate processes, so that every
+// contender is measured in every round and slow drift of the machine hits
+// them all alike), prints a line per scenario as results arrive, and writes
+// into -out:
+//
+//	results.txt  the raw go test -bench output, for benchstat
+//	results.md   a summary table and a table per scenario
+//	*.svg        charts: cost and p99 wait against goroutines, wait
+//	             percentiles, the starvation probe
+//
+// With -from it skips the run and reports an existing results.txt.
+//
+// Usage (from the repository root):
+//
+//	cd benchmarks/semabench && go run . -root ../.. [-long] [-rounds 6] [-benchtime 25ms]
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/perf/benchfmt"
+	"gonum.org/v1/plot"
+
+	"github.com/semacat/sem/benchmarks"
+	"github.com/semacat/sem/benchmarks/semabench/chart"
+	"github.com/semacat/sem/benchmarks/semabench/report"
+)
+
+type options struct {
+	root, out, bench, benchtime, from, command string
+	rounds                                     int
+	long                                       bool
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.root, "root", "../..", "root directory of the github.com/semacat/sem module")
+	flag.StringVar(&o.out, "out", "", "output directory (default <root>/benchmarks/results/latest)")
+	flag.IntVar(&o.rounds, "rounds", 6, "how many times to run the suite; benchstat needs 6 for a 95% interval")
+	flag.StringVar(&o.benchtime, "benchtime", "25ms", "go test -benchtime of each benchmark in each round")
+	flag.BoolVar(&o.long, "long", false, "also run the long scenarios (more goroutine counts)")
+	flag.StringVar(&o.bench, "bench", ".", "go test -bench regexp: which benchmarks to run")
+	flag.StringVar(&o.from, "from", "", "report this results.txt instead of running the benchmarks")
+	flag.StringVar(&o.command, "command", "semabench", "the command line to quote in results.md")
+	flag.Parse()
+	start := time.Now()
+	if err := run(o, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "semabench:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("done in %s\n", time.Since(start).Round(time.Second))
+}
+
+func run(o options, stdout io.Writer) error {
+	if o.out == "" {
+		o.out = filepath.Join(o.root, "benchmarks", "results", "latest")
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return err
+	}
+	results := filepath.Join(o.out, "results.txt")
+	if o.from == "" {
+		if err := measure(o, results, stdout); err != nil {
+			return err
+		}
+	} else if err := copyFile(o.from, results); err != nil {
+		return err
+	}
+	return writeReport(o, results, stdout)
+}
+
+// measure builds the benchmarks and runs them o.rounds times into results.
+func measure(o options, results string, stdout io.Writer) error {
+	tmp, err := os.MkdirTemp("", "semabench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	bin := filepath.Join(tmp, "benchmarks.test")
+	fmt.Fprintf(stdout, "building the benchmarks of %s\n", o.root)
+	if err := goCmd(o.root, io.Discard, "test", "-c", "-o", bin, "./benchmarks").Run(); err != nil {
+		return fmt.Errorf("go test -c: %w", err)
+	}
+	var version strings.Builder
+	if err := goCmd(o.root, &version, "env", "GOVERSION").Run(); err != nil {
+		return err
+	}
+	f, err := os.Create(results)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	// The go version is file configuration, which benchstat prints and
+	// compares; how and when the run was made is a note, a line benchstat
+	// ignores, so that runs made on other days still compare.
+	fmt.Fprintf(f, "go: %s\n%ssemabench -rounds %d -benchtime %s -long=%t -bench %s, started %s\n",
+		strings.TrimSpace(version.String()), report.NotePrefix, o.rounds, o.benchtime, o.long, o.bench,
+		time.Now().UTC().Format(time.RFC3339))
+	args := []string{"-test.run", "^$", "-test.bench", o.bench, "-test.benchtime", o.benchtime, "-test.benchmem", "-test.count", "1"}
+	if o.long {
+		args = append(args, "-long")
+	}
+	fmt.Fprintf(stdout, "running %d rounds of: benchmarks.test %s\n", o.rounds, strings.Join(args, " "))
+	p := &progress{w: stdout, start: time.Now()}
+	for r := 1; r <= o.rounds; r++ {
+		p.round = fmt.Sprintf("round %d/%d", r, o.rounds)
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = filepath.Join(o.root, "benchmarks")
+		cmd.Stderr = os.Stderr
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			return err
+		}
+		if err := cmd.Start(); err != nil {
+			return err
+		}
+		if err := p.follow(io.TeeReader(out, f)); err != nil {
+			_ = cmd.Wait()
+			return err
+		}
+		if err := cmd.Wait(); err != nil {
+			return fmt.Errorf("%s: %w", p.round, err)
+		}
+	}
+	return f.Close()
+}
+
+func goCmd(dir string, stdout io.Writer, args ...string) *exec.Cmd {
+	cmd := exec.Command("go", args...)
+	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, stdout, os.Stderr
+	return cmd
+}
+
+// progress prints one line per scenario as its results arrive: the
+// scenario, and each contender's ns/op (or p99 wait, in the latency pass).
+type progress struct {
+	w     io.Writer
+	start time.Time
+	round string
+	key   string   // pass and scenario being collected
+	cells []string // contender figures collected for it
+}
+
+// follow reads go test -bench output until EOF.
+func (p *progress) follow(r io.Reader) error {
+	br := benchfmt.NewReader(r, "stdout")
+	for br.Scan() {
+		res, ok := br.Result().(*benchfmt.Result)
+		if !ok {
+			continue
+		}
+		bench, sc, impl := report.SplitName(string(res.Name.Full()))
+		if key := bench + " " + sc; key != p.key {
+			p.flush()
+			p.key = key
+		}
+		if ns, ok := report.Value(res, report.NsPerOp); ok {
+			p.cells = append(p.cells, impl+" "+report.FormatNs(ns))
+		} else if v, ok := report.Value(res, report.P99); ok {
+			p.cells = append(p.cells, impl+" p99 "+report.FormatNs(v))
+		} else {
+			p.cells = append(p.cells, impl)
+		}
+	}
+	p.flush()
+	// Drain what the reader did not consume, so that the tee copies it all.
+	_, err := io.Copy(io.Discard, r)
+	return errors.Join(br.Err(), err)
+}
+
+func (p *progress) flush() {
+	if p.key == "" {
+		return
+	}
+	fmt.Fprintf(p.w, "%s %6s  %s: %s\n", p.round, time.Since(p.start).Round(time.Second), p.key, strings.Join(p.cells, ", "))
+	p.key, p.cells = "", nil
+}
+
+// writeReport writes results.md and the charts from results, and prints the
+// summary table.
+func writeReport(o options, results string, stdout io.Writer) error {
+	f, err := os.Open(results)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r, err := report.Parse(f, results)
+	if err != nil {
+		return err
+	}
+	if len(r.Scenarios) == 0 {
+		return fmt.Errorf("%s holds no benchmark results", results)
+	}
+	old, _ := filepath.Glob(filepath.Join(o.out, "*.svg"))
+	for _, name := range old { // charts of an earlier run
+		if err := os.Remove(name); err != nil {
+			return err
+		}
+	}
+	charts, err := drawCharts(r, o.out)
+	if err != nil {
+		return err
+	}
+	md, err := os.Create(filepath.Join(o.out, "results.md"))
+	if err != nil {
+		return err
+	}
+	defer md.Close()
+	if err := r.Markdown(md, report.Document{Command: o.command, Charts: charts, Skip: skipReason}); err != nil {
+		return err
+	}
+	if err := md.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "\nns/op per scenario, and ratio to xsync (~: not significant):")
+	if err := r.SummaryTable().Text(stdout); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nwrote %s: results.txt, results.md", o.out)
+	for _, c := range charts {
+		fmt.Fprintf(stdout, ", %s", c.File)
+	}
+	fmt.Fprintln(stdout)
+	return nil
+}
+
+// drawCharts writes every chart the run has data for.
+func drawCharts(r *report.Run, dir string) ([]report.Chart, error) {
+	st := chart.Style{Impls: r.Impls, Refs: map[string]bool{}}
+	for _, c := range benchmarks.Contenders {
+		st.Refs[c.Name] = c.Reference
+	}
+	specs := []struct {
+		file, caption string
+		draw          func() (*plot.Plot, error)
+	}{
+		{"goroutines-size4.svg", "Cost against goroutines, size 4, short hold (oversubscribed)", func() (*plot.Plot, error) {
+			return chart.Curve(r, st, "size=4/work=short", report.NsPerOp,
+				"Oversubscribed: size 4, short hold", "time per Acquire+Release (log)")
+		}},
+		{"goroutines-size1.svg", "Cost against goroutines, size 1, no work", func() (*plot.Plot, error) {
+			return chart.Curve(r, st, "size=1/work=0", report.NsPerOp,
+				"Size 1, no work while holding", "time per Acquire+Release (log)")
+		}},
+		{"latency-p99-size4.svg", "p99 wait against goroutines, size 4, short hold", func() (*plot.Plot, error) {
+			return chart.Curve(r, st, "size=4/work=short", report.P99,
+				"p99 wait of Acquire: size 4, short hold", "p99 wait (log)")
+		}},
+		{"latency.svg", "Wait percentiles, 16 goroutines, size 1", func() (*plot.Plot, error) {
+			return chart.Percentiles(r, "goroutines=16/size=1/work=0")
+		}},
+		{"starvation.svg", "Starvation probe: worst wait of Acquire(size) among Acquire(1) cyclers", func() (*plot.Plot, error) {
+			return chart.Starvation(r, "starvation/goroutines=16/size=4")
+		}},
+	}
+	var out []report.Chart
+	for _, s := range specs {
+		p, err := s.draw()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.file, err)
+		}
+		if p == nil {
+			continue // no data for it in this run
+		}
+		f, err := os.Create(filepath.Join(dir, s.file))
+		if err != nil {
+			return nil, err
+		}
+		err = errors.Join(chart.WriteSVG(f, p), f.Close())
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.file, err)
+		}
+		out = append(out, report.Chart{File: s.file, Caption: s.caption})
+	}
+	return out, nil
+}
+
+// skipReason asks the registry why impl sat scenario out.
+func skipReason(scenario, impl string) string {
+	for _, sc := range slices.Concat(benchmarks.Scenarios, benchmarks.LongScenarios) {
+		if sc.Name != scenario {
+			continue
+		}
+		for _, c := range benchmarks.Contenders {
+			if c.Name == impl {
+				return c.Skip(sc)
+			}
+		}
+	}
+	return ""
+}
+
+func copyFile(from, to string) error {
+	if a, b := filepath.Clean(from), filepath.Clean(to); a == b {
+		return nil
+	}
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(to)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// Reporting an existing results file writes results.md and every chart the
+// data allows, replaces stale charts, and prints the summary table.
+func TestReportFrom(t *testing.T) {
+	dir := t.TempDir()
+	stale := filepath.Join(dir, "old-chart.svg")
+	require.NoError(t, os.WriteFile(stale, []byte("<svg/>"), 0o644))
+	var out bytes.Buffer
+	require.NoError(t, run(options{from: "testdata/results.txt", out: dir, command: "make bench"}, &out))
+
+	assert.NoFileExists(t, stale)
+	for _, f := range []string{"results.txt", "results.md", "goroutines-size4.svg", "latency-p99-size4.svg", "starvation.svg"} {
+		info, err := os.Stat(filepath.Join(dir, f))
+		require.NoError(t, err, f)
+		assert.Positive(t, info.Size(), f)
+	}
+	assert.NoFileExists(t, filepath.Join(dir, "goroutines-size1.svg"), "the sample has one size-1 point only")
+
+	md, err := os.ReadFile(filepath.Join(dir, "results.md"))
+	require.NoError(t, err)
+	for _, want := range []string{
+		"Produced by `make bench`", "![Starvation probe", "(starvation.svg)",
+		"| contender | ns/op | ± | × xsync |", "p99 wait", "fairness",
+		"Skipped: mutex (size 4 exceeds its maximum of 1).",
+		"Skipped: chan (takes only one permit per request), mutex (size 4 exceeds its maximum of 1).",
+	} {
+		assert.Contains(t, string(md), want)
+	}
+	assert.NotContains(t, string(md), "old-chart")
+	assert.Contains(t, out.String(), "uncontended/size=1")
+	assert.Contains(t, out.String(), "52.0ns 2.08×")
+}
+
+func TestReportFromNothing(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty.txt")
+	require.NoError(t, os.WriteFile(empty, []byte("PASS\n"), 0o644))
+	err := run(options{from: empty, out: t.TempDir()}, &bytes.Buffer{})
+	assert.ErrorContains(t, err, "holds no benchmark results")
+}
+
+// One progress line per scenario and pass, with each contender's figure.
+func TestProgress(t *testing.T) {
+	var out bytes.Buffer
+	p := &progress{w: &out, start: time.Now(), round: "round 1/6"}
+	require.NoError(t, p.follow(strings.NewReader(`goos: linux
+BenchmarkSemaphore/uncontended/size=1/impl=chansem-2  1000  52.5 ns/op  0 B/op  0 allocs/op
+BenchmarkSemaphore/uncontended/size=1/impl=xsync-2  1000  25.0 ns/op  0 B/op  0 allocs/op
+BenchmarkSemaphore/goroutines=2/size=1/work=0/impl=xsync-2  1000  1500 ns/op  0 B/op  0 allocs/op
+BenchmarkLatency/goroutines=2/size=1/work=0/impl=xsync-2  1000  30 p50-ns  41000 p99-ns  0 B/op  0 allocs/op
+PASS
+`)))
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	require.Len(t, lines, 3, out.String())
+	assert.Regexp(t, `^round 1/6 +0s  Semaphore uncontended/size=1: chansem 52.5ns, xsync 25.0ns$`, lines[0])
+	assert.Regexp(t, `Semaphore goroutines=2/size=1/work=0: xsync 1.50µs$`, lines[1])
+	assert.Regexp(t, `Latency goroutines=2/size=1/work=0: xsync p99 41.0µs$`, lines[2])
+}
+
+func TestSkipReason(t *testing.T) {
+	assert.Equal(t, "size 4 exceeds its maximum of 1", skipReason("goroutines=64/size=4/work=short", "mutex"))
+	assert.Equal(t, "Acquire ignores its context", skipReason("cancel/goroutines=16/size=1/timeout=10us", "chan"))
+	assert.Empty(t, skipReason("uncontended/size=1", "mutex"))
+	assert.Empty(t, skipReason("no/such=scenario", "mutex"))
+	assert.Empty(t, skipReason("uncontended/size=1", "nosuch"))
+}

@@ -1,0 +1,102 @@
+package report
+
+import (
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// sample is testdata/results.txt: five rounds of synthetic results whose
+// medians and significance are known: each contender's values are its base
+// value and base-2..base+2; xsync and chan are identical in uncontended.
+func sample(t *testing.T) *Run {
+	t.Helper()
+	f, err := os.Open("../testdata/results.txt")
+	require.NoError(t, err)
+	defer f.Close()
+	run, err := Parse(f, "results.txt")
+	require.NoError(t, err)
+	return run
+}
+
+func TestParse(t *testing.T) {
+	run := sample(t)
+	assert.Equal(t, []string{"chansem", "xsync", "chan", "mutex"}, run.Impls)
+	assert.Equal(t, []string{
+		"uncontended/size=1", "goroutines=2/size=4/work=short", "goroutines=64/size=4/work=short",
+		"starvation/goroutines=16/size=4", "cancel/goroutines=16/size=1/timeout=10us",
+	}, run.Scenarios)
+	assert.Equal(t, "go1.26.0", run.Config["go"])
+	assert.Equal(t, []string{"semabench -rounds 5 -benchtime 1ms, started 2026-01-01T00:00:00Z"}, run.Notes)
+	assert.Equal(t, "Test CPU", run.Config["cpu"])
+	assert.Equal(t, []string{"go", "goos", "goarch", "pkg", "cpu"}, run.ConfigKeys)
+
+	s := run.Sample("uncontended/size=1", "chansem", NsPerOp)
+	require.NotNil(t, s)
+	assert.Equal(t, []float64{50, 51, 52, 53, 54}, s.Values, "ns/op stays in ns, every round kept")
+	assert.Equal(t, 52.0, run.Median("uncontended/size=1", "chansem", NsPerOp))
+	assert.Equal(t, 2.0, run.Median("goroutines=2/size=4/work=short", "xsync", AllocsPerOp))
+
+	// Each unit comes from its own pass: the latency pass's B/op is ignored
+	// and its suppressed ns/op never mixes with the real one.
+	assert.Equal(t, 120.0, run.Median("goroutines=2/size=4/work=short", "xsync", BytesPerOp))
+	assert.Equal(t, 2000.0, run.Median("goroutines=2/size=4/work=short", "xsync", P99))
+	assert.Equal(t, 0.92, run.Median("goroutines=2/size=4/work=short", "xsync", Jain))
+	assert.Nil(t, run.Sample("uncontended/size=1", "xsync", Jain))
+	assert.Equal(t, 8002000.0, run.Median("starvation/goroutines=16/size=4", "chansem", BigMaxWait))
+
+	assert.True(t, run.Has("uncontended/size=1", "mutex"))
+	assert.False(t, run.Has("goroutines=2/size=4/work=short", "mutex"))
+}
+
+func TestRatio(t *testing.T) {
+	run := sample(t)
+	x, significant, ok := run.Ratio("uncontended/size=1", "chansem")
+	require.True(t, ok)
+	assert.InDelta(t, 52.0/25, x, 1e-9)
+	assert.True(t, significant, "five rounds, all apart: p < 0.05")
+
+	x, significant, ok = run.Ratio("uncontended/size=1", "chan")
+	require.True(t, ok)
+	assert.InDelta(t, 1, x, 1e-9)
+	assert.False(t, significant, "identical samples")
+
+	_, _, ok = run.Ratio("goroutines=2/size=4/work=short", "mutex")
+	assert.False(t, ok, "mutex did not run it")
+}
+
+func TestSplitName(t *testing.T) {
+	for _, tc := range []struct{ name, bench, scenario, impl string }{
+		{"BenchmarkSemaphore/goroutines=16/size=1/work=0/impl=chansem-2", "Semaphore", "goroutines=16/size=1/work=0", "chansem"},
+		{"BenchmarkLatency/uncontended/size=1/impl=xsync", "Latency", "uncontended/size=1", "xsync"},
+		{"BenchmarkOther/x=1-8", "Other", "x=1", ""},
+	} {
+		b, s, i := SplitName(tc.name)
+		assert.Equal(t, []string{tc.bench, tc.scenario, tc.impl}, []string{b, s, i}, tc.name)
+	}
+}
+
+func TestKeys(t *testing.T) {
+	label, kv := Keys("starvation/goroutines=16/size=4")
+	assert.Equal(t, "starvation", label)
+	assert.Equal(t, map[string]string{"goroutines": "16", "size": "4"}, kv)
+}
+
+func TestFormat(t *testing.T) {
+	for ns, want := range map[float64]string{
+		0: "0ns", 0.5: "0.5ns", 25.34: "25.3ns", 999: "999ns", 1420: "1.42µs",
+		8290303: "8.29ms", 1.2e9: "1.20s", 125000: "125µs",
+	} {
+		assert.Equal(t, want, FormatNs(ns), "%v", ns)
+	}
+	for ns, want := range map[float64]string{25: "40.0M", 1600: "625k", 2e6: "500", 0: "-"} {
+		assert.Equal(t, want, throughput(ns), "%v", ns)
+	}
+}
