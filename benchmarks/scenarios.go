@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -38,7 +39,22 @@ const TryEvery = 4
 const (
 	WorkShort = 50
 	WorkLong  = 2000
+	// WorkYield holds the permits across runtime.Gosched instead of
+	// spinning, so that on few cores the other goroutines run, find no
+	// permit and queue: the number of waiters really grows with the number
+	// of goroutines, which is what exposes a cost per waiter such as
+	// condsem's Broadcast.
+	WorkYield = -1
 )
+
+// hold does the scenario's work while permits are held.
+func hold(work int) {
+	if work == WorkYield {
+		runtime.Gosched()
+		return
+	}
+	Spin(work)
+}
 
 // Scenario is one way of loading a semaphore: how many goroutines do what,
 // on a semaphore of what size, with which weights and hold time.
@@ -78,6 +94,9 @@ var Scenarios = concat(
 	// Oversubscribed: waiters pile up behind 4 permits; the curve shows
 	// how each strategy's cost grows with the number of waiters.
 	sweep(4, WorkShort, 2, 4, 8, 16, 32, 128, 256, 512),
+	// Waiters queued for real: the holder yields, so on 2 cores the queue
+	// grows with the goroutines and per-waiter costs show.
+	sweep(4, WorkYield, 2, 8, 32, 128, 512),
 	[]Scenario{
 		// Hold times: with goroutines=16/size=1/work=0 above, cost as the
 		// critical section grows.
@@ -107,7 +126,7 @@ var LongScenarios = concat(
 
 // sweep is the unit-weight scenarios goroutines=g/size=size/work=w for each g.
 func sweep(size int64, work int, goroutines ...int) []Scenario {
-	w := map[int]string{0: "0", WorkShort: "short", WorkLong: "long"}[work]
+	w := map[int]string{0: "0", WorkShort: "short", WorkLong: "long", WorkYield: "yield"}[work]
 	var out []Scenario
 	for _, g := range goroutines {
 		out = append(out, Scenario{
@@ -271,7 +290,7 @@ func (sc Scenario) op(s sem.Semaphore, w *worker) {
 			w.fails++
 			return
 		}
-		Spin(sc.Work)
+		hold(sc.Work)
 		s.Release(1)
 	case Try:
 		if w.ops%TryEvery == 0 {
@@ -282,7 +301,7 @@ func (sc Scenario) op(s sem.Semaphore, w *worker) {
 			w.fails++
 			return
 		}
-		Spin(sc.Work)
+		hold(sc.Work)
 		s.Release(1)
 	}
 }
@@ -292,7 +311,7 @@ func (sc Scenario) cycle(s sem.Semaphore, w *worker, n int64) {
 	if err := w.acquire(context.Background(), s, n); err != nil {
 		panic(fmt.Sprintf("Acquire(%d): %v", n, err))
 	}
-	Spin(sc.Work)
+	hold(sc.Work)
 	s.Release(n)
 }
 

@@ -97,7 +97,7 @@ func TestScenarioNames(t *testing.T) {
 			assert.Equal(t, 1, sc.Goroutines, sc.Name)
 		}
 		if w, ok := keys["work"]; ok {
-			assert.Equal(t, map[int]string{0: "0", WorkShort: "short", WorkLong: "long"}[sc.Work], w, sc.Name)
+			assert.Equal(t, map[int]string{0: "0", WorkShort: "short", WorkLong: "long", WorkYield: "yield"}[sc.Work], w, sc.Name)
 		}
 		if sc.MaxWeight > 1 && sc.Kind == Cycle {
 			assert.Equal(t, fmt.Sprintf("1-%d", sc.MaxWeight), keys["weights"], sc.Name)

@@ -249,6 +249,10 @@ func drawCharts(r *report.Run, dir string) ([]report.Chart, error) {
 			return chart.Curve(r, st, "size=4/work=short", report.NsPerOp,
 				"Oversubscribed: size 4, short hold", "time per Acquire+Release (log)")
 		}},
+		{"goroutines-size4-yield.svg", "Cost against goroutines, size 4, holder yields (waiters queue for real)", func() (*plot.Plot, error) {
+			return chart.Curve(r, st, "size=4/work=yield", report.NsPerOp,
+				"Waiters piling up: size 4, holder yields", "time per Acquire+Release (log)")
+		}},
 		{"goroutines-size1.svg", "Cost against goroutines, size 1, no work", func() (*plot.Plot, error) {
 			return chart.Curve(r, st, "size=1/work=0", report.NsPerOp,
 				"Size 1, no work while holding", "time per Acquire+Release (log)")
