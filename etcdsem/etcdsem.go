@@ -707,9 +707,7 @@ func (s *Semaphore) sync() error {
 		}
 		var err error
 		for attempt := 0; ; attempt++ {
-			var resp *clientv3.TxnResponse
-			if resp, err = s.cli.Txn(ctx).Then(ops...).Commit(); err == nil {
-				s.noteWrites(resp)
+			if err = s.write(ctx, ops); err == nil {
 				break
 			}
 			if err = s.backoff(ctx, err, attempt); err != nil {
@@ -734,6 +732,24 @@ func (s *Semaphore) sync() error {
 		s.startJanitor()
 	}
 	return firstErr
+}
+
+// write sends ops to etcd at once: as a bare request when there is one
+// (the common Release of one key is then a plain delete, as cheap as
+// concurrency.Mutex's Unlock), in a transaction otherwise.
+func (s *Semaphore) write(ctx context.Context, ops []clientv3.Op) error {
+	if len(ops) == 1 && ops[0].IsDelete() {
+		resp, err := s.cli.Delete(ctx, string(ops[0].KeyBytes()))
+		if err == nil && resp.Deleted > 0 {
+			s.wrote(resp.Header.Revision)
+		}
+		return err
+	}
+	resp, err := s.cli.Txn(ctx).Then(ops...).Commit()
+	if err == nil {
+		s.noteWrites(resp)
+	}
+	return err
 }
 
 // noteWrites records the revision of a flush that changed the queue.
