@@ -116,6 +116,19 @@ func settle(hs func() []*etcdsem.Semaphore) func() {
 	}
 }
 
+// await receives from ch, failing t if nothing comes within 20 seconds: a
+// broken implementation fails the test instead of hanging it.
+func await[T any](t testing.TB, ch <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(20 * time.Second):
+		t.Fatal("nothing received in 20s; a waiter was never woken")
+		panic("unreachable")
+	}
+}
+
 func TestConformance(t *testing.T) {
 	var mu sync.Mutex
 	var handles []*etcdsem.Semaphore
@@ -203,7 +216,7 @@ func TestHandlesShareFIFO(t *testing.T) {
 	assert.Equal(t, int64(1), avail, "1 permit free; the waiter wants 2")
 	assert.False(t, c.TryAcquire(1), "TryAcquire(1) barged past the waiter with 1 free")
 	a.Release(1)
-	require.NoError(t, <-bDone)
+	require.NoError(t, await(t, bDone))
 	assert.Equal(t, int64(2), b.Held())
 	assert.True(t, c.TryAcquire(0))
 	assert.False(t, c.TryAcquire(1), "a holds 1 and b holds 2")
@@ -233,7 +246,7 @@ func TestReleaseSplitsKeys(t *testing.T) {
 	settle(func() []*etcdsem.Semaphore { return []*etcdsem.Semaphore{s, other} })()
 
 	s.Release(2) // all of the first key, 1 of the second: 2 free
-	require.NoError(t, <-done, "the waiter for 2 after Release(2) of keys weighing 1 and 3")
+	require.NoError(t, await(t, done), "the waiter for 2 after Release(2) of keys weighing 1 and 3")
 	assert.Equal(t, int64(2), s.Held())
 	avail, err := s.Available(ctx)
 	require.NoError(t, err)
@@ -295,7 +308,7 @@ func TestPermitFencing(t *testing.T) {
 	}()
 	settle(func() []*etcdsem.Semaphore { return []*etcdsem.Semaphore{s} })()
 	require.NoError(t, p.Release())
-	q := <-next
+	q := await(t, next)
 	assert.Greater(t, q.Token(), p.Token(), "a later holder of a size-1 semaphore has a larger token")
 	assert.False(t, fenced(p), "a write fenced by a released permit")
 	assert.True(t, fenced(q))
@@ -326,8 +339,8 @@ func TestCloseGivesBack(t *testing.T) {
 	settle(func() []*etcdsem.Semaphore { return []*etcdsem.Semaphore{a, b} })()
 
 	require.NoError(t, a.Close())
-	assert.ErrorIs(t, <-aWait, etcdsem.ErrClosed)
-	require.NoError(t, <-bWait, "the waiter on another handle after the holder's Close")
+	assert.ErrorIs(t, await(t, aWait), etcdsem.ErrClosed)
+	require.NoError(t, await(t, bWait), "the waiter on another handle after the holder's Close")
 	assert.ErrorIs(t, a.Acquire(ctx, 1), etcdsem.ErrClosed)
 	assert.False(t, a.TryAcquire(1))
 	a.Release(2) // the revoked lease gave them back already

@@ -203,7 +203,7 @@ func TestKilledHolderPermitsReturn(t *testing.T) {
 
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 	killed := time.Now()
-	require.NoError(t, <-done)
+	require.NoError(t, await(t, done))
 	waited := time.Since(killed)
 	t.Logf("the waiter held the permits %v after the holder was killed (lease TTL %v)", waited.Round(time.Millisecond), workerTTL)
 	// etcd's lessor checks for expired leases every 500ms and revokes them
