@@ -435,10 +435,13 @@ func (s *Semaphore) ReleaseErr(n int64) error {
 }
 
 // Close revokes the handle's lease, which deletes all its keys: permits it
-// holds are given back and its waiting Acquire calls fail. It stops the
-// background retries and the lease's keep-alive. Close returns the error of
-// the revocation, if any (the permits then come back when the lease
-// expires); calls after the first return the same error.
+// holds are given back and its waiting Acquire calls fail with ErrClosed.
+// It stops the background retries and the lease's keep-alive. Close returns
+// the error of the revocation, if any (the permits then come back when the
+// lease expires); calls after the first return the same error. After Close,
+// Acquire fails with ErrClosed, TryAcquire reports false, and Release of
+// permits acquired before only updates the handle's count, since the lease
+// already gave them back.
 func (s *Semaphore) Close() error {
 	s.once.Do(func() {
 		s.mu.Lock()
