@@ -1,0 +1,124 @@
+package etcdsem_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/semacat/sem/etcdsem"
+	"github.com/semacat/sem/etcdsem/internal/embedded"
+)
+
+// A 3-member cluster loses its leader while handles on every member keep
+// acquiring and releasing: after the election the semaphore keeps working,
+// never more than size permits are out, and none is left out at the end.
+func TestLeaderLoss(t *testing.T) {
+	c, err := embedded.Start(t.TempDir(), 3)
+	require.NoError(t, err)
+	defer c.Close()
+
+	const size, workers = 2, 4
+	name := uniqueName(t)
+	var (
+		out, most atomic.Int64
+		ops       [workers]atomic.Int64
+		errs      sync.Map
+		wg        sync.WaitGroup
+	)
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	handles := make([]*etcdsem.Semaphore, workers)
+	for i := range handles {
+		cl, err := c.Client()
+		require.NoError(t, err)
+		defer cl.Close()
+		handles[i], err = etcdsem.New(cl, name, size, etcdsem.WithTTL(5*time.Second),
+			etcdsem.WithErrorHandler(func(err error) { t.Logf("worker %d: reported: %v", i, err) }))
+		require.NoError(t, err)
+		defer handles[i].Close()
+	}
+	for i, s := range handles {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(i), 2))
+			for ctx.Err() == nil {
+				n := 1 + r.Int64N(size)
+				actx, cancel := context.WithTimeout(ctx, 20*time.Second)
+				err := s.Acquire(actx, n)
+				cancel()
+				if err != nil {
+					if ctx.Err() == nil {
+						errs.Store(fmt.Sprintf("worker %d: Acquire(%d): %v", i, n, err), true)
+					}
+					continue
+				}
+				if o := out.Add(n); o > most.Load() {
+					most.Store(o) // racy maximum, but any o > size fails below anyway
+					assert.LessOrEqual(t, o, int64(size), "permits out at once")
+				}
+				time.Sleep(time.Duration(r.IntN(2000)) * time.Microsecond)
+				out.Add(-n)
+				if err := s.ReleaseErr(n); err != nil {
+					t.Logf("worker %d: Release(%d): %v (retried in the background)", i, n, err)
+				}
+				ops[i].Add(1)
+			}
+		}()
+	}
+	// waitOps waits until every worker completed k more operations.
+	waitOps := func(k int64, why string) {
+		t.Helper()
+		var base [workers]int64
+		for i := range ops {
+			base[i] = ops[i].Load()
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for i := range ops {
+			for ops[i].Load() < base[i]+k {
+				if time.Now().After(deadline) {
+					t.Fatalf("%s: worker %d completed %d of %d operations in 30s", why, i, ops[i].Load()-base[i], k)
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+	}
+	waitOps(5, "before the leader was stopped")
+	old := c.Leader()
+	require.NotEqual(t, -1, old)
+	c.Stop(old)
+	stopped := time.Now()
+	waitOps(10, "after the leader was stopped")
+	t.Logf("leader m%d stopped; every worker completed 10 more operations within %v; new leader m%d",
+		old, time.Since(stopped).Round(time.Millisecond), c.Leader())
+	stop()
+	wg.Wait()
+
+	errs.Range(func(k, _ any) bool {
+		t.Error(k)
+		return true
+	})
+	// Nothing lost: once every handle's pending writes are done, all
+	// permits are free again, with every handle still open.
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		avail, err := handles[0].Available(context.Background())
+		if err == nil && avail == size {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Available = %d, %v; want %d once the workers stopped", avail, err, size)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for i, s := range handles {
+		assert.Zero(t, s.Held(), "handle %d", i)
+	}
+}

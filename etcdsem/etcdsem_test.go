@@ -1,0 +1,349 @@
+package etcdsem_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/goleak"
+
+	"github.com/semacat/sem"
+	"github.com/semacat/sem/etcdsem"
+	"github.com/semacat/sem/etcdsem/internal/embedded"
+	"github.com/semacat/sem/semtest"
+)
+
+// The single-member etcd most tests share, started by TestMain, and a
+// client of it.
+var (
+	server *embedded.Cluster
+	cli    *clientv3.Client
+)
+
+// withServer runs the tests with an embedded etcd, except in the worker
+// processes of the multi-process tests, which use their parent's.
+type withServer struct{ m *testing.M }
+
+func (w withServer) Run() int {
+	code := w.run()
+	// A connection between two embedded members can outlive both by up to
+	// etcd's peer read timeout (5s): closing a member sets a read deadline
+	// that a concurrent timeoutConn.Read may overwrite. Give such
+	// goroutines that long to end before goleak looks.
+	for deadline := time.Now().Add(8 * time.Second); time.Now().Before(deadline); {
+		if goleak.Find() == nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return code
+}
+
+func (w withServer) run() int {
+	dir, err := os.MkdirTemp("", "etcdsem-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	server, err = embedded.Start(dir, 1)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer server.Close()
+	cli, err = server.Client()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer cli.Close()
+	return w.m.Run()
+}
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(withServer{m})
+}
+
+var _ sem.Semaphore = (*etcdsem.Semaphore)(nil)
+
+var names atomic.Int64
+
+// uniqueName returns a semaphore name no other test uses.
+func uniqueName(t testing.TB) string {
+	return fmt.Sprintf("%s-%d", t.Name(), names.Add(1))
+}
+
+// newSem makes a handle on a fresh semaphore, closed when t ends.
+func newSem(t testing.TB, size int64, opts ...etcdsem.Option) *etcdsem.Semaphore {
+	t.Helper()
+	s, err := etcdsem.New(cli, uniqueName(t), size, opts...)
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, s.Close()) })
+	return s
+}
+
+// settle waits until every handle in hs has settled (see Settled): all
+// their calls returned or parked on watches that have seen all their
+// writes. The state is read twice, a few milliseconds apart, to cover the
+// instructions between a call's return and its caller noting it.
+func settle(hs func() []*etcdsem.Semaphore) func() {
+	settled := func() bool {
+		for _, s := range hs() {
+			if !s.Settled() {
+				return false
+			}
+		}
+		return true
+	}
+	return func() {
+		deadline := time.Now().Add(10 * time.Second)
+		for stable := 0; stable < 2 && time.Now().Before(deadline); {
+			time.Sleep(2 * time.Millisecond)
+			if settled() {
+				stable++
+			} else {
+				stable = 0
+			}
+		}
+	}
+}
+
+// await receives from ch, failing t if nothing comes within 20 seconds: a
+// broken implementation fails the test instead of hanging it.
+func await[T any](t testing.TB, ch <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(20 * time.Second):
+		t.Fatal("nothing received in 20s; a waiter was never woken")
+		panic("unreachable")
+	}
+}
+
+func TestConformance(t *testing.T) {
+	var mu sync.Mutex
+	var handles []*etcdsem.Semaphore
+	t.Cleanup(func() {
+		for _, s := range handles {
+			assert.NoError(t, s.Close())
+		}
+	})
+	newFn := func(size int64) sem.Semaphore {
+		s, err := etcdsem.New(cli, uniqueName(t), size, etcdsem.WithTTL(5*time.Second))
+		if err != nil {
+			panic(err) // semtest reports it as a failure of New
+		}
+		mu.Lock()
+		handles = append(handles, s)
+		mu.Unlock()
+		return s
+	}
+	all := func() []*etcdsem.Semaphore {
+		mu.Lock()
+		defer mu.Unlock()
+		return handles
+	}
+	semtest.Run(t, newFn, semtest.Guarantees{FIFO: true, NoStarvation: true, NoBarging: true},
+		semtest.WithSettle(settle(all)), semtest.WithTick(100*time.Millisecond))
+}
+
+func TestBadInputMessages(t *testing.T) {
+	assert.PanicsWithValue(t, "etcdsem: New(0): size must be at least 1", func() { _, _ = etcdsem.New(cli, "x", 0) })
+	s := newSem(t, 2)
+	assert.PanicsWithValue(t, "etcdsem: Acquire(-2): negative weight; the number of permits must be at least 0",
+		func() { _ = s.Acquire(context.Background(), -2) })
+	assert.PanicsWithValue(t, "etcdsem: TryAcquire(-1): negative weight; the number of permits must be at least 0",
+		func() { s.TryAcquire(-1) })
+	assert.PanicsWithValue(t, "etcdsem: AcquirePermit(-1): negative weight; the number of permits must be at least 0",
+		func() { _, _ = s.AcquirePermit(context.Background(), -1) })
+	assert.PanicsWithValue(t, "etcdsem: Release(1): released more than held (0 held)", func() { s.Release(1) })
+
+	err := s.Acquire(context.Background(), 3)
+	require.ErrorIs(t, err, sem.ErrExceedsSize)
+	assert.EqualError(t, err, "etcdsem: Acquire(3) can never succeed on a semaphore of size 2; ask for at most 2 permits: sem: request exceeds semaphore size")
+	_, err = s.AcquirePermit(context.Background(), 3)
+	require.ErrorIs(t, err, sem.ErrExceedsSize)
+
+	_, err = etcdsem.New(cli, "", 1)
+	assert.ErrorContains(t, err, "empty semaphore name")
+}
+
+func TestSizeIsRecordedAtTheName(t *testing.T) {
+	name := uniqueName(t)
+	a, err := etcdsem.New(cli, name, 3)
+	require.NoError(t, err)
+	defer a.Close()
+	b, err := etcdsem.New(cli, name, 3)
+	require.NoError(t, err, "a second handle with the same size")
+	defer b.Close()
+	_, err = etcdsem.New(cli, name, 4)
+	require.ErrorIs(t, err, etcdsem.ErrSizeMismatch)
+	assert.EqualError(t, err, fmt.Sprintf(`etcdsem: New(%q, 4): the semaphore was created with size 3: etcdsem: semaphore exists with a different size`, name))
+	// A name with a slash cannot reach into another semaphore's keys.
+	c, err := etcdsem.New(cli, name+"/q", 1)
+	require.NoError(t, err)
+	defer c.Close()
+}
+
+// Handles share a semaphore by name; admission is FIFO across them.
+func TestHandlesShareFIFO(t *testing.T) {
+	ctx := context.Background()
+	name := uniqueName(t)
+	open := func() *etcdsem.Semaphore {
+		s, err := etcdsem.New(cli, name, 3)
+		require.NoError(t, err)
+		t.Cleanup(func() { assert.NoError(t, s.Close()) })
+		return s
+	}
+	a, b, c := open(), open(), open()
+	require.NoError(t, a.Acquire(ctx, 3))
+	bDone := make(chan error, 1)
+	go func() { bDone <- b.Acquire(ctx, 2) }()
+	settle(func() []*etcdsem.Semaphore { return []*etcdsem.Semaphore{a, b, c} })()
+	assert.False(t, c.TryAcquire(1), "TryAcquire(1) on another handle barged past a waiter")
+	a.Release(1)
+	avail, err := a.Available(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), avail, "1 permit free; the waiter wants 2")
+	assert.False(t, c.TryAcquire(1), "TryAcquire(1) barged past the waiter with 1 free")
+	a.Release(1)
+	require.NoError(t, await(t, bDone))
+	assert.Equal(t, int64(2), b.Held())
+	assert.True(t, c.TryAcquire(0))
+	assert.False(t, c.TryAcquire(1), "a holds 1 and b holds 2")
+	a.Release(1)
+	assert.True(t, c.TryAcquire(1))
+	b.Release(2)
+	c.Release(1)
+	avail, err = c.Available(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, int64(3), avail)
+}
+
+// Release(n) accepts any n up to what is held, whatever the weights of the
+// acquisitions: it deletes the oldest keys and shrinks one in place.
+func TestReleaseSplitsKeys(t *testing.T) {
+	ctx := context.Background()
+	s := newSem(t, 4)
+	other, err := etcdsem.New(cli, s.Name(), 4)
+	require.NoError(t, err)
+	defer other.Close()
+
+	require.NoError(t, s.Acquire(ctx, 1))
+	require.NoError(t, s.Acquire(ctx, 3))
+	assert.Equal(t, int64(4), s.Held())
+	done := make(chan error, 1)
+	go func() { done <- other.Acquire(ctx, 2) }()
+	settle(func() []*etcdsem.Semaphore { return []*etcdsem.Semaphore{s, other} })()
+
+	s.Release(2) // all of the first key, 1 of the second: 2 free
+	require.NoError(t, await(t, done), "the waiter for 2 after Release(2) of keys weighing 1 and 3")
+	assert.Equal(t, int64(2), s.Held())
+	avail, err := s.Available(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, int64(0), avail)
+
+	s.Release(1)
+	avail, err = s.Available(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), avail)
+	assert.PanicsWithValue(t, "etcdsem: Release(2): released more than held (1 held)", func() { s.Release(2) })
+	s.Release(1)
+	other.Release(2)
+	avail, err = s.Available(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, int64(4), avail)
+}
+
+// A shrunk key keeps its place in the queue: those queued behind it are
+// not overtaken by it, nor it by them.
+func TestShrunkKeyKeepsItsPlace(t *testing.T) {
+	ctx := context.Background()
+	s := newSem(t, 2)
+	p, err := s.AcquirePermit(ctx, 1)
+	require.NoError(t, err)
+	require.NoError(t, s.Acquire(ctx, 1))
+	require.NoError(t, s.Acquire(ctx, 0))
+	before := p.Token()
+	// Release(1) empties the oldest key of the pool (not the Permit's).
+	s.Release(1)
+	assert.Equal(t, before, p.Token())
+	resp, err := cli.Get(ctx, p.Key())
+	require.NoError(t, err)
+	require.Len(t, resp.Kvs, 1)
+	assert.Equal(t, before, resp.Kvs[0].CreateRevision)
+	require.NoError(t, p.Release())
+}
+
+func TestPermitFencing(t *testing.T) {
+	ctx := context.Background()
+	s := newSem(t, 1)
+	p, err := s.AcquirePermit(ctx, 1)
+	require.NoError(t, err)
+	assert.Positive(t, p.Token())
+	assert.Equal(t, int64(1), p.Weight())
+	assert.Zero(t, s.Held(), "a Permit is not part of the pool Release draws from")
+
+	fenced := func(p *etcdsem.Permit) bool {
+		resp, err := cli.Txn(ctx).If(p.Cmp()).Then(clientv3.OpPut(uniqueName(t), "x")).Commit()
+		require.NoError(t, err)
+		return resp.Succeeded
+	}
+	assert.True(t, fenced(p), "a write fenced by a held permit")
+
+	next := make(chan *etcdsem.Permit, 1)
+	go func() {
+		q, err := s.AcquirePermit(ctx, 1)
+		assert.NoError(t, err)
+		next <- q
+	}()
+	settle(func() []*etcdsem.Semaphore { return []*etcdsem.Semaphore{s} })()
+	require.NoError(t, p.Release())
+	q := await(t, next)
+	assert.Greater(t, q.Token(), p.Token(), "a later holder of a size-1 semaphore has a larger token")
+	assert.False(t, fenced(p), "a write fenced by a released permit")
+	assert.True(t, fenced(q))
+	assert.PanicsWithValue(t, "etcdsem: Release(1): released more than held (0 held)", func() { _ = p.Release() })
+	require.NoError(t, q.Release())
+
+	z, err := s.AcquirePermit(ctx, 0)
+	require.NoError(t, err)
+	assert.Zero(t, z.Token())
+	assert.NoError(t, z.Release())
+}
+
+// Close revokes the lease: permits held come back, waiting calls fail.
+func TestCloseGivesBack(t *testing.T) {
+	ctx := context.Background()
+	name := uniqueName(t)
+	a, err := etcdsem.New(cli, name, 2)
+	require.NoError(t, err)
+	b, err := etcdsem.New(cli, name, 2)
+	require.NoError(t, err)
+	defer b.Close()
+
+	require.NoError(t, a.Acquire(ctx, 2))
+	aWait := make(chan error, 1)
+	go func() { aWait <- a.Acquire(ctx, 1) }()
+	bWait := make(chan error, 1)
+	go func() { bWait <- b.Acquire(ctx, 2) }()
+	settle(func() []*etcdsem.Semaphore { return []*etcdsem.Semaphore{a, b} })()
+
+	require.NoError(t, a.Close())
+	assert.ErrorIs(t, await(t, aWait), etcdsem.ErrClosed)
+	require.NoError(t, await(t, bWait), "the waiter on another handle after the holder's Close")
+	assert.ErrorIs(t, a.Acquire(ctx, 1), etcdsem.ErrClosed)
+	assert.False(t, a.TryAcquire(1))
+	a.Release(2) // the revoked lease gave them back already
+	assert.NoError(t, a.Close(), "a second Close")
+	b.Release(2)
+}

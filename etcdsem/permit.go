@@ -1,0 +1,119 @@
+package etcdsem
+
+import (
+	"context"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/semacat/sem/internal/check"
+)
+
+// Permit is one acquisition of a semaphore, held until its Release, with the
+// fencing token that lets a protected resource tell a current holder from a
+// stale one.
+//
+// # Why a token
+//
+// A holder is a lease. A process paused for longer than the lease's TTL (a
+// long GC pause, a stopped VM, a partition) comes back still believing it
+// holds its permits, while etcd has deleted its key and admitted someone
+// else. No check the holder makes before acting closes this gap, since the
+// pause can fall between the check and the act. The resource has to check.
+//
+// The token is the create revision of the permit's key in etcd: unique,
+// never reused, and larger for later places in the queue. Two ways to use it:
+//
+//   - The resource is etcd itself: put [Permit.Cmp] in the If of the
+//     transaction that writes the protected data. The write happens only
+//     while the permit's key still exists, that is, while it still holds.
+//   - The resource is elsewhere (a database, a storage service) and the
+//     semaphore has size 1 (a lock): send the token with every request; the
+//     resource remembers the largest token it has seen and rejects smaller
+//     ones. Holders of a size-1 semaphore are admitted in token order, so a
+//     stale holder's token is always smaller than its successor's. For a
+//     larger size, several holders are current at once and tokens do not
+//     order them; the resource must then ask etcd whether the key still
+//     exists (a Get of [Permit.Key] comparing the create revision with the
+//     token), or the protected work must be made idempotent.
+//
+// Not every use needs this: if over-admission for the length of a pause only
+// costs some extra load (a connection budget, a rate limit), the plain
+// Acquire and Release are enough.
+type Permit struct {
+	s *Semaphore
+	e *entry
+	n int64
+}
+
+// AcquirePermit is Acquire returning the acquisition as a [Permit], released
+// by [Permit.Release] and never by [Semaphore.Release]. It blocks, fails and
+// panics exactly as Acquire does. For n == 0 it returns a Permit that holds
+// nothing, with token 0, unless ctx is done.
+func (s *Semaphore) AcquirePermit(ctx context.Context, n int64) (*Permit, error) {
+	check.Weight(pkg, "AcquirePermit", n)
+	if n == 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return &Permit{s: s}, nil
+	}
+	if n > s.size {
+		return nil, check.ExceedsSize(pkg, n, s.size)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	e, err := s.acquire(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	return &Permit{s: s, e: e, n: n}, nil
+}
+
+// Token returns the fencing token: the create revision of the permit's key,
+// larger for every later place in the queue.
+func (p *Permit) Token() int64 {
+	if p.e == nil {
+		return 0
+	}
+	return p.e.rev
+}
+
+// Weight returns the number of permits the Permit was acquired with.
+func (p *Permit) Weight() int64 { return p.n }
+
+// Key returns the permit's key in etcd.
+func (p *Permit) Key() string {
+	if p.e == nil {
+		return ""
+	}
+	return p.e.key
+}
+
+// Cmp returns the comparison that holds in an etcd transaction exactly while
+// the permit's key exists, that is, while the permit holds. Use it to fence
+// writes to etcd: If(p.Cmp()).Then(your writes).
+func (p *Permit) Cmp() clientv3.Cmp {
+	return clientv3.Compare(clientv3.CreateRevision(p.Key()), "=", p.Token())
+}
+
+// Release gives the permit's permits back by deleting its key. It panics if
+// the Permit was released already. Its error and the retries that follow
+// are those of [Semaphore.ReleaseErr].
+func (p *Permit) Release() error {
+	if p.e == nil {
+		return nil
+	}
+	s := p.s
+	s.mu.Lock()
+	if p.e.weight == 0 {
+		s.mu.Unlock()
+		check.OverRelease(pkg, p.n, 0)
+	}
+	p.e.weight = 0
+	if !s.closed {
+		s.dirty[p.e.key] = p.e
+	}
+	s.mu.Unlock()
+	return s.sync()
+}
