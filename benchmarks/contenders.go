@@ -20,6 +20,7 @@ import (
 
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/chansem"
+	"github.com/semacat/sem/weighted"
 )
 
 // Contender is one semaphore implementation in the race.
@@ -46,6 +47,7 @@ func (c Contender) Supports(size, maxWeight int64) bool {
 // Contenders lists every implementation in the race, semacat's first.
 var Contenders = []Contender{
 	{Name: "chansem", New: func(size int64) sem.Semaphore { return chansem.New(size) }},
+	{Name: "weighted", New: func(size int64) sem.Semaphore { return weighted.New(size) }},
 	{Name: "xsync", New: func(size int64) sem.Semaphore { return semaphore.NewWeighted(size) }, Reference: true},
 	{Name: "chan", New: func(size int64) sem.Semaphore { return make(rawChan, size) }, UnitOnly: true, Reference: true},
 	{Name: "mutex", New: func(int64) sem.Semaphore { return new(mutex) }, MaxSize: 1, UnitOnly: true, Reference: true},
