@@ -26,6 +26,10 @@ type Semaphore struct {
 
 	mu sync.Mutex  // guards q, and changes of the queued bit
 	q  waitq.Queue // waiting Acquires, in arrival order
+
+	// spare is a node whose waiter has returned, parked here without the
+	// mutex and recycled by the next Acquire that queues.
+	spare atomic.Pointer[waitq.Waiter]
 }
 
 // New returns a semaphore with size permits, all free. It panics if size is
@@ -164,6 +168,9 @@ func (s *Semaphore) enqueue(n int64) *waitq.Waiter {
 				continue
 			}
 		}
+		if w := s.spare.Load(); w != nil && s.spare.CompareAndSwap(w, nil) {
+			s.q.Recycle(w)
+		}
 		return s.q.PushBack(n)
 	}
 }
@@ -181,34 +188,52 @@ func (s *Semaphore) releaseSlow(n int64) {
 			break
 		}
 	}
-	s.grant()
+	w := s.grant()
 	s.mu.Unlock()
+	wake(w)
 }
 
 // grant, called with s.mu held, hands permits to the waiters at the head of
 // the queue for as long as the head fits, and clears the queued bit when the
-// queue empties.
-func (s *Semaphore) grant() {
+// queue empties. It wakes every waiter it grants but the first, which it
+// returns for the caller to wake once it has unlocked s.mu.
+func (s *Semaphore) grant() (first *waitq.Waiter) {
 	for {
 		w := s.q.Front()
 		if w == nil {
 			s.state.And(^uint64(queued))
-			return
+			return first
 		}
 		old := s.state.Load()
 		if free(old) < w.N {
-			return
+			return first
 		}
 		// While the bit is set only holders of s.mu change the state.
 		s.state.Store(old - uint64(w.N)<<1)
 		w.Granted = true
 		s.q.Remove(w)
+		if first == nil {
+			first = w
+		} else {
+			w.Wake()
+		}
+	}
+}
+
+// wake wakes w, if not nil, which was granted its permits.
+func wake(w *waitq.Waiter) {
+	if w != nil {
 		w.Wake()
 	}
 }
 
-// recycle returns the node of a waiter that received its grant.
+// recycle returns the node of a waiter that received its grant and its
+// wake-up. It leaves the node in s.spare if that is empty, so that the
+// waiter does not take the mutex a second time; otherwise it recycles it.
 func (s *Semaphore) recycle(w *waitq.Waiter) {
+	if s.spare.CompareAndSwap(nil, w) {
+		return
+	}
 	s.mu.Lock()
 	s.q.Recycle(w)
 	s.mu.Unlock()
@@ -218,17 +243,22 @@ func (s *Semaphore) recycle(w *waitq.Waiter) {
 func (s *Semaphore) cancel(ctx context.Context, w *waitq.Waiter) error {
 	s.mu.Lock()
 	if w.Granted {
-		// The grant came first: keep it.
-		s.q.Recycle(w)
+		// The grant came first: keep it. Its wake-up may still be on
+		// the way; receive it so that it cannot reach the node's next
+		// user.
 		s.mu.Unlock()
+		<-w.Woken()
+		s.recycle(w)
 		return nil
 	}
 	head := s.q.Front() == w
 	s.q.Remove(w)
 	s.q.Recycle(w)
+	var first *waitq.Waiter
 	if head || s.q.Len() == 0 {
-		s.grant()
+		first = s.grant()
 	}
 	s.mu.Unlock()
+	wake(first)
 	return ctx.Err()
 }
