@@ -82,7 +82,7 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 // n < 0.
 func (s *Semaphore) TryAcquire(n int64) bool {
 	check.Weight(pkg, "TryAcquire", n)
-	return n <= s.size && s.tryAcquire(n)
+	return n == 0 || (n <= s.size && s.tryAcquire(n))
 }
 
 // tryAcquire takes n permits if nobody is queued and they are free.
@@ -148,6 +148,11 @@ func (s *Semaphore) acquireSlow(ctx context.Context, n int64) error {
 	}
 }
 
+// testHookQueue, when set by a test, runs in enqueue between the check that a
+// request does not fit and the setting of the queued bit: the window in which
+// a fast-path Release can race a new waiter.
+var testHookQueue func()
+
 // enqueue, called with s.mu held, takes n permits if nobody is queued and
 // they are free, and returns nil; otherwise it queues a waiter for them and
 // sets the queued bit, which sends every Release and Acquire to the mutex.
@@ -160,6 +165,9 @@ func (s *Semaphore) enqueue(n int64) *waitq.Waiter {
 					return nil
 				}
 				continue
+			}
+			if testHookQueue != nil {
+				testHookQueue()
 			}
 			// Set the bit only if no permit came back since the load:
 			// otherwise a fast-path Release could have freed what we
