@@ -23,6 +23,7 @@ import (
 	"github.com/semacat/sem/chansem"
 	"github.com/semacat/sem/condsem"
 	"github.com/semacat/sem/spinsem"
+	"github.com/semacat/sem/weighted"
 )
 
 // Contender is one semaphore implementation in the race.
@@ -68,6 +69,7 @@ var Contenders = []Contender{
 	{Name: "condsem", New: func(size int64) sem.Semaphore { return condsem.New(size) }},
 	{Name: "condsem-fair", New: func(size int64) sem.Semaphore { return condsem.NewFair(size) }},
 	{Name: "spinsem", New: func(size int64) sem.Semaphore { return spinsem.New(size) }},
+	{Name: "weighted", New: func(size int64) sem.Semaphore { return weighted.New(size) }},
 	{Name: "xsync", New: func(size int64) sem.Semaphore { return semaphore.NewWeighted(size) }, Reference: true},
 	{Name: "chan", New: func(size int64) sem.Semaphore { return make(rawChan, size) }, UnitOnly: true, Reference: true, IgnoresContext: true},
 	{Name: "mutex", New: func(int64) sem.Semaphore { return new(mutex) }, MaxSize: 1, UnitOnly: true, Reference: true, IgnoresContext: true},

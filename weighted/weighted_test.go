@@ -1,0 +1,340 @@
+package weighted_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"testing/synctest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/semacat/sem"
+	"github.com/semacat/sem/semtest"
+	"github.com/semacat/sem/weighted"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+var _ sem.Semaphore = (*weighted.Semaphore)(nil)
+
+func TestConformance(t *testing.T) {
+	semtest.Run(t, func(size int64) sem.Semaphore { return weighted.New(size) },
+		semtest.Guarantees{FIFO: true, NoStarvation: true, NoBarging: true})
+}
+
+func TestSizeAndAvailable(t *testing.T) {
+	s := weighted.New(5)
+	assert.Equal(t, int64(5), s.Size())
+	assert.Equal(t, int64(5), s.Available())
+	require.True(t, s.TryAcquire(3))
+	assert.Equal(t, int64(2), s.Available())
+	require.NoError(t, s.Acquire(context.Background(), 2))
+	assert.Equal(t, int64(0), s.Available())
+	s.Release(4)
+	assert.Equal(t, int64(4), s.Available())
+	s.Release(1)
+	assert.Equal(t, int64(5), s.Available())
+	assert.Equal(t, int64(5), s.Size())
+}
+
+// The largest size fits the state word, which keeps the free count above a
+// flag bit.
+func TestHugeSize(t *testing.T) {
+	const size = 1<<63 - 1
+	s := weighted.New(size)
+	assert.Equal(t, int64(size), s.Available())
+	require.True(t, s.TryAcquire(size))
+	assert.Equal(t, int64(0), s.Available())
+	assert.False(t, s.TryAcquire(1))
+	s.Release(size)
+	assert.Equal(t, int64(size), s.Available())
+}
+
+func TestBadInputMessages(t *testing.T) {
+	assert.PanicsWithValue(t, "weighted: New(0): size must be at least 1", func() { weighted.New(0) })
+	s := weighted.New(2)
+	for _, tc := range []struct {
+		msg  string
+		call func()
+	}{
+		{"weighted: Acquire(-2): negative weight; the number of permits must be at least 0",
+			func() { _ = s.Acquire(context.Background(), -2) }},
+		{"weighted: TryAcquire(-1): negative weight; the number of permits must be at least 0",
+			func() { s.TryAcquire(-1) }},
+		{"weighted: Release(-3): negative weight; the number of permits must be at least 0",
+			func() { s.Release(-3) }},
+		{"weighted: Release(1): released more than held (0 held)", func() { s.Release(1) }},
+	} {
+		assert.PanicsWithValue(t, tc.msg, tc.call)
+	}
+	require.True(t, s.TryAcquire(1))
+	assert.PanicsWithValue(t, "weighted: Release(2): released more than held (1 held)", func() { s.Release(2) })
+	assert.Equal(t, int64(1), s.Available(), "a refused Release changed the state")
+	s.Release(1)
+
+	err := s.Acquire(context.Background(), 3)
+	require.ErrorIs(t, err, sem.ErrExceedsSize)
+	assert.EqualError(t, err, "weighted: Acquire(3) can never succeed on a semaphore of size 2; ask for at most 2 permits: sem: request exceeds semaphore size")
+	assert.False(t, s.TryAcquire(3))
+	assert.Equal(t, int64(2), s.Available())
+}
+
+// acquirer is an Acquire running in its own goroutine.
+type acquirer struct {
+	n      int64
+	cancel context.CancelFunc
+	done   chan struct{}
+	err    error // valid once done is closed
+}
+
+func goAcquire(s *weighted.Semaphore, n int64) *acquirer {
+	ctx, cancel := context.WithCancel(context.Background())
+	a := &acquirer{n: n, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(a.done)
+		a.err = s.Acquire(ctx, n)
+	}()
+	return a
+}
+
+// returned reports whether the Acquire has returned.
+func (a *acquirer) returned() bool {
+	select {
+	case <-a.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// An over-release while waiters are queued takes the mutex path; it must
+// panic without leaving the mutex locked or the permits changed, so that the
+// waiter is still served afterwards.
+func TestOverReleaseWhileQueued(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := weighted.New(2)
+		require.True(t, s.TryAcquire(2))
+		w := goAcquire(s, 2)
+		synctest.Wait()
+		require.False(t, w.returned())
+		assert.PanicsWithValue(t, "weighted: Release(3): released more than held (2 held)", func() { s.Release(3) })
+		assert.Equal(t, int64(0), s.Available())
+		s.Release(2)
+		synctest.Wait()
+		require.True(t, w.returned(), "the waiter was not served after the refused Release")
+		require.NoError(t, w.err)
+		s.Release(2)
+		w.cancel()
+		assert.Equal(t, int64(2), s.Available())
+	})
+}
+
+// A fast-path Release that lands between a new waiter's finding that its
+// request does not fit and its setting of the queued bit must not be lost:
+// the waiter sees the permits and takes them instead of going to sleep with
+// nobody left to wake it.
+func TestReleaseRacingEnqueue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := weighted.New(3)
+		require.True(t, s.TryAcquire(3))
+		fired := false
+		restore := weighted.SetTestHookQueue(func() {
+			if !fired {
+				fired = true
+				s.Release(2) // no waiter is queued yet: the lock-free path
+			}
+		})
+		defer restore()
+		w := goAcquire(s, 2)
+		synctest.Wait()
+		require.True(t, fired, "the hook did not run: the Acquire never reached the queue")
+		require.True(t, w.returned(), "the Acquire slept through a Release that freed what it needs")
+		require.NoError(t, w.err)
+		assert.Equal(t, int64(0), s.Available())
+		assert.False(t, s.TryAcquire(1))
+		s.Release(3)
+		w.cancel()
+		assert.Equal(t, int64(3), s.Available())
+	})
+}
+
+// The same race with a Release that frees too little: the waiter queues, and
+// the next Release must find it queued and wake it.
+func TestPartialReleaseRacingEnqueue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := weighted.New(3)
+		require.True(t, s.TryAcquire(3))
+		fired := false
+		restore := weighted.SetTestHookQueue(func() {
+			if !fired {
+				fired = true
+				s.Release(1)
+			}
+		})
+		defer restore()
+		w := goAcquire(s, 2)
+		synctest.Wait()
+		require.True(t, fired)
+		require.False(t, w.returned(), "Acquire(2) returned with only 1 permit free")
+		assert.False(t, s.TryAcquire(1), "TryAcquire barged past a queued waiter")
+		s.Release(1)
+		synctest.Wait()
+		require.True(t, w.returned(), "the queued waiter was not woken")
+		require.NoError(t, w.err)
+		s.Release(3)
+		w.cancel()
+		assert.Equal(t, int64(3), s.Available())
+	})
+}
+
+// A waiter whose permits are granted while its context is done returns nil
+// holding them, or an error holding nothing; never an error while holding
+// them, never nil without them. When the grant comes first (odd rounds), both
+// wake-ups are pending once the waiter runs, so its select takes either
+// branch at random, and the waiter must return nil holding the permits
+// either way. When the cancel comes first (even rounds), the waiter may
+// withdraw before the Release, and then the waiter behind it is served.
+func TestCancelRacingGrant(t *testing.T) {
+	for i := range 50 {
+		synctest.Test(t, func(t *testing.T) {
+			s := weighted.New(2)
+			require.True(t, s.TryAcquire(2))
+			w := goAcquire(s, 2)
+			synctest.Wait()
+			behind := goAcquire(s, 1)
+			synctest.Wait()
+			grantFirst := i%2 == 1
+			if grantFirst {
+				s.Release(2)
+				w.cancel()
+			} else {
+				w.cancel()
+				s.Release(2)
+			}
+			synctest.Wait()
+			require.True(t, w.returned())
+			if grantFirst {
+				require.NoError(t, w.err, "a waiter granted its permits before its cancel returned an error")
+			}
+			if w.err == nil {
+				assert.Equal(t, int64(0), s.Available(), "the waiter returned nil but its permits are free")
+				assert.False(t, behind.returned(), "the waiter behind was served while the head held everything")
+				s.Release(2)
+				synctest.Wait()
+			} else {
+				require.ErrorIs(t, w.err, context.Canceled)
+			}
+			require.True(t, behind.returned(), "the waiter behind was not served")
+			require.NoError(t, behind.err)
+			assert.Equal(t, int64(1), s.Available(), "the canceled waiter kept permits")
+			s.Release(1)
+			behind.cancel()
+			assert.Equal(t, int64(2), s.Available())
+		})
+	}
+}
+
+// Canceling a waiter that is not at the head changes nothing for the others:
+// the head still blocks those behind it, and the canceled one is never
+// served.
+func TestCancelMiddleKeepsOrder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := weighted.New(3)
+		require.True(t, s.TryAcquire(3))
+		head := goAcquire(s, 3)
+		synctest.Wait()
+		middle := goAcquire(s, 1)
+		synctest.Wait()
+		tail := goAcquire(s, 1)
+		synctest.Wait()
+		s.Release(2)
+		middle.cancel()
+		synctest.Wait()
+		require.True(t, middle.returned())
+		require.ErrorIs(t, middle.err, context.Canceled)
+		assert.False(t, head.returned())
+		assert.False(t, tail.returned(), "the tail passed the head after the middle was canceled")
+		assert.Equal(t, int64(2), s.Available())
+		s.Release(1)
+		synctest.Wait()
+		require.True(t, head.returned())
+		require.NoError(t, head.err)
+		assert.False(t, tail.returned())
+		s.Release(3)
+		synctest.Wait()
+		require.True(t, tail.returned())
+		require.NoError(t, tail.err)
+		s.Release(1)
+		for _, a := range []*acquirer{head, middle, tail} {
+			a.cancel()
+		}
+		assert.Equal(t, int64(3), s.Available())
+	})
+}
+
+// When the last waiter leaves, by cancellation or by being served, the fast
+// paths come back: TryAcquire succeeds again.
+func TestFastPathReturnsAfterQueueDrains(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := weighted.New(2)
+		require.True(t, s.TryAcquire(2))
+		w := goAcquire(s, 2)
+		synctest.Wait()
+		s.Release(1)
+		assert.False(t, s.TryAcquire(1), "TryAcquire barged past a queued Acquire(2)")
+		w.cancel()
+		synctest.Wait()
+		require.ErrorIs(t, w.err, context.Canceled)
+		require.True(t, s.TryAcquire(1), "TryAcquire failed after the only waiter left")
+		s.Release(2)
+		assert.Equal(t, int64(2), s.Available())
+	})
+}
+
+// The ctx-free wait (context.Background) is served like any other.
+func TestBackgroundWaiter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := weighted.New(1)
+		require.True(t, s.TryAcquire(1))
+		done := make(chan error)
+		go func() { done <- s.Acquire(context.Background(), 1) }()
+		synctest.Wait()
+		s.Release(1)
+		require.NoError(t, <-done)
+		s.Release(1)
+		assert.Equal(t, int64(1), s.Available())
+	})
+}
+
+func TestCanceledContextAcquiresNothing(t *testing.T) {
+	s := weighted.New(2)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := s.Acquire(ctx, 1)
+	assert.True(t, errors.Is(err, context.Canceled), "err = %v", err)
+	assert.Equal(t, int64(2), s.Available())
+}
+
+// Zero-weight requests are no-ops even while waiters are queued: they take
+// nothing, so they cannot pass anyone.
+func TestZeroWeightWhileQueued(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := weighted.New(1)
+		require.True(t, s.TryAcquire(1))
+		w := goAcquire(s, 1)
+		synctest.Wait()
+		assert.True(t, s.TryAcquire(0), "TryAcquire(0) while a waiter is queued")
+		require.NoError(t, s.Acquire(context.Background(), 0), "Acquire(ctx, 0) while a waiter is queued")
+		s.Release(0)
+		assert.False(t, w.returned())
+		s.Release(1)
+		synctest.Wait()
+		require.NoError(t, w.err)
+		s.Release(1)
+		w.cancel()
+	})
+}
