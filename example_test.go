@@ -11,6 +11,9 @@ import (
 
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/chansem"
+	"github.com/semacat/sem/condsem"
+	"github.com/semacat/sem/spinsem"
+	"github.com/semacat/sem/weighted"
 )
 
 func TestMain(m *testing.M) {
@@ -23,9 +26,16 @@ func newLimiter(strategy string, size int64) sem.Semaphore {
 	switch strategy {
 	case "chansem":
 		return chansem.New(size)
+	case "condsem":
+		return condsem.New(size)
+	case "condsem-fair":
+		return condsem.NewFair(size)
+	case "weighted":
+		return weighted.New(size)
+	case "spinsem":
+		return spinsem.New(size)
 	case "x/sync":
 		return semaphore.NewWeighted(size)
-	// TODO(docs, second pass): condsem, weighted and spinsem, once merged.
 	default:
 		panic("unknown strategy " + strategy)
 	}
@@ -53,7 +63,7 @@ func runAll(ctx context.Context, s sem.Semaphore, size int64, jobs []func()) err
 // Code written against sem.Semaphore runs on any strategy, and on
 // golang.org/x/sync/semaphore.Weighted, which has the same method set.
 func Example() {
-	for _, strategy := range []string{"chansem", "x/sync"} {
+	for _, strategy := range []string{"chansem", "condsem", "condsem-fair", "weighted", "spinsem", "x/sync"} {
 		results := make([]int, 5)
 		jobs := make([]func(), len(results))
 		for i := range jobs {
@@ -64,6 +74,10 @@ func Example() {
 	}
 	// Output:
 	// chansem [0 10 20 30 40] <nil>
+	// condsem [0 10 20 30 40] <nil>
+	// condsem-fair [0 10 20 30 40] <nil>
+	// weighted [0 10 20 30 40] <nil>
+	// spinsem [0 10 20 30 40] <nil>
 	// x/sync [0 10 20 30 40] <nil>
 }
 
