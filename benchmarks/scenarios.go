@@ -255,15 +255,56 @@ func (sc Scenario) drive(s sem.Semaphore, ops int, ready func(), timed bool) []*
 			ws[i].wait = NewHistogram()
 		}
 	}
+	body := func(w *worker) { sc.op(s, w) }
+	if sc.lean() && !timed {
+		body = func(w *worker) { leanCycle(s, w, sc.Work) }
+	}
 	if len(ws) == 1 {
 		ready()
+		if sc.lean() && !timed && sc.Work == 0 {
+			leanLoop(s, ws[0], ops)
+			return ws
+		}
 		for range ops {
-			sc.op(s, ws[0])
+			body(ws[0])
 		}
 		return ws
 	}
-	parallel(ws, ops, ready, func(w *worker) { sc.op(s, w) })
+	parallel(ws, ops, ready, body)
 	return ws
+}
+
+// lean reports whether the scenario's op is a plain Acquire(1), hold,
+// Release(1), which the untimed pass runs through leanCycle and leanLoop.
+func (sc Scenario) lean() bool { return sc.Kind == Cycle && sc.MaxWeight <= 1 }
+
+// leanLoop is the uncontended scenario's loop: nothing but the semaphore's two
+// calls. The general op (a switch on the kind, the scenario copied into each
+// call, the hold and timing hooks) cost about 10ns per op on the reference
+// machine, more than a sync.Mutex Lock+Unlock, and squeezed every ratio
+// toward 1 (sync.Mutex measured 16ns through it, 6ns here).
+func leanLoop(s sem.Semaphore, w *worker, ops int) {
+	ctx := context.Background()
+	for range ops {
+		if err := s.Acquire(ctx, 1); err != nil {
+			panic(fmt.Sprintf("Acquire(1): %v", err))
+		}
+		s.Release(1)
+	}
+	w.ops += int64(ops)
+}
+
+// leanCycle is one plain op of a contended scenario, with no more than the
+// semaphore's calls, the hold and the op count.
+func leanCycle(s sem.Semaphore, w *worker, work int) {
+	w.ops++
+	if err := s.Acquire(context.Background(), 1); err != nil {
+		panic(fmt.Sprintf("Acquire(1): %v", err))
+	}
+	if work != 0 {
+		hold(work)
+	}
+	s.Release(1)
 }
 
 // op performs one op of the scenario as goroutine w.

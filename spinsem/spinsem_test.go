@@ -158,7 +158,7 @@ func TestNoStarvationModeBeforeThreshold(t *testing.T) {
 // A woken waiter that loses the race to a barging arrival goes back to the
 // front of the queue, ahead of those that came after it; if it had waited
 // over 1ms, it switches the semaphore to starvation mode.
-func TestWokenWaiterThatLosesRequeuesAtFront(t *testing.T) {
+func TestWokenWaiterThatLosesStaysAtFront(t *testing.T) {
 	for _, wait := range []time.Duration{0, spinsem.StarvationThreshold + time.Microsecond} {
 		t.Run("waited="+wait.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
