@@ -15,9 +15,10 @@
 // swap covers the flag too, it fails if a waiter queued in the meantime, and
 // the caller falls back to the mutex: no fast path ever passes a waiter.
 // Uncontended, an Acquire+Release pair costs two atomic read-modify-writes
-// where x/sync's costs four (a Lock and an Unlock each): 0.63-0.67x of
-// x/sync's time in BenchmarkSemaphore/uncontended, over three runs of 8 to 10
-// counts.
+// where x/sync's costs four (a Lock and an Unlock each): 0.69-0.75x of
+// x/sync's time in BenchmarkSemaphore/uncontended on a quiet 2-core machine
+// (two runs; the rest of the pair is the interface calls and the contract's
+// context and argument checks, which both pay).
 //
 // Slow path. An Acquire that does not fit takes the mutex and looks again.
 // If the queue is still empty and the request now fits, it takes the permits.
@@ -60,10 +61,11 @@
 // behind the others. Every Acquire then costs a park and a wake-up, as a
 // blocked send on a buffered channel does; sync.Mutex goes faster only by
 // letting a running goroutine barge past parked ones, which this semaphore
-// promises never to do. On the shared 2-core machine where it was measured,
-// the contended scenarios ran at 0.55-0.66x of x/sync's time, with a raw
-// channel at 0.41-0.54x in the same runs: what is left between the two is
-// this package's mutex, which a channel does not need.
+// promises never to do. In the reference run (benchmarks/results/reference,
+// a quiet 2-core machine) the contended scenarios ran at 0.38-0.58x of
+// x/sync's time, with a raw channel at 0.21-0.45x in the same run: what is
+// left between the two is this package's mutex, which a channel does not
+// need.
 //
 // Tried and not kept, for want of a measurable gain (10 paired runs each,
 // differences within the ±5-10% noise): spinning on TryLock before blocking
