@@ -109,12 +109,15 @@ func (c *config) realTime() bool { return c.settle != nil }
 // semacat contract and against the guarantees it claims in g.
 func Run(t *testing.T, newSem NewFunc, g Guarantees, opts ...Option) {
 	t.Helper()
-	c := &config{newSem: newSem, g: g, tick: 50 * time.Millisecond, goroutines: 8, ops: 2000}
+	c := &config{newSem: newSem, g: g, tick: 50 * time.Millisecond}
 	for _, o := range opts {
 		o(c)
 	}
-	if c.realTime() && !stressSet(opts) {
-		c.goroutines, c.ops = 4, 25
+	if c.goroutines == 0 { // WithStress not given
+		c.goroutines, c.ops = 8, 2000
+		if c.realTime() {
+			c.goroutines, c.ops = 4, 25
+		}
 	}
 	if c.g.FIFO {
 		c.g.UnitFIFO = true
@@ -128,14 +131,6 @@ func Run(t *testing.T, newSem NewFunc, g Guarantees, opts ...Option) {
 	t.Run("Liveness", c.testLiveness)
 	t.Run("Guarantees", c.testGuarantees)
 	t.Run("Stress", c.testStress)
-}
-
-func stressSet(opts []Option) bool {
-	probe := &config{}
-	for _, o := range opts {
-		o(probe)
-	}
-	return probe.goroutines != 0
 }
 
 // scene is one check that watches goroutines block: the semaphore under
@@ -617,13 +612,13 @@ func (c *config) testCancel(t *testing.T) {
 			}
 			s.Release(size)
 			sc.settle()
-			for countServed(kept) < len(kept) {
+			for len(served(kept)) < len(kept) {
 				progress := false
 				for _, w := range kept {
 					progress = w.release(s) || progress
 				}
 				if !progress {
-					t.Errorf("%d of %d waiters that were not canceled were served, then the rest were never woken", countServed(kept), len(kept))
+					t.Errorf("%d of %d waiters that were not canceled were served, then the rest were never woken", len(served(kept)), len(kept))
 					break
 				}
 				sc.settle()
@@ -653,7 +648,7 @@ func (c *config) testLiveness(t *testing.T) {
 			s.Release(1) // the test's permit
 			for round := 1; ; round++ {
 				sc.settle()
-				if got := countServed(ws); got != round {
+				if got := len(served(ws)); got != round {
 					t.Errorf("after release %d, %d waiters were served; want %d (a lost wake-up)", round, got, round)
 					break
 				}
@@ -701,17 +696,6 @@ func (c *config) testLiveness(t *testing.T) {
 	})
 }
 
-// countServed counts the waiters that returned nil.
-func countServed(ws []*waiter) int {
-	n := 0
-	for _, w := range ws {
-		if w.done.Load() && w.err == nil {
-			n++
-		}
-	}
-	return n
-}
-
 func (c *config) testGuarantees(t *testing.T) {
 	claim := func(t *testing.T, claimed bool, name string) {
 		if !claimed {
@@ -740,7 +724,7 @@ func (c *config) testGuarantees(t *testing.T) {
 func served(ws []*waiter) []int {
 	var got []int
 	for i, w := range ws {
-		if w.done.Load() && w.err == nil {
+		if w.served() {
 			got = append(got, i)
 		}
 	}
