@@ -3,6 +3,7 @@ package weighted_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"testing/synctest"
 
@@ -191,51 +192,84 @@ func TestPartialReleaseRacingEnqueue(t *testing.T) {
 	})
 }
 
-// A waiter whose permits are granted while its context is done returns nil
-// holding them, or an error holding nothing; never an error while holding
-// them, never nil without them. When the grant comes first (odd rounds), both
-// wake-ups are pending once the waiter runs, so its select takes either
-// branch at random, and the waiter must return nil holding the permits
-// either way. When the cancel comes first (even rounds), the waiter may
-// withdraw before the Release, and then the waiter behind it is served.
-func TestCancelRacingGrant(t *testing.T) {
-	for i := range 50 {
-		synctest.Test(t, func(t *testing.T) {
-			s := weighted.New(2)
-			require.True(t, s.TryAcquire(2))
-			w := goAcquire(s, 2)
-			synctest.Wait()
-			behind := goAcquire(s, 1)
-			synctest.Wait()
-			grantFirst := i%2 == 1
-			if grantFirst {
-				s.Release(2)
-				w.cancel()
-			} else {
-				w.cancel()
-				s.Release(2)
-			}
-			synctest.Wait()
-			require.True(t, w.returned())
-			if grantFirst {
-				require.NoError(t, w.err, "a waiter granted its permits before its cancel returned an error")
-			}
-			if w.err == nil {
-				assert.Equal(t, int64(0), s.Available(), "the waiter returned nil but its permits are free")
-				assert.False(t, behind.returned(), "the waiter behind was served while the head held everything")
-				s.Release(2)
+// A cancellation that comes before the grant wins (the scenario of
+// go.dev/issue/63615): the waiter returns the context's error, and the
+// permits go to the waiter behind it that fits, or stay free.
+func TestCancelBeforeGrantWins(t *testing.T) {
+	for _, behind := range []bool{false, true} {
+		t.Run(fmt.Sprintf("behind=%v", behind), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := weighted.New(2)
+				require.True(t, s.TryAcquire(1))
+				w := goAcquire(s, 2)
 				synctest.Wait()
-			} else {
+				var b *acquirer
+				if behind {
+					b = goAcquire(s, 1)
+					synctest.Wait()
+				}
+				w.cancel()
+				s.Release(1)
+				synctest.Wait()
+				require.True(t, w.returned())
 				require.ErrorIs(t, w.err, context.Canceled)
-			}
-			require.True(t, behind.returned(), "the waiter behind was not served")
-			require.NoError(t, behind.err)
-			assert.Equal(t, int64(1), s.Available(), "the canceled waiter kept permits")
-			s.Release(1)
-			behind.cancel()
-			assert.Equal(t, int64(2), s.Available())
+				if behind {
+					require.True(t, b.returned(), "the waiter behind the canceled one was not served")
+					require.NoError(t, b.err)
+					assert.Equal(t, int64(1), s.Available())
+					s.Release(1)
+					b.cancel()
+				}
+				assert.Equal(t, int64(2), s.Available(), "the canceled waiter kept permits")
+			})
 		})
 	}
+}
+
+// A waiter whose grant and cancellation are both ready when it looks cannot
+// tell which came first; its select picks either, and both ways it hands the
+// permits on and returns the context's error. The hook makes both ready
+// before the waiter blocks; each round takes one of the two at random, and
+// the rounds make it all but certain that both are taken.
+func TestCanceledAsGranted(t *testing.T) {
+	for range 20 {
+		synctest.Test(t, func(t *testing.T) {
+			s := weighted.New(2)
+			require.True(t, s.TryAcquire(1))
+			ctx, cancel := context.WithCancel(context.Background())
+			fired := false
+			defer weighted.SetTestHookPark(func() {
+				fired = true
+				cancel()
+				s.Release(1) // grants the queued Acquire(2)
+			})()
+			err := s.Acquire(ctx, 2)
+			require.True(t, fired, "the Acquire did not wait")
+			require.ErrorIs(t, err, context.Canceled)
+			assert.Equal(t, int64(2), s.Available(), "the canceled waiter kept its grant")
+			require.True(t, s.TryAcquire(2), "the fast path did not come back")
+			s.Release(2)
+		})
+	}
+}
+
+// A waiter that has returned from its grant holds the permits; canceling
+// its context afterwards changes nothing.
+func TestCancelAfterGrantKeeps(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := weighted.New(2)
+		require.True(t, s.TryAcquire(2))
+		w := goAcquire(s, 2)
+		synctest.Wait()
+		s.Release(2)
+		synctest.Wait()
+		require.True(t, w.returned())
+		require.NoError(t, w.err)
+		w.cancel()
+		assert.Equal(t, int64(0), s.Available())
+		s.Release(2)
+		assert.Equal(t, int64(2), s.Available())
+	})
 }
 
 // Canceling a waiter that is not at the head changes nothing for the others:
