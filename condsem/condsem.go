@@ -43,7 +43,9 @@
 //
 // Cancellation: sync.Cond has none, so a waiter whose context can be done
 // registers a context.AfterFunc callback that broadcasts, and stops it
-// before returning. The callback takes the mutex first: otherwise its
+// before returning. A woken waiter looks at its context before it looks at
+// the count, so a cancellation that came before the Release that freed its
+// permits wins: it leaves them free for the others (go.dev/issue/63615). The callback takes the mutex first: otherwise its
 // Broadcast could fall between a waiter's check of its context and its
 // Wait, find nobody to wake, and be lost. A canceled waiter holds nothing
 // and leaves the count untouched, so the plain variant needs no wake-up on
@@ -80,9 +82,8 @@ type Semaphore struct {
 
 	// waiters counts the Acquire calls in wait. Release skips Broadcast
 	// when it is zero: Broadcast with nobody waiting is cheap but not free
-	// (a call into the runtime and atomic loads), and skipping it cut an
-	// uncontended Acquire+Release pair by about a fifth in
-	// BenchmarkSemaphore/uncontended.
+	// (a call into the runtime and atomic loads), a cost that
+	// BenchmarkSemaphore/uncontended in benchmarks shows.
 	waiters int
 }
 
@@ -139,11 +140,17 @@ func (s *Semaphore) wait(ctx context.Context, n int64) error {
 	stop := wakeOnDone(ctx, &s.cond)
 	defer stop()
 	s.waiters++
-	for s.size-s.cur < n {
+	for {
+		// The context before the count: a waiter whose context is done
+		// leaves even if a Release has just freed its permits, since the
+		// cancellation may have come first.
 		if err := ctx.Err(); err != nil {
 			s.waiters--
 			s.mu.Unlock()
 			return err
+		}
+		if s.size-s.cur >= n {
+			break
 		}
 		s.cond.Wait()
 	}

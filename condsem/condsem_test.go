@@ -3,6 +3,7 @@ package condsem_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"testing"
@@ -422,5 +423,52 @@ func TestCancelBetweenCheckAndWait(t *testing.T) {
 				assert.Equal(t, int64(1), s.Available())
 			})
 		})
+	}
+}
+
+// A cancellation that comes before the permits are freed wins (the scenario
+// of go.dev/issue/63615): the woken waiter returns the context's error, and
+// the permits go to the waiter behind it that fits, or stay free.
+func TestCancelBeforeGrantWins(t *testing.T) {
+	for _, v := range variants {
+		for _, behind := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/behind=%v", v.name, behind), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					s := v.new(2)
+					require.True(t, s.TryAcquire(1))
+					ctx, cancel := context.WithCancel(context.Background())
+					var err error
+					done := make(chan struct{})
+					go func() {
+						err = s.Acquire(ctx, 2)
+						close(done)
+					}()
+					synctest.Wait()
+					var errBehind error
+					doneBehind := make(chan struct{})
+					if behind {
+						go func() {
+							errBehind = s.Acquire(context.Background(), 1)
+							close(doneBehind)
+						}()
+						synctest.Wait()
+					} else {
+						close(doneBehind)
+					}
+					cancel()
+					s.Release(1)
+					synctest.Wait()
+					require.True(t, isClosed(done))
+					require.ErrorIs(t, err, context.Canceled)
+					require.True(t, isClosed(doneBehind), "the waiter behind the canceled one was not served")
+					require.NoError(t, errBehind)
+					if behind {
+						assert.Equal(t, int64(1), s.Available())
+						s.Release(1)
+					}
+					assert.Equal(t, int64(2), s.Available(), "the canceled waiter took permits")
+				})
+			})
+		}
 	}
 }

@@ -37,7 +37,9 @@ import (
 //
 // Cancellation: a canceled waiter removes its ticket from the queue. If it
 // was the head, the request behind it becomes the head and may fit, so it
-// broadcasts; otherwise nothing changed for anyone else.
+// broadcasts; otherwise nothing changed for anyone else. A woken head looks
+// at its context before it takes its permits, so a cancellation that came
+// first wins and the permits go to the request behind it.
 type Fair struct {
 	mu    sync.Mutex
 	cond  sync.Cond // waiters for the head of the queue to change or fit; cond.L is &mu
@@ -111,11 +113,16 @@ func (s *Fair) wait(ctx context.Context, n int64) error {
 	t := s.next
 	s.next++
 	s.queue = append(s.queue, request{ticket: t, n: n})
-	for s.queue[0].ticket != t || s.size-s.cur < n {
+	for {
+		// The context first, as in the plain variant: a cancellation
+		// that came before the head's permits were freed wins.
 		if err := ctx.Err(); err != nil {
 			s.leave(t)
 			s.mu.Unlock()
 			return err
+		}
+		if s.queue[0].ticket == t && s.size-s.cur >= n {
+			break
 		}
 		s.cond.Wait()
 	}
