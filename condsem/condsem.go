@@ -43,9 +43,11 @@
 //
 // Cancellation: sync.Cond has none, so a waiter whose context can be done
 // registers a context.AfterFunc callback that broadcasts, and stops it
-// before returning. A woken waiter looks at its context before it looks at
-// the count, so a cancellation that came before the Release that freed its
-// permits wins: it leaves them free for the others (go.dev/issue/63615). The callback takes the mutex first: otherwise its
+// before returning. A waiter that takes its permits looks at its context
+// once more on the way out: if it is done by then, the cancellation may have
+// come before the Release that freed them, and it wins (go.dev/issue/63615):
+// the waiter gives them back through Release, which wakes the others, and
+// returns ctx.Err(). The callback takes the mutex first: otherwise its
 // Broadcast could fall between a waiter's check of its context and its
 // Wait, find nobody to wake, and be lost. A canceled waiter holds nothing
 // and leaves the count untouched, so the plain variant needs no wake-up on
@@ -131,7 +133,10 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 		s.mu.Unlock()
 		return nil
 	}
-	return s.wait(ctx, n)
+	if err := s.wait(ctx, n); err != nil {
+		return err
+	}
+	return keep(ctx, s, n)
 }
 
 // wait parks until n permits are free and takes them, or until ctx is
@@ -140,17 +145,11 @@ func (s *Semaphore) wait(ctx context.Context, n int64) error {
 	stop := wakeOnDone(ctx, &s.cond)
 	defer stop()
 	s.waiters++
-	for {
-		// The context before the count: a waiter whose context is done
-		// leaves even if a Release has just freed its permits, since the
-		// cancellation may have come first.
+	for s.size-s.cur < n {
 		if err := ctx.Err(); err != nil {
 			s.waiters--
 			s.mu.Unlock()
 			return err
-		}
-		if s.size-s.cur >= n {
-			break
 		}
 		s.cond.Wait()
 	}

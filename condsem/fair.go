@@ -37,9 +37,10 @@ import (
 //
 // Cancellation: a canceled waiter removes its ticket from the queue. If it
 // was the head, the request behind it becomes the head and may fit, so it
-// broadcasts; otherwise nothing changed for anyone else. A woken head looks
-// at its context before it takes its permits, so a cancellation that came
-// first wins and the permits go to the request behind it.
+// broadcasts; otherwise nothing changed for anyone else. As in the plain
+// variant, a head that takes its permits while its context is done gives
+// them back through Release, so a cancellation that came first wins and the
+// permits go to the request behind it.
 type Fair struct {
 	mu    sync.Mutex
 	cond  sync.Cond // waiters for the head of the queue to change or fit; cond.L is &mu
@@ -101,7 +102,10 @@ func (s *Fair) Acquire(ctx context.Context, n int64) error {
 		s.mu.Unlock()
 		return nil
 	}
-	return s.wait(ctx, n)
+	if err := s.wait(ctx, n); err != nil {
+		return err
+	}
+	return keep(ctx, s, n)
 }
 
 // wait queues a request for n permits and parks until it is at the head
@@ -113,16 +117,11 @@ func (s *Fair) wait(ctx context.Context, n int64) error {
 	t := s.next
 	s.next++
 	s.queue = append(s.queue, request{ticket: t, n: n})
-	for {
-		// The context first, as in the plain variant: a cancellation
-		// that came before the head's permits were freed wins.
+	for s.queue[0].ticket != t || s.size-s.cur < n {
 		if err := ctx.Err(); err != nil {
 			s.leave(t)
 			s.mu.Unlock()
 			return err
-		}
-		if s.queue[0].ticket == t && s.size-s.cur >= n {
-			break
 		}
 		s.cond.Wait()
 	}
