@@ -3,8 +3,7 @@ package spinsem_test
 import (
 	"context"
 	"errors"
-	"runtime"
-	"sync"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -15,7 +14,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/semacat/sem"
-	"github.com/semacat/sem/benchmarks"
 	"github.com/semacat/sem/semtest"
 	"github.com/semacat/sem/spinsem"
 )
@@ -360,72 +358,96 @@ func TestCancelWhileParked(t *testing.T) {
 	})
 }
 
-// A waiter whose context is done just as permits are handed to it returns
-// nil holding them or the error having handed them on; never both.
-func TestCanceledAsGranted(t *testing.T) {
-	outcomes := map[bool]int{}
-	for range 40 {
-		synctest.Test(t, func(t *testing.T) {
-			s := spinsem.New(2)
-			require.True(t, s.TryAcquire(2))
-			a := goAcquire(s, 2)
-			synctest.Wait()
-			time.Sleep(2 * spinsem.StarvationThreshold)
-			s.Release(1)
-			synctest.Wait()
-			require.True(t, s.Mode().Starving)
-			a.cancel()
-			s.Release(1) // hands the permits to a, unless it left already
-			synctest.Wait()
-			require.True(t, a.done.Load())
-			outcomes[a.err == nil]++
-			if a.err == nil {
-				assert.Equal(t, spinsem.Mode{}, s.Mode(), "Acquire returned nil: it holds both permits")
-				s.Release(2)
-			} else {
-				assert.ErrorIs(t, a.err, context.Canceled)
-				assert.Equal(t, spinsem.Mode{Free: 2}, s.Mode(), "Acquire failed: it must hold nothing")
-			}
-			assert.Equal(t, spinsem.Mode{Free: 2}, s.Mode())
+// A cancellation that comes before the grant wins (the scenario of
+// go.dev/issue/63615), in either mode: the waiter returns the context's
+// error and the permits stay free. In normal mode the Release wakes the
+// waiter, which finds its context done; in starvation mode the Release
+// hands it the permits, and it hands them on.
+func TestCancelBeforeGrantWins(t *testing.T) {
+	for _, starving := range []bool{false, true} {
+		t.Run(fmt.Sprintf("starving=%v", starving), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := spinsem.New(2)
+				require.True(t, s.TryAcquire(2))
+				a := goAcquire(s, 2)
+				synctest.Wait()
+				if starving {
+					time.Sleep(2 * spinsem.StarvationThreshold)
+				}
+				s.Release(1)
+				synctest.Wait()
+				require.Equal(t, starving, s.Mode().Starving)
+				a.cancel()
+				s.Release(1)
+				synctest.Wait()
+				require.True(t, a.done.Load())
+				require.ErrorIs(t, a.err, context.Canceled)
+				assert.Equal(t, spinsem.Mode{Free: 2}, s.Mode(), "the canceled waiter kept permits")
+			})
 		})
 	}
-	t.Logf("outcomes (served: count): %v", outcomes)
 }
 
-// A large request completes while small requests hammer the semaphore with
-// real parallelism. Each hammer goes hand over hand: it takes its next permit
-// with TryAcquire before it gives back the one it holds, and only when that
-// fails releases first and then waits in Acquire. In normal mode some permit
-// is therefore always held and the large request could wait forever;
-// starvation mode makes TryAcquire fail and the hammers queue behind it. The
-// wait is logged; its speed is measured by BenchmarkSpin/large-under-hammer,
-// not asserted here.
-func TestLargeRequestUnderHammer(t *testing.T) {
-	const size, rounds = 8, 10
-	s := spinsem.New(size)
-	cycles, stop := startHammers(s, size)
-	var worst time.Duration
-	for i := range rounds {
-		// Arrive in the middle of the storm.
-		for c := cycles.Load(); cycles.Load() < c+100*size; {
-			runtime.Gosched()
-		}
-		// The deadline only turns a starved request into a failure instead
-		// of a hang; a correct implementation needs milliseconds.
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		start := time.Now()
-		err := s.Acquire(ctx, size)
-		wait := time.Since(start)
-		cancel()
-		if !assert.NoError(t, err, "round %d: Acquire(%d) starved while %d goroutines cycled Acquire(1)", i, size, size) {
-			break
-		}
-		worst = max(worst, wait)
-		s.Release(size)
+// A parked waiter whose wake-up and cancellation are both ready when it
+// looks cannot tell which came first; its select picks either, and both ways
+// it returns the context's error holding nothing. The hook makes both ready
+// before the waiter blocks: in normal mode the Release wakes it to take the
+// permits itself, in starvation mode it hands them to it. Each round takes
+// one of the two at random, and the rounds make it all but certain that
+// both are taken.
+func TestCanceledAsGranted(t *testing.T) {
+	for _, starving := range []bool{false, true} {
+		t.Run(fmt.Sprintf("starving=%v", starving), func(t *testing.T) {
+			for range 20 {
+				synctest.Test(t, func(t *testing.T) {
+					s := spinsem.New(2)
+					require.True(t, s.TryAcquire(2))
+					ctx, cancel := context.WithCancel(context.Background())
+					fired := false
+					defer spinsem.SetTestHookPark(func() {
+						fired = true
+						if starving {
+							time.Sleep(2 * spinsem.StarvationThreshold)
+							s.Release(1)
+							require.True(t, s.Mode().Starving)
+						} else {
+							s.Release(1)
+						}
+						cancel()
+						s.Release(1)
+					})()
+					err := s.Acquire(ctx, 2)
+					require.True(t, fired, "the Acquire did not park")
+					require.ErrorIs(t, err, context.Canceled)
+					assert.Equal(t, spinsem.Mode{Free: 2}, s.Mode(), "the canceled waiter kept permits")
+				})
+			}
+		})
 	}
-	stop()
-	t.Logf("worst wait of Acquire(%d) under %d hand-over-hand hammers: %v", size, size, worst)
-	assert.Equal(t, int64(size), s.Available())
+}
+
+// A spinning Acquire that takes the permits after its context is done gives
+// them back: the cancellation came first. The hook cancels and frees the
+// permits between one round's look at the context and the next round's
+// compare-and-swap.
+func TestCanceledWhileSpinningAsPermitsFree(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		defer spinsem.SetProcs(2)()
+		s := spinsem.New(2)
+		require.True(t, s.TryAcquire(2))
+		ctx, cancel := context.WithCancel(context.Background())
+		rounds := 0
+		defer spinsem.SetSpinHook(func() {
+			if rounds++; rounds == 1 {
+				cancel()
+				s.Release(2)
+			}
+		})()
+		err := s.Acquire(ctx, 2)
+		require.Equal(t, 1, rounds, "the Acquire did not take the permits in its next round")
+		require.ErrorIs(t, err, context.Canceled)
+		assert.Equal(t, spinsem.Mode{Free: 2}, s.Mode(), "the canceled spinner kept permits")
+	})
 }
 
 // Errors other than the context's never come from a waiting Acquire.
@@ -440,44 +462,4 @@ func TestAcquireErrorIsContextError(t *testing.T) {
 		assert.Equal(t, spinsem.Mode{}, s.Mode())
 		s.Release(1)
 	})
-}
-
-// startHammers starts n goroutines that go hand over hand on s: each takes
-// its next permit with TryAcquire before it gives back the one it holds, and
-// only when that fails releases first and then waits in Acquire. So in normal
-// mode some permit is always held. cycles counts their steps; stop ends them
-// and waits until they have returned their permits.
-func startHammers(s *spinsem.Semaphore, n int) (cycles *atomic.Int64, stop func()) {
-	cycles = new(atomic.Int64)
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := s.Acquire(context.Background(), 1); err != nil {
-				panic(err)
-			}
-			for {
-				select {
-				case <-done:
-					s.Release(1)
-					return
-				default:
-				}
-				benchmarks.Spin(50)
-				if s.TryAcquire(1) {
-					s.Release(1)
-				} else {
-					s.Release(1)
-					if err := s.Acquire(context.Background(), 1); err != nil {
-						panic(err)
-					}
-				}
-				cycles.Add(1)
-				runtime.Gosched()
-			}
-		}()
-	}
-	return cycles, func() { close(done); wg.Wait() }
 }
