@@ -70,15 +70,16 @@
 // it was on its way. Waiters are served strictly in queue order, so a large
 // request is never passed. The semaphore returns to normal mode when the
 // queue empties, or when a handoff goes to a waiter that had waited less than
-// 1ms (the rule of sync.Mutex: the waiters behind it arrived later still, so
-// nobody starves any more, and the strictly ordered mode costs throughput).
+// the threshold (the rule of sync.Mutex: the waiters behind it arrived later
+// still, so nobody starves any more, and the strictly ordered mode costs
+// throughput).
 //
 // Fairness trade-off. Normal mode gives throughput: a goroutine that is
 // running takes permits without a context switch, and may take them many
-// times in a row while others sleep, so there is no FIFO order and
-// TryAcquire barges past waiters. Starvation mode bounds the wait: a waiter
-// is passed by barging goroutines for about 1ms at most, then served in
-// queue order, whatever its weight.
+// times in a row while others sleep, so there is no FIFO order and TryAcquire
+// barges past waiters. Starvation mode bounds the wait: a waiter is passed by
+// barging goroutines for about the threshold at most, then served in queue
+// order, whatever its weight.
 //
 // Cancellation. A done context is checked before anything is taken, between
 // spin rounds, and while parked. A parked waiter whose context is done
@@ -185,7 +186,8 @@ func free(state uint64) int64 { return int64(state >> permitShift) }
 
 // Acquire takes n permits, blocking until they are available or ctx is done.
 // It does not serve waiters in arrival order: a running goroutine may take
-// permits before a parked one, unless a waiter has been starving for 1ms.
+// permits before a parked one, unless a waiter has waited past the
+// starvation threshold (1ms, as in sync.Mutex).
 //
 // On success it returns nil and the caller holds n permits. If ctx is already
 // done it returns ctx.Err() without acquiring, even when permits are free; if
