@@ -70,6 +70,7 @@ import (
 	"sync/atomic"
 
 	"github.com/semacat/sem/internal/check"
+	"github.com/semacat/sem/internal/grant"
 )
 
 const pkg = "chansem"
@@ -149,7 +150,8 @@ func (s *Semaphore) waitOne(ctx context.Context) error {
 	if !s.send(done) {
 		return ctx.Err()
 	}
-	return s.keep(ctx, 1)
+	s.held.Add(1)
+	return grant.Keep(ctx, s, 1)
 }
 
 // acquireMany gathers n > 1 permits one at a time, holding the gate so that
@@ -169,7 +171,8 @@ func (s *Semaphore) acquireMany(ctx context.Context, n int64) error {
 			return ctx.Err()
 		}
 	}
-	return s.keep(ctx, n)
+	s.held.Add(n)
+	return grant.Keep(ctx, s, n)
 }
 
 // leaveGate ends a gathering. The counter moves while the gate is still
@@ -193,20 +196,6 @@ func (s *Semaphore) send(done <-chan struct{}) bool {
 		return true
 	case <-done:
 		return false
-	}
-}
-
-// keep ends an Acquire(ctx, n) whose n slots are all taken: they become held
-// permits, unless ctx is done by now, in which case the cancellation may
-// have come first and wins.
-func (s *Semaphore) keep(ctx context.Context, n int64) error {
-	select {
-	case <-ctx.Done():
-		s.giveBack(n)
-		return ctx.Err()
-	default:
-		s.held.Add(n)
-		return nil
 	}
 }
 

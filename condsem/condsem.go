@@ -68,6 +68,7 @@ import (
 	"sync"
 
 	"github.com/semacat/sem/internal/check"
+	"github.com/semacat/sem/internal/grant"
 )
 
 const pkg = "condsem"
@@ -136,7 +137,7 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 	if err := s.wait(ctx, n); err != nil {
 		return err
 	}
-	return keep(ctx, s, n)
+	return grant.Keep(ctx, s, n)
 }
 
 // wait parks until n permits are free and takes them, or until ctx is

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/semacat/sem/internal/check"
+	"github.com/semacat/sem/internal/grant"
 )
 
 // Fair is the sync.Cond semaphore made first come, first served. It
@@ -105,7 +106,7 @@ func (s *Fair) Acquire(ctx context.Context, n int64) error {
 	if err := s.wait(ctx, n); err != nil {
 		return err
 	}
-	return keep(ctx, s, n)
+	return grant.Keep(ctx, s, n)
 }
 
 // wait queues a request for n permits and parks until it is at the head

@@ -38,18 +38,3 @@ func wakeOnDone(ctx context.Context, c *sync.Cond) (stop func() bool) {
 }
 
 func neverStarted() bool { return true }
-
-// keep ends an Acquire(ctx, n) that waited and took its permits: it keeps
-// them, unless ctx is done by now. Then the cancellation may have come
-// before the Release that freed them, and it wins: the permits go back
-// through s.Release, which wakes whoever may now proceed, and Acquire
-// reports ctx.Err().
-func keep(ctx context.Context, s interface{ Release(n int64) }, n int64) error {
-	select {
-	case <-ctx.Done():
-		s.Release(n)
-		return ctx.Err()
-	default:
-		return nil
-	}
-}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/semacat/sem/internal/busy"
 	"github.com/semacat/sem/spinsem"
 )
 
@@ -99,7 +100,7 @@ func startHammers(s *spinsem.Semaphore, n int) (cycles *atomic.Int64, stop func(
 					return
 				default:
 				}
-				work(50)
+				busy.Work(50)
 				if s.TryAcquire(1) {
 					s.Release(1)
 				} else {
@@ -114,17 +115,4 @@ func startHammers(s *spinsem.Semaphore, n int) (cycles *atomic.Int64, stop func(
 		}()
 	}
 	return cycles, func() { close(done); wg.Wait() }
-}
-
-var workSink atomic.Int64
-
-// work busy-loops for n steps: a hammer's time holding its permit.
-func work(n int) {
-	x := 0
-	for i := range n {
-		x += i * i
-	}
-	if x == -1 {
-		workSink.Store(int64(x))
-	}
 }

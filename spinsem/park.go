@@ -3,13 +3,14 @@ package spinsem
 import (
 	"context"
 
+	"github.com/semacat/sem/internal/grant"
 	"github.com/semacat/sem/internal/waitq"
 )
 
 // acquireSlow spins, then parks.
 func (s *Semaphore) acquireSlow(ctx context.Context, n int64) error {
 	if s.spin(ctx, n) {
-		return s.keep(ctx, n)
+		return grant.Keep(ctx, s, n)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -25,7 +26,7 @@ func (s *Semaphore) park(ctx context.Context, n int64) error {
 	w := s.takeOrQueueLocked(n)
 	s.mu.Unlock()
 	if w == nil {
-		return s.keep(ctx, n)
+		return grant.Keep(ctx, s, n)
 	}
 	if testHookPark != nil {
 		testHookPark()
@@ -34,7 +35,7 @@ func (s *Semaphore) park(ctx context.Context, n int64) error {
 		select {
 		case <-w.Woken():
 			if s.served(w) {
-				return s.keep(ctx, n)
+				return grant.Keep(ctx, s, n)
 			}
 		case <-ctx.Done():
 			return s.cancel(ctx, w)
@@ -56,19 +57,6 @@ func (s *Semaphore) served(w *waitq.Waiter) bool {
 		s.q.Recycle(w)
 	}
 	return got
-}
-
-// keep ends an Acquire(ctx, n) that took its permits after spinning or
-// waiting, or was handed them: it keeps them, unless ctx is done by now, in
-// which case the cancellation may have come first and wins.
-func (s *Semaphore) keep(ctx context.Context, n int64) error {
-	select {
-	case <-ctx.Done():
-		s.Release(n)
-		return ctx.Err()
-	default:
-		return nil
-	}
 }
 
 // takeOrQueueLocked, with s.mu held, takes n permits if it may, or queues a

@@ -4,6 +4,8 @@ import (
 	"context"
 	"runtime"
 	"sync/atomic"
+
+	"github.com/semacat/sem/internal/busy"
 )
 
 // procs caches the number of processors that decides whether spinning can
@@ -59,7 +61,7 @@ func (s *Semaphore) spin(ctx context.Context, n int64) bool {
 		if spinHook != nil {
 			spinHook()
 		}
-		pause()
+		busy.Work(spinIters)
 	}
 	s.adapt(avg, avg-avg/8)
 	return false
@@ -68,19 +70,6 @@ func (s *Semaphore) spin(ctx context.Context, n int64) bool {
 // spinHook, when set by a test, runs at the end of each spin round that
 // found the permits short and the context not done, before the pause.
 var spinHook func()
-
-var pauseSink atomic.Int32
-
-// pause busy-waits for spinIters steps.
-func pause() {
-	x := int32(0)
-	for i := range spinIters {
-		x += int32(i)
-	}
-	if x == -1 {
-		pauseSink.Store(x)
-	}
-}
 
 // adapt records the new average spin count.
 func (s *Semaphore) adapt(avg, next int32) {

@@ -83,6 +83,7 @@ import (
 	"sync/atomic"
 
 	"github.com/semacat/sem/internal/check"
+	"github.com/semacat/sem/internal/grant"
 	"github.com/semacat/sem/internal/waitq"
 )
 
@@ -216,7 +217,7 @@ func (s *Semaphore) acquireSlow(ctx context.Context, n int64) error {
 	select {
 	case <-w.Woken():
 		s.recycle(w)
-		return s.keep(ctx, n)
+		return grant.Keep(ctx, s, n)
 	case <-done:
 		return s.cancel(ctx, w)
 	}
@@ -225,19 +226,6 @@ func (s *Semaphore) acquireSlow(ctx context.Context, n int64) error {
 // testHookPark, when set by a test, runs just before a queued waiter blocks,
 // the moment at which its grant and its context may both become ready.
 var testHookPark func()
-
-// keep ends the wait of an Acquire(ctx, n) that was granted its permits: it
-// keeps them, unless ctx is done by now, in which case the cancellation may
-// have come first and wins.
-func (s *Semaphore) keep(ctx context.Context, n int64) error {
-	select {
-	case <-ctx.Done():
-		s.Release(n)
-		return ctx.Err()
-	default:
-		return nil
-	}
-}
 
 // testHookQueue, when set by a test, runs in enqueue between the check that a
 // request does not fit and the setting of the queued bit: the window in which
