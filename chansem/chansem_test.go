@@ -14,6 +14,7 @@ import (
 
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/chansem"
+	"github.com/semacat/sem/internal/acquiretest"
 	"github.com/semacat/sem/semtest"
 )
 
@@ -151,41 +152,6 @@ func TestTryAcquireAllOrNothing(t *testing.T) {
 	s.Release(3)
 }
 
-// acquirer is an Acquire running in its own goroutine.
-type acquirer struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-	done   chan struct{}
-	err    error // valid once done is closed
-}
-
-// newAcquirer prepares an Acquire whose context a hook may cancel before
-// start runs it.
-func newAcquirer() *acquirer {
-	ctx, cancel := context.WithCancel(context.Background())
-	return &acquirer{ctx: ctx, cancel: cancel, done: make(chan struct{})}
-}
-
-func (a *acquirer) start(s *chansem.Semaphore, n int64) *acquirer {
-	go func() {
-		defer close(a.done)
-		a.err = s.Acquire(a.ctx, n)
-	}()
-	return a
-}
-
-func goAcquire(s *chansem.Semaphore, n int64) *acquirer { return newAcquirer().start(s, n) }
-
-// returned reports whether the Acquire has returned.
-func (a *acquirer) returned() bool {
-	select {
-	case <-a.done:
-		return true
-	default:
-		return false
-	}
-}
-
 // A multi-permit Acquire woken by one Release is not parked again until it
 // runs its next send; a TryAcquire in that moment must not take the slot a
 // second Release frees. The two Releases and the TryAcquire run in the hook
@@ -203,15 +169,15 @@ func TestTryAcquireDoesNotBargePastGatherer(t *testing.T) {
 				barged = s.TryAcquire(1)
 			}
 		})()
-		w := goAcquire(s, 2)
+		w := acquiretest.Go(s, 2)
 		synctest.Wait()
-		require.False(t, w.returned())
+		require.False(t, w.Returned())
 		s.Release(1)
 		synctest.Wait()
 		require.Equal(t, 2, sends, "the gatherer did not reach its second send")
 		assert.False(t, barged, "TryAcquire(1) took a slot while an Acquire(2) was gathering")
-		require.True(t, w.returned())
-		require.NoError(t, w.err)
+		require.True(t, w.Returned())
+		require.NoError(t, w.Err)
 		assert.Equal(t, int64(0), s.Available())
 		if barged {
 			s.Release(1)
@@ -229,7 +195,7 @@ func TestTryAcquireDoesNotBargeAfterTwoReleases(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := chansem.New(3)
 		require.True(t, s.TryAcquire(3))
-		w := goAcquire(s, 2)
+		w := acquiretest.Go(s, 2)
 		synctest.Wait()
 		s.Release(1)
 		s.Release(1)
@@ -237,7 +203,7 @@ func TestTryAcquireDoesNotBargeAfterTwoReleases(t *testing.T) {
 			s.Release(1)
 		}
 		synctest.Wait()
-		require.NoError(t, w.err)
+		require.NoError(t, w.Err)
 		s.Release(3)
 		assert.Equal(t, int64(3), s.Available())
 	})
@@ -250,19 +216,19 @@ func TestOverReleaseWhileGathering(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := chansem.New(3)
 		require.True(t, s.TryAcquire(2))
-		w := goAcquire(s, 3)
+		w := acquiretest.Go(s, 3)
 		synctest.Wait()
-		require.False(t, w.returned())
+		require.False(t, w.Returned())
 		require.Equal(t, int64(0), s.Available(), "the gatherer should hold the one free slot")
 		assert.PanicsWithValue(t, "chansem: Release(3): released more than held (2 held)", func() { s.Release(3) })
 		synctest.Wait()
-		assert.False(t, w.returned(), "the refused Release served the gatherer")
+		assert.False(t, w.Returned(), "the refused Release served the gatherer")
 		assert.Equal(t, int64(0), s.Available(), "the refused Release changed the state")
 		assert.False(t, s.TryAcquire(1), "TryAcquire(1) succeeded on a full semaphore")
 		s.Release(2)
 		synctest.Wait()
-		require.True(t, w.returned())
-		require.NoError(t, w.err)
+		require.True(t, w.Returned())
+		require.NoError(t, w.Err)
 		assert.PanicsWithValue(t, "chansem: Release(4): released more than held (3 held)", func() { s.Release(4) })
 		s.Release(3)
 		assert.Equal(t, int64(3), s.Available())
@@ -303,12 +269,12 @@ func TestCancelBeforeGrantWins(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s := chansem.New(tc.size)
 				require.True(t, s.TryAcquire(1))
-				w := goAcquire(s, tc.want)
+				w := acquiretest.Go(s, tc.want)
 				synctest.Wait()
-				w.cancel()
+				w.Cancel()
 				s.Release(1)
 				synctest.Wait()
-				require.ErrorIs(t, w.err, context.Canceled)
+				require.ErrorIs(t, w.Err, context.Canceled)
 				assert.Equal(t, tc.size, s.Available())
 			})
 		})
@@ -330,18 +296,18 @@ func TestCanceledAsLastSlotFrees(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					s := chansem.New(tc.size)
 					require.True(t, s.TryAcquire(1))
-					w := newAcquirer()
+					w := acquiretest.Prepare(tc.want)
 					sends := 0
 					defer chansem.SetTestHookSend(func() {
 						if sends++; sends == tc.lastSend {
-							w.cancel()
+							w.Cancel()
 							s.Release(1)
 						}
 					})()
-					w.start(s, tc.want)
+					w.Start(s)
 					synctest.Wait()
 					require.Equal(t, tc.lastSend, sends)
-					require.ErrorIs(t, w.err, context.Canceled)
+					require.ErrorIs(t, w.Err, context.Canceled)
 					assert.Equal(t, tc.size, s.Available())
 				})
 			}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/condsem"
+	"github.com/semacat/sem/internal/acquiretest"
 	"github.com/semacat/sem/semtest"
 )
 
@@ -436,35 +437,23 @@ func TestCancelBeforeGrantWins(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					s := v.new(2)
 					require.True(t, s.TryAcquire(1))
-					ctx, cancel := context.WithCancel(context.Background())
-					var err error
-					done := make(chan struct{})
-					go func() {
-						err = s.Acquire(ctx, 2)
-						close(done)
-					}()
+					w := acquiretest.Go(s, 2)
 					synctest.Wait()
-					var errBehind error
-					doneBehind := make(chan struct{})
+					var b *acquiretest.Call
 					if behind {
-						go func() {
-							errBehind = s.Acquire(context.Background(), 1)
-							close(doneBehind)
-						}()
+						b = acquiretest.Go(s, 1)
 						synctest.Wait()
-					} else {
-						close(doneBehind)
 					}
-					cancel()
+					w.Cancel()
 					s.Release(1)
 					synctest.Wait()
-					require.True(t, isClosed(done))
-					require.ErrorIs(t, err, context.Canceled)
-					require.True(t, isClosed(doneBehind), "the waiter behind the canceled one was not served")
-					require.NoError(t, errBehind)
+					require.True(t, w.Returned())
+					require.ErrorIs(t, w.Err, context.Canceled)
 					if behind {
+						require.True(t, b.Served(), "the waiter behind the canceled one was not served (err %v)", b.Err)
 						assert.Equal(t, int64(1), s.Available())
 						s.Release(1)
+						b.Cancel()
 					}
 					assert.Equal(t, int64(2), s.Available(), "the canceled waiter took permits")
 				})

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/semacat/sem"
+	"github.com/semacat/sem/internal/acquiretest"
 	"github.com/semacat/sem/semtest"
 	"github.com/semacat/sem/spinsem"
 )
@@ -66,26 +67,6 @@ func TestBadInputMessages(t *testing.T) {
 	assert.Equal(t, spinsem.Mode{Free: 2}, s.Mode())
 }
 
-// acquirer is an Acquire running in its own goroutine.
-type acquirer struct {
-	n      int64
-	cancel context.CancelFunc
-	done   atomic.Bool
-	err    error // set before done
-}
-
-func goAcquire(s *spinsem.Semaphore, n int64) *acquirer {
-	ctx, cancel := context.WithCancel(context.Background())
-	a := &acquirer{n: n, cancel: cancel}
-	go func() {
-		a.err = s.Acquire(ctx, n)
-		a.done.Store(true)
-	}()
-	return a
-}
-
-func (a *acquirer) served() bool { return a.done.Load() && a.err == nil }
-
 // Starvation mode, step by step: entered when a Release finds that the head
 // of the queue, which has waited over 1ms, does not fit; it stops barging,
 // hands permits to the head in queue order, and ends when a handoff goes to
@@ -94,12 +75,12 @@ func TestStarvationModeEntryAndExit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := spinsem.New(2)
 		require.True(t, s.TryAcquire(2))
-		large := goAcquire(s, 2)
+		large := acquiretest.Go(s, 2)
 		synctest.Wait()
 		time.Sleep(spinsem.StarvationThreshold + time.Microsecond)
-		small := goAcquire(s, 1)
+		small := acquiretest.Go(s, 1)
 		synctest.Wait()
-		next := goAcquire(s, 2)
+		next := acquiretest.Go(s, 2)
 		synctest.Wait()
 		require.Equal(t, spinsem.Mode{Waiting: true, Queued: 3}, s.Mode())
 
@@ -111,13 +92,13 @@ func TestStarvationModeEntryAndExit(t *testing.T) {
 
 		s.Release(1)
 		synctest.Wait()
-		require.True(t, large.served(), "the 2 free permits were not handed to the starving head")
+		require.True(t, large.Served(), "the 2 free permits were not handed to the starving head")
 		assert.Equal(t, spinsem.Mode{Starving: true, Waiting: true, Queued: 2}, s.Mode(),
 			"the head waited over 1ms and others wait: starvation mode continues")
 
 		s.Release(2) // on behalf of large: 1 is handed to small, which waited under 1ms
 		synctest.Wait()
-		require.True(t, small.served())
+		require.True(t, small.Served())
 		assert.Equal(t, spinsem.Mode{Free: 1, Waiting: true, Queued: 1}, s.Mode(),
 			"a handoff to a waiter that waited under 1ms ends starvation mode")
 		require.True(t, s.TryAcquire(1), "barging is allowed again in normal mode")
@@ -125,7 +106,7 @@ func TestStarvationModeEntryAndExit(t *testing.T) {
 
 		s.Release(1) // on behalf of small
 		synctest.Wait()
-		assert.True(t, next.served(), "in normal mode, the head is woken once it fits")
+		assert.True(t, next.Served(), "in normal mode, the head is woken once it fits")
 		assert.Equal(t, spinsem.Mode{}, s.Mode())
 		s.Release(2)
 		assert.Equal(t, spinsem.Mode{Free: 2}, s.Mode())
@@ -138,7 +119,7 @@ func TestNoStarvationModeBeforeThreshold(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := spinsem.New(2)
 		require.True(t, s.TryAcquire(2))
-		large := goAcquire(s, 2)
+		large := acquiretest.Go(s, 2)
 		synctest.Wait()
 		time.Sleep(spinsem.StarvationThreshold - time.Microsecond)
 		s.Release(1)
@@ -147,7 +128,7 @@ func TestNoStarvationModeBeforeThreshold(t *testing.T) {
 		require.True(t, s.TryAcquire(1), "in normal mode TryAcquire takes free permits even while others wait")
 		s.Release(2)
 		synctest.Wait()
-		require.True(t, large.served())
+		require.True(t, large.Served())
 		s.Release(2)
 		assert.Equal(t, spinsem.Mode{Free: 2}, s.Mode())
 	})
@@ -162,10 +143,10 @@ func TestWokenWaiterThatLosesStaysAtFront(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s := spinsem.New(1)
 				require.True(t, s.TryAcquire(1))
-				first := goAcquire(s, 1)
+				first := acquiretest.Go(s, 1)
 				synctest.Wait()
 				time.Sleep(wait)
-				second := goAcquire(s, 1)
+				second := acquiretest.Go(s, 1)
 				synctest.Wait()
 				// Release wakes first; barge before it runs. It may win
 				// the race on the other processor; then try again.
@@ -175,21 +156,21 @@ func TestWokenWaiterThatLosesStaysAtFront(t *testing.T) {
 						break
 					}
 					synctest.Wait()
-					require.True(t, first.served(), "TryAcquire failed but nobody took the permit")
+					require.True(t, first.Served(), "TryAcquire failed but nobody took the permit")
 					t.Skip("the woken waiter won the race against TryAcquire")
 				}
 				synctest.Wait()
-				require.False(t, first.done.Load())
+				require.False(t, first.Returned())
 				mode := s.Mode()
 				assert.Equal(t, wait > spinsem.StarvationThreshold, mode.Starving, "starvation mode after a waiter of %v lost a race", wait)
 				assert.Equal(t, 2, mode.Queued)
 				s.Release(1)
 				synctest.Wait()
-				assert.True(t, first.served(), "the waiter that lost was not served before the one that arrived after it")
-				assert.False(t, second.done.Load())
+				assert.True(t, first.Served(), "the waiter that lost was not served before the one that arrived after it")
+				assert.False(t, second.Returned())
 				s.Release(1)
 				synctest.Wait()
-				assert.True(t, second.served())
+				assert.True(t, second.Served())
 				s.Release(1)
 				assert.Equal(t, spinsem.Mode{Free: 1}, s.Mode())
 			})
@@ -206,24 +187,24 @@ func TestStarvationModeArrivalsQueue(t *testing.T) {
 		defer spinsem.SetSpinHook(func() { spun.Add(1) })()
 		s := spinsem.New(2)
 		require.True(t, s.TryAcquire(2))
-		large := goAcquire(s, 2)
+		large := acquiretest.Go(s, 2)
 		synctest.Wait()
 		spun.Store(0)
 		time.Sleep(2 * spinsem.StarvationThreshold)
 		s.Release(1)
 		synctest.Wait()
 		require.True(t, s.Mode().Starving)
-		late := goAcquire(s, 1)
+		late := acquiretest.Go(s, 1)
 		synctest.Wait()
-		assert.False(t, late.done.Load(), "an Acquire(1) barged in starvation mode")
+		assert.False(t, late.Returned(), "an Acquire(1) barged in starvation mode")
 		assert.Zero(t, spun.Load(), "an arrival spun in starvation mode")
 		s.Release(1)
 		synctest.Wait()
-		assert.True(t, large.served())
-		assert.False(t, late.done.Load(), "the arrival passed the starving head")
+		assert.True(t, large.Served())
+		assert.False(t, late.Returned(), "the arrival passed the starving head")
 		s.Release(2)
 		synctest.Wait()
-		assert.True(t, late.served())
+		assert.True(t, late.Served())
 		s.Release(1)
 		assert.Equal(t, spinsem.Mode{Free: 2}, s.Mode())
 	})
@@ -285,12 +266,12 @@ func TestNoSpinOnOneProcessor(t *testing.T) {
 		defer spinsem.SetSpinHook(func() { spun.Add(1) })()
 		s := spinsem.New(1)
 		require.True(t, s.TryAcquire(1))
-		a := goAcquire(s, 1)
+		a := acquiretest.Go(s, 1)
 		synctest.Wait()
 		assert.Equal(t, 1, s.Mode().Queued)
 		s.Release(1)
 		synctest.Wait()
-		assert.True(t, a.served())
+		assert.True(t, a.Served())
 		assert.Zero(t, spun.Load())
 		s.Release(1)
 	})
@@ -305,13 +286,13 @@ func TestCancelWhileParked(t *testing.T) {
 			s := spinsem.New(3)
 			require.True(t, s.TryAcquire(3))
 			before := s.Mode()
-			a := goAcquire(s, 2)
+			a := acquiretest.Go(s, 2)
 			synctest.Wait()
 			require.Equal(t, spinsem.Mode{Waiting: true, Queued: 1}, s.Mode())
-			a.cancel()
+			a.Cancel()
 			synctest.Wait()
-			require.True(t, a.done.Load())
-			assert.ErrorIs(t, a.err, context.Canceled)
+			require.True(t, a.Returned())
+			assert.ErrorIs(t, a.Err, context.Canceled)
 			assert.Equal(t, before, s.Mode())
 			s.Release(3)
 			assert.Equal(t, spinsem.Mode{Free: 3}, s.Mode())
@@ -321,18 +302,18 @@ func TestCancelWhileParked(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			s := spinsem.New(3)
 			require.True(t, s.TryAcquire(3))
-			head := goAcquire(s, 3)
+			head := acquiretest.Go(s, 3)
 			synctest.Wait()
 			time.Sleep(2 * spinsem.StarvationThreshold)
-			behind := goAcquire(s, 2)
+			behind := acquiretest.Go(s, 2)
 			synctest.Wait()
 			s.Release(2)
 			synctest.Wait()
 			require.Equal(t, spinsem.Mode{Free: 2, Starving: true, Waiting: true, Queued: 2}, s.Mode())
-			head.cancel()
+			head.Cancel()
 			synctest.Wait()
-			assert.ErrorIs(t, head.err, context.Canceled)
-			assert.True(t, behind.served(), "the waiter behind the canceled head fits in the 2 free permits")
+			assert.ErrorIs(t, head.Err, context.Canceled)
+			assert.True(t, behind.Served(), "the waiter behind the canceled head fits in the 2 free permits")
 			assert.Equal(t, spinsem.Mode{}, s.Mode(), "the queue emptied: starvation mode ends")
 			s.Release(3)
 			assert.Equal(t, spinsem.Mode{Free: 3}, s.Mode())
@@ -342,15 +323,15 @@ func TestCancelWhileParked(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			s := spinsem.New(3)
 			require.True(t, s.TryAcquire(3))
-			head := goAcquire(s, 3)
+			head := acquiretest.Go(s, 3)
 			synctest.Wait()
 			time.Sleep(2 * spinsem.StarvationThreshold)
 			s.Release(1)
 			synctest.Wait()
 			require.Equal(t, spinsem.Mode{Free: 1, Starving: true, Waiting: true, Queued: 1}, s.Mode())
-			head.cancel()
+			head.Cancel()
 			synctest.Wait()
-			assert.ErrorIs(t, head.err, context.Canceled)
+			assert.ErrorIs(t, head.Err, context.Canceled)
 			assert.Equal(t, spinsem.Mode{Free: 1}, s.Mode(), "as if the head had never asked")
 			assert.True(t, s.TryAcquire(1), "barging is allowed again")
 			s.Release(3)
@@ -369,7 +350,7 @@ func TestCancelBeforeGrantWins(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s := spinsem.New(2)
 				require.True(t, s.TryAcquire(2))
-				a := goAcquire(s, 2)
+				a := acquiretest.Go(s, 2)
 				synctest.Wait()
 				if starving {
 					time.Sleep(2 * spinsem.StarvationThreshold)
@@ -377,11 +358,11 @@ func TestCancelBeforeGrantWins(t *testing.T) {
 				s.Release(1)
 				synctest.Wait()
 				require.Equal(t, starving, s.Mode().Starving)
-				a.cancel()
+				a.Cancel()
 				s.Release(1)
 				synctest.Wait()
-				require.True(t, a.done.Load())
-				require.ErrorIs(t, a.err, context.Canceled)
+				require.True(t, a.Returned())
+				require.ErrorIs(t, a.Err, context.Canceled)
 				assert.Equal(t, spinsem.Mode{Free: 2}, s.Mode(), "the canceled waiter kept permits")
 			})
 		})

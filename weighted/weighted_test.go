@@ -12,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/semacat/sem"
+	"github.com/semacat/sem/internal/acquiretest"
 	"github.com/semacat/sem/semtest"
 	"github.com/semacat/sem/weighted"
 )
@@ -84,34 +85,6 @@ func TestBadInputMessages(t *testing.T) {
 	assert.Equal(t, int64(2), s.Available())
 }
 
-// acquirer is an Acquire running in its own goroutine.
-type acquirer struct {
-	n      int64
-	cancel context.CancelFunc
-	done   chan struct{}
-	err    error // valid once done is closed
-}
-
-func goAcquire(s *weighted.Semaphore, n int64) *acquirer {
-	ctx, cancel := context.WithCancel(context.Background())
-	a := &acquirer{n: n, cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(a.done)
-		a.err = s.Acquire(ctx, n)
-	}()
-	return a
-}
-
-// returned reports whether the Acquire has returned.
-func (a *acquirer) returned() bool {
-	select {
-	case <-a.done:
-		return true
-	default:
-		return false
-	}
-}
-
 // An over-release while waiters are queued takes the mutex path; it must
 // panic without leaving the mutex locked or the permits changed, so that the
 // waiter is still served afterwards.
@@ -119,17 +92,17 @@ func TestOverReleaseWhileQueued(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := weighted.New(2)
 		require.True(t, s.TryAcquire(2))
-		w := goAcquire(s, 2)
+		w := acquiretest.Go(s, 2)
 		synctest.Wait()
-		require.False(t, w.returned())
+		require.False(t, w.Returned())
 		assert.PanicsWithValue(t, "weighted: Release(3): released more than held (2 held)", func() { s.Release(3) })
 		assert.Equal(t, int64(0), s.Available())
 		s.Release(2)
 		synctest.Wait()
-		require.True(t, w.returned(), "the waiter was not served after the refused Release")
-		require.NoError(t, w.err)
+		require.True(t, w.Returned(), "the waiter was not served after the refused Release")
+		require.NoError(t, w.Err)
 		s.Release(2)
-		w.cancel()
+		w.Cancel()
 		assert.Equal(t, int64(2), s.Available())
 	})
 }
@@ -150,15 +123,15 @@ func TestReleaseRacingEnqueue(t *testing.T) {
 			}
 		})
 		defer restore()
-		w := goAcquire(s, 2)
+		w := acquiretest.Go(s, 2)
 		synctest.Wait()
 		require.True(t, fired, "the hook did not run: the Acquire never reached the queue")
-		require.True(t, w.returned(), "the Acquire slept through a Release that freed what it needs")
-		require.NoError(t, w.err)
+		require.True(t, w.Returned(), "the Acquire slept through a Release that freed what it needs")
+		require.NoError(t, w.Err)
 		assert.Equal(t, int64(0), s.Available())
 		assert.False(t, s.TryAcquire(1))
 		s.Release(3)
-		w.cancel()
+		w.Cancel()
 		assert.Equal(t, int64(3), s.Available())
 	})
 }
@@ -177,17 +150,17 @@ func TestPartialReleaseRacingEnqueue(t *testing.T) {
 			}
 		})
 		defer restore()
-		w := goAcquire(s, 2)
+		w := acquiretest.Go(s, 2)
 		synctest.Wait()
 		require.True(t, fired)
-		require.False(t, w.returned(), "Acquire(2) returned with only 1 permit free")
+		require.False(t, w.Returned(), "Acquire(2) returned with only 1 permit free")
 		assert.False(t, s.TryAcquire(1), "TryAcquire barged past a queued waiter")
 		s.Release(1)
 		synctest.Wait()
-		require.True(t, w.returned(), "the queued waiter was not woken")
-		require.NoError(t, w.err)
+		require.True(t, w.Returned(), "the queued waiter was not woken")
+		require.NoError(t, w.Err)
 		s.Release(3)
-		w.cancel()
+		w.Cancel()
 		assert.Equal(t, int64(3), s.Available())
 	})
 }
@@ -201,24 +174,24 @@ func TestCancelBeforeGrantWins(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s := weighted.New(2)
 				require.True(t, s.TryAcquire(1))
-				w := goAcquire(s, 2)
+				w := acquiretest.Go(s, 2)
 				synctest.Wait()
-				var b *acquirer
+				var b *acquiretest.Call
 				if behind {
-					b = goAcquire(s, 1)
+					b = acquiretest.Go(s, 1)
 					synctest.Wait()
 				}
-				w.cancel()
+				w.Cancel()
 				s.Release(1)
 				synctest.Wait()
-				require.True(t, w.returned())
-				require.ErrorIs(t, w.err, context.Canceled)
+				require.True(t, w.Returned())
+				require.ErrorIs(t, w.Err, context.Canceled)
 				if behind {
-					require.True(t, b.returned(), "the waiter behind the canceled one was not served")
-					require.NoError(t, b.err)
+					require.True(t, b.Returned(), "the waiter behind the canceled one was not served")
+					require.NoError(t, b.Err)
 					assert.Equal(t, int64(1), s.Available())
 					s.Release(1)
-					b.cancel()
+					b.Cancel()
 				}
 				assert.Equal(t, int64(2), s.Available(), "the canceled waiter kept permits")
 			})
@@ -259,13 +232,13 @@ func TestCancelAfterGrantKeeps(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := weighted.New(2)
 		require.True(t, s.TryAcquire(2))
-		w := goAcquire(s, 2)
+		w := acquiretest.Go(s, 2)
 		synctest.Wait()
 		s.Release(2)
 		synctest.Wait()
-		require.True(t, w.returned())
-		require.NoError(t, w.err)
-		w.cancel()
+		require.True(t, w.Returned())
+		require.NoError(t, w.Err)
+		w.Cancel()
 		assert.Equal(t, int64(0), s.Available())
 		s.Release(2)
 		assert.Equal(t, int64(2), s.Available())
@@ -279,32 +252,32 @@ func TestCancelMiddleKeepsOrder(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := weighted.New(3)
 		require.True(t, s.TryAcquire(3))
-		head := goAcquire(s, 3)
+		head := acquiretest.Go(s, 3)
 		synctest.Wait()
-		middle := goAcquire(s, 1)
+		middle := acquiretest.Go(s, 1)
 		synctest.Wait()
-		tail := goAcquire(s, 1)
+		tail := acquiretest.Go(s, 1)
 		synctest.Wait()
 		s.Release(2)
-		middle.cancel()
+		middle.Cancel()
 		synctest.Wait()
-		require.True(t, middle.returned())
-		require.ErrorIs(t, middle.err, context.Canceled)
-		assert.False(t, head.returned())
-		assert.False(t, tail.returned(), "the tail passed the head after the middle was canceled")
+		require.True(t, middle.Returned())
+		require.ErrorIs(t, middle.Err, context.Canceled)
+		assert.False(t, head.Returned())
+		assert.False(t, tail.Returned(), "the tail passed the head after the middle was canceled")
 		assert.Equal(t, int64(2), s.Available())
 		s.Release(1)
 		synctest.Wait()
-		require.True(t, head.returned())
-		require.NoError(t, head.err)
-		assert.False(t, tail.returned())
+		require.True(t, head.Returned())
+		require.NoError(t, head.Err)
+		assert.False(t, tail.Returned())
 		s.Release(3)
 		synctest.Wait()
-		require.True(t, tail.returned())
-		require.NoError(t, tail.err)
+		require.True(t, tail.Returned())
+		require.NoError(t, tail.Err)
 		s.Release(1)
-		for _, a := range []*acquirer{head, middle, tail} {
-			a.cancel()
+		for _, a := range []*acquiretest.Call{head, middle, tail} {
+			a.Cancel()
 		}
 		assert.Equal(t, int64(3), s.Available())
 	})
@@ -316,13 +289,13 @@ func TestFastPathReturnsAfterQueueDrains(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := weighted.New(2)
 		require.True(t, s.TryAcquire(2))
-		w := goAcquire(s, 2)
+		w := acquiretest.Go(s, 2)
 		synctest.Wait()
 		s.Release(1)
 		assert.False(t, s.TryAcquire(1), "TryAcquire barged past a queued Acquire(2)")
-		w.cancel()
+		w.Cancel()
 		synctest.Wait()
-		require.ErrorIs(t, w.err, context.Canceled)
+		require.ErrorIs(t, w.Err, context.Canceled)
 		require.True(t, s.TryAcquire(1), "TryAcquire failed after the only waiter left")
 		s.Release(2)
 		assert.Equal(t, int64(2), s.Available())
@@ -359,16 +332,16 @@ func TestZeroWeightWhileQueued(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := weighted.New(1)
 		require.True(t, s.TryAcquire(1))
-		w := goAcquire(s, 1)
+		w := acquiretest.Go(s, 1)
 		synctest.Wait()
 		assert.True(t, s.TryAcquire(0), "TryAcquire(0) while a waiter is queued")
 		require.NoError(t, s.Acquire(context.Background(), 0), "Acquire(ctx, 0) while a waiter is queued")
 		s.Release(0)
-		assert.False(t, w.returned())
+		assert.False(t, w.Returned())
 		s.Release(1)
 		synctest.Wait()
-		require.NoError(t, w.err)
+		require.NoError(t, w.Err)
 		s.Release(1)
-		w.cancel()
+		w.Cancel()
 	})
 }
