@@ -134,33 +134,37 @@ func TestNoStarvationModeBeforeThreshold(t *testing.T) {
 	})
 }
 
-// A woken waiter that loses the race to a barging arrival goes back to the
-// front of the queue, ahead of those that came after it; if it had waited
-// over 1ms, it switches the semaphore to starvation mode.
+// A woken waiter that loses the race to a barging arrival stays at the front
+// of the queue, ahead of those that came after it; if it had waited over the
+// starvation threshold, it switches the semaphore to starvation mode. The
+// hook holds the first waiter just before it blocks, queued, while the test
+// waits, frees the permit (which wakes the waiter) and takes it back with
+// TryAcquire; only then does the waiter run and find its wake-up.
 func TestWokenWaiterThatLosesStaysAtFront(t *testing.T) {
 	for _, wait := range []time.Duration{0, spinsem.StarvationThreshold + time.Microsecond} {
 		t.Run("waited="+wait.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s := spinsem.New(1)
 				require.True(t, s.TryAcquire(1))
+				proceed := make(chan struct{})
+				parks := 0
+				defer spinsem.SetTestHookPark(func() {
+					if parks++; parks == 1 {
+						<-proceed
+					}
+				})()
 				first := acquiretest.Go(s, 1)
 				synctest.Wait()
+				require.Equal(t, 1, parks, "the first Acquire did not park")
 				time.Sleep(wait)
-				second := acquiretest.Go(s, 1)
-				synctest.Wait()
-				// Release wakes first; barge before it runs. It may win
-				// the race on the other processor; then try again.
-				for {
-					s.Release(1)
-					if s.TryAcquire(1) {
-						break
-					}
-					synctest.Wait()
-					require.True(t, first.Served(), "TryAcquire failed but nobody took the permit")
-					t.Skip("the woken waiter won the race against TryAcquire")
-				}
+				s.Release(1)
+				require.True(t, s.TryAcquire(1), "TryAcquire did not take the permit from the woken waiter")
+				close(proceed)
 				synctest.Wait()
 				require.False(t, first.Returned())
+				second := acquiretest.Go(s, 1)
+				synctest.Wait()
+				require.False(t, second.Returned())
 				mode := s.Mode()
 				assert.Equal(t, wait > spinsem.StarvationThreshold, mode.Starving, "starvation mode after a waiter of %v lost a race", wait)
 				assert.Equal(t, 2, mode.Queued)
