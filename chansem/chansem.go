@@ -42,14 +42,15 @@
 // Lock and Unlock keep the same count, so the two pairs mix freely.
 //
 // Who is waiting. A gatherer woken by one Release is not parked again until
-// it runs its next send; meanwhile a second Release frees a slot that no
-// parked sender claims, and a bare non-blocking send would take it. So the
-// gatherer bumps an atomic counter when it takes the gate and again when it
-// leaves it (odd while it gathers), and TryAcquire(1) reads the counter
-// before and after its send: if a gatherer was at work at either moment, or
-// came and went in between, it gives the slot back and fails. An Acquire(1)
-// is not held back that way: only TryAcquire promises not to barge, and
-// single-permit requests keep their FIFO order among themselves.
+// it runs its next send, and one handed the gate is not parked at all until
+// it runs; meanwhile a Release frees a slot that no parked sender claims,
+// and a bare non-blocking send would take it. So an atomic word counts the
+// multi-permit Acquires in progress, waiting for the gate or gathering, and
+// those ever started. TryAcquire(1) reads it before and after its send: if
+// one was in progress at the first look, or started by the second, it gives
+// the slot back and fails. An Acquire(1) is not held back that way: only
+// TryAcquire promises not to barge, and single-permit requests keep their
+// FIFO order among themselves.
 //
 // Cancellation that comes first wins. A send can complete in the same
 // instant the context is done, and the select may pick either; so after its
@@ -78,12 +79,22 @@ const pkg = "chansem"
 // Semaphore is a counting semaphore over a buffered channel. It implements
 // sem.Semaphore and sync.Locker. The zero value is not usable; call New.
 type Semaphore struct {
-	slots   chan struct{} // one value per permit taken or being gathered
-	gate    chan struct{} // held by the one multi-permit request gathering permits
-	held    atomic.Int64  // permits of completed acquisitions, not yet released
-	gathers atomic.Uint64 // bumped as a gatherer takes the gate and leaves it: odd while one gathers
-	size    int64
+	slots chan struct{} // one value per permit taken or being gathered
+	gate  chan struct{} // held by the one multi-permit request gathering permits
+	held  atomic.Int64  // permits of completed acquisitions, not yet released
+	multi atomic.Uint64 // multi-permit Acquires: started<<multiShift | in progress
+	size  int64
 }
+
+// The word multi counts in its low half the multi-permit Acquires in
+// progress and in its high half those ever started, which wraps harmlessly:
+// TryAcquire only compares two readings a few instructions apart.
+const (
+	multiShift = 32
+	multiStart = 1<<multiShift | 1 // one more started, one more in progress
+	multiEnd   = ^uint64(0)        // one fewer in progress
+	multiLive  = 1<<multiShift - 1 // mask of the count in progress
+)
 
 // New returns a semaphore with size permits, all free. It panics if size is
 // less than 1.
@@ -157,14 +168,15 @@ func (s *Semaphore) waitOne(ctx context.Context) error {
 // acquireMany gathers n > 1 permits one at a time, holding the gate so that
 // no other multi-permit request gathers at the same time.
 func (s *Semaphore) acquireMany(ctx context.Context, n int64) error {
+	s.multi.Add(multiStart)
+	defer s.multi.Add(multiEnd)
 	done := ctx.Done()
 	select {
 	case s.gate <- struct{}{}:
 	case <-done:
 		return ctx.Err()
 	}
-	s.gathers.Add(1)
-	defer s.leaveGate()
+	defer func() { <-s.gate }()
 	for got := range n {
 		if !s.send(done) {
 			s.giveBack(got)
@@ -173,13 +185,6 @@ func (s *Semaphore) acquireMany(ctx context.Context, n int64) error {
 	}
 	s.held.Add(n)
 	return grant.Keep(ctx, s, n)
-}
-
-// leaveGate ends a gathering. The counter moves while the gate is still
-// held, so two gatherers never interleave their bumps.
-func (s *Semaphore) leaveGate() {
-	s.gathers.Add(1)
-	<-s.gate
 }
 
 // testHookSend, when set by a test, runs just before a waiter's send.
@@ -201,7 +206,8 @@ func (s *Semaphore) send(done <-chan struct{}) bool {
 
 // TryAcquire takes n permits only if it can do so at once, and reports
 // whether it did. It takes all n or none, and fails while an Acquire waits
-// and while a multi-permit Acquire gathers, even one that need not wait.
+// and while a multi-permit Acquire is in progress, even one that need not
+// wait.
 // TryAcquire(0) reports true. It panics if n < 0.
 func (s *Semaphore) TryAcquire(n int64) bool {
 	check.Weight(pkg, "TryAcquire", n)
@@ -216,11 +222,11 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 	return s.tryMany(n)
 }
 
-// tryOne takes one slot unless a sender is parked or a gatherer was at work
-// at any moment of the attempt.
+// tryOne takes one slot unless a sender is parked or a multi-permit Acquire
+// was in progress at any moment of the attempt.
 func (s *Semaphore) tryOne() bool {
-	g := s.gathers.Load()
-	if g%2 != 0 {
+	m := s.multi.Load()
+	if m&multiLive != 0 {
 		return false
 	}
 	select {
@@ -228,7 +234,7 @@ func (s *Semaphore) tryOne() bool {
 	default:
 		return false
 	}
-	if s.gathers.Load() != g {
+	if s.multi.Load() != m {
 		s.giveBack(1)
 		return false
 	}

@@ -188,6 +188,44 @@ func TestTryAcquireDoesNotBargePastGatherer(t *testing.T) {
 	})
 }
 
+// A multi-permit Acquire that waited for the gate is still waiting when the
+// gate is handed to it and it has not sent yet. The hook runs at the second
+// gatherer's first send, just after the hand-off: a slot freed there must
+// not go to a TryAcquire.
+func TestTryAcquireDoesNotBargePastGateHandoff(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := chansem.New(3)
+		require.True(t, s.TryAcquire(3))
+		sends, barged := 0, false
+		defer chansem.SetTestHookSend(func() {
+			if sends++; sends == 3 { // the second gatherer's first send
+				s.Release(1)
+				barged = s.TryAcquire(1)
+			}
+		})()
+		first := acquiretest.Go(s, 2)
+		synctest.Wait()
+		second := acquiretest.Go(s, 2)
+		synctest.Wait()
+		s.Release(1)
+		synctest.Wait()
+		s.Release(1) // the first gathers its second slot and hands the gate on
+		synctest.Wait()
+		require.True(t, first.Served())
+		require.GreaterOrEqual(t, sends, 3, "the second gatherer did not take the gate")
+		if !assert.False(t, barged, "TryAcquire(1) took a slot while an Acquire(2) had just been handed the gate") {
+			s.Release(1)
+			synctest.Wait()
+		}
+		require.Equal(t, 4, sends, "the second gatherer did not reach its second send")
+		s.Release(2) // on behalf of the first
+		synctest.Wait()
+		require.True(t, second.Served())
+		s.Release(2)
+		assert.Equal(t, int64(3), s.Available())
+	})
+}
+
 // The same barging, as an outside review reproduced it: no hook, the
 // Releases and the TryAcquire follow each other while the gatherer runs.
 // Whatever the gatherer has done by then, TryAcquire must fail.
