@@ -58,6 +58,11 @@
 // gives the slots back and reports ctx.Err(). That look costs only waiters,
 // never the non-blocking send that serves the uncontended case.
 //
+// So chansem keeps every guarantee it declares (arrival order for single
+// permits, no barging TryAcquire, no starvation) and the contract's exact
+// over-release check, rather than dropping a guarantee to stay a bare
+// channel: the over-release check is not optional, and once it needs a word
+// of its own the barging fix costs only TryAcquire and multi-permit requests.
 // The bookkeeping costs the single-permit fast path an atomic add in Acquire
 // and a compare-and-swap in Release on top of the channel's own lock; see
 // BenchmarkSemaphore in benchmarks, chansem against the raw channel.
