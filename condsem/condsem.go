@@ -43,7 +43,11 @@
 //
 // Cancellation: sync.Cond has none, so a waiter whose context can be done
 // registers a context.AfterFunc callback that broadcasts, and stops it
-// before returning. The callback takes the mutex first: otherwise its
+// before returning. A waiter that takes its permits looks at its context
+// once more on the way out: if it is done by then, the cancellation may have
+// come before the Release that freed them, and it wins (go.dev/issue/63615):
+// the waiter gives them back through Release, which wakes the others, and
+// returns ctx.Err(). The callback takes the mutex first: otherwise its
 // Broadcast could fall between a waiter's check of its context and its
 // Wait, find nobody to wake, and be lost. A canceled waiter holds nothing
 // and leaves the count untouched, so the plain variant needs no wake-up on
@@ -64,6 +68,7 @@ import (
 	"sync"
 
 	"github.com/semacat/sem/internal/check"
+	"github.com/semacat/sem/internal/grant"
 )
 
 const pkg = "condsem"
@@ -80,9 +85,8 @@ type Semaphore struct {
 
 	// waiters counts the Acquire calls in wait. Release skips Broadcast
 	// when it is zero: Broadcast with nobody waiting is cheap but not free
-	// (a call into the runtime and atomic loads), and skipping it cut an
-	// uncontended Acquire+Release pair by about a fifth in
-	// BenchmarkSemaphore/uncontended.
+	// (a call into the runtime and atomic loads), a cost that
+	// BenchmarkSemaphore/uncontended in benchmarks shows.
 	waiters int
 }
 
@@ -130,7 +134,10 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 		s.mu.Unlock()
 		return nil
 	}
-	return s.wait(ctx, n)
+	if err := s.wait(ctx, n); err != nil {
+		return err
+	}
+	return grant.Keep(ctx, s, n)
 }
 
 // wait parks until n permits are free and takes them, or until ctx is

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/semacat/sem/internal/check"
+	"github.com/semacat/sem/internal/grant"
 )
 
 // Fair is the sync.Cond semaphore made first come, first served. It
@@ -37,7 +38,10 @@ import (
 //
 // Cancellation: a canceled waiter removes its ticket from the queue. If it
 // was the head, the request behind it becomes the head and may fit, so it
-// broadcasts; otherwise nothing changed for anyone else.
+// broadcasts; otherwise nothing changed for anyone else. As in the plain
+// variant, a head that takes its permits while its context is done gives
+// them back through Release, so a cancellation that came first wins and the
+// permits go to the request behind it.
 type Fair struct {
 	mu    sync.Mutex
 	cond  sync.Cond // waiters for the head of the queue to change or fit; cond.L is &mu
@@ -99,7 +103,10 @@ func (s *Fair) Acquire(ctx context.Context, n int64) error {
 		s.mu.Unlock()
 		return nil
 	}
-	return s.wait(ctx, n)
+	if err := s.wait(ctx, n); err != nil {
+		return err
+	}
+	return grant.Keep(ctx, s, n)
 }
 
 // wait queues a request for n permits and parks until it is at the head

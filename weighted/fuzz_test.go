@@ -9,6 +9,7 @@ import (
 	"testing/synctest"
 
 	"github.com/semacat/sem"
+	"github.com/semacat/sem/internal/acquiretest"
 	"github.com/semacat/sem/weighted"
 )
 
@@ -100,7 +101,7 @@ type harness struct {
 	t       *testing.T
 	s       *weighted.Semaphore
 	m       model
-	acqs    []*acquirer
+	acqs    []*acquiretest.Call
 	holding []int64 // permits held, one entry per successful request
 	took    []bool  // whether the served Acquire's permits were added to holding
 }
@@ -111,7 +112,7 @@ func newHarness(t *testing.T, size int64) *harness {
 
 func (h *harness) acquire(n int64) string {
 	i := len(h.acqs)
-	h.acqs = append(h.acqs, goAcquire(h.s, n))
+	h.acqs = append(h.acqs, acquiretest.Go(h.s, n))
 	h.took = append(h.took, false)
 	h.m.weight = append(h.m.weight, n)
 	switch {
@@ -163,7 +164,7 @@ func (h *harness) cancel(arg int64) string {
 		return "no cancel (no Acquire)"
 	}
 	i := int(arg) % len(h.acqs)
-	h.acqs[i].cancel()
+	h.acqs[i].Cancel()
 	if h.m.fate[i] == waiting {
 		h.m.fate[i] = canceled
 		k := slices.Index(h.m.queue, i)
@@ -178,10 +179,10 @@ func (h *harness) cancel(arg int64) string {
 // collect moves the permits of served Acquires into holding.
 func (h *harness) collect() {
 	for i, a := range h.acqs {
-		if !h.took[i] && a.returned() && a.err == nil {
+		if !h.took[i] && a.Returned() && a.Err == nil {
 			h.took[i] = true
-			if a.n > 0 {
-				h.holding = append(h.holding, a.n)
+			if a.N > 0 {
+				h.holding = append(h.holding, a.N)
 			}
 		}
 	}
@@ -192,16 +193,16 @@ func (h *harness) check(step int, what string) {
 	h.t.Helper()
 	for i, a := range h.acqs {
 		got := waiting
-		if a.returned() {
+		if a.Returned() {
 			switch {
-			case a.err == nil:
+			case a.Err == nil:
 				got = served
-			case errors.Is(a.err, context.Canceled):
+			case errors.Is(a.Err, context.Canceled):
 				got = canceled
-			case errors.Is(a.err, sem.ErrExceedsSize):
+			case errors.Is(a.Err, sem.ErrExceedsSize):
 				got = exceeded
 			default:
-				h.t.Errorf("step %d (%s): Acquire #%d returned %v", step, what, i, a.err)
+				h.t.Errorf("step %d (%s): Acquire #%d returned %v", step, what, i, a.Err)
 			}
 		}
 		if want := h.m.fate[i]; got != want {
@@ -219,7 +220,7 @@ func (h *harness) check(step int, what string) {
 // semaphore is whole again.
 func (h *harness) finish() {
 	for _, a := range h.acqs {
-		a.cancel()
+		a.Cancel()
 	}
 	synctest.Wait()
 	h.collect()

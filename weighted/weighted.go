@@ -15,10 +15,10 @@
 // swap covers the flag too, it fails if a waiter queued in the meantime, and
 // the caller falls back to the mutex: no fast path ever passes a waiter.
 // Uncontended, an Acquire+Release pair costs two atomic read-modify-writes
-// where x/sync's costs four (a Lock and an Unlock each): 0.69-0.75x of
-// x/sync's time in BenchmarkSemaphore/uncontended on a quiet 2-core machine
-// (two runs; the rest of the pair is the interface calls and the contract's
-// context and argument checks, which both pay).
+// where x/sync's costs four (a Lock and an Unlock each); the rest of the
+// pair is the interface calls and the contract's context and argument
+// checks, which both pay. BenchmarkSemaphore/uncontended in benchmarks
+// compares the two.
 //
 // Slow path. An Acquire that does not fit takes the mutex and looks again.
 // If the queue is still empty and the request now fits, it takes the permits.
@@ -38,13 +38,17 @@
 // Allocation. Queue nodes and their wake channels come from internal/waitq,
 // which keeps a free list per semaphore: in steady state a blocked Acquire
 // allocates nothing, where x/sync's allocates a list element and a channel
-// (2 allocs/op in every contended scenario of the benchmarks; 0 here).
+// each time (see allocs/op in the contended scenarios of BenchmarkSemaphore).
 //
-// Cancellation. A waiter whose context is done takes the mutex. If it was
-// granted in the meantime it keeps the permits and returns nil: the grant
-// happened first, and giving the permits back would cost another pass over
-// the queue. Otherwise it leaves the queue and returns ctx.Err(); if it was
-// at the head, the waiters behind it that now fit are granted.
+// Cancellation. A cancellation that comes before the grant wins, as in
+// x/sync since go.dev/issue/63615. A waiter whose context is done takes the
+// mutex. If it was not granted, it leaves the queue, and the waiters behind
+// it that now fit are granted. If it was, the grant and the cancellation
+// crossed, and nothing tells which came first: it hands the permits on the
+// same way. Either way it returns ctx.Err() holding nothing. A waiter woken
+// by its grant looks at ctx.Done() once more before it returns, and gives
+// the permits back if the context is done by then, since its select may
+// pick the wake-up when both are ready. Only waiters pay for that look.
 //
 // # Fairness, and what it costs
 //
@@ -61,15 +65,14 @@
 // behind the others. Every Acquire then costs a park and a wake-up, as a
 // blocked send on a buffered channel does; sync.Mutex goes faster only by
 // letting a running goroutine barge past parked ones, which this semaphore
-// promises never to do. In the reference run (benchmarks/results/reference,
-// a quiet 2-core machine) the contended scenarios ran at 0.38-0.58x of
-// x/sync's time, with a raw channel at 0.21-0.45x in the same run: what is
-// left between the two is this package's mutex, which a channel does not
-// need.
+// promises never to do. The contended scenarios of BenchmarkSemaphore
+// compare it with x/sync's Weighted and with a raw channel, which parks and
+// wakes the same way: what is left between this package and the channel is
+// its mutex, which a channel does not need.
 //
-// Tried and not kept, for want of a measurable gain (10 paired runs each,
-// differences within the ±5-10% noise): spinning on TryLock before blocking
-// on the mutex (a mutex profile showed more time blocked, not less); waking
+// Tried and not kept, for want of a gain beyond the benchmarks' noise in
+// paired runs of BenchmarkSemaphore: spinning on TryLock before blocking on
+// the mutex (a mutex profile showed more time blocked, not less); waking
 // the first grantee after unlocking; and handing nodes back through an
 // atomic slot instead of taking the mutex to recycle them.
 package weighted
@@ -80,6 +83,7 @@ import (
 	"sync/atomic"
 
 	"github.com/semacat/sem/internal/check"
+	"github.com/semacat/sem/internal/grant"
 	"github.com/semacat/sem/internal/waitq"
 )
 
@@ -126,11 +130,10 @@ func free(state uint64) int64 { return int64(state >> 1) }
 // On success it returns nil and the caller holds n permits. If ctx is already
 // done it returns ctx.Err() without acquiring, even when permits are free. If
 // ctx is done while it waits, it returns ctx.Err() holding nothing, and the
-// waiters behind it are served if they now fit; but if its permits were
-// granted before it noticed ctx was done, it returns nil holding them (never
-// an error holding permits, never nil without them). If n exceeds the size it
-// returns at once an error wrapping sem.ErrExceedsSize. Acquire(ctx, 0)
-// returns ctx.Err() without blocking. It panics if n < 0.
+// waiters behind it are served if they now fit; that holds also when its
+// permits were granted in the same instant: it hands them on. If n exceeds
+// the size it returns at once an error wrapping sem.ErrExceedsSize.
+// Acquire(ctx, 0) returns ctx.Err() without blocking. It panics if n < 0.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 	check.Weight(pkg, "Acquire", n)
 	if n > s.size {
@@ -208,14 +211,21 @@ func (s *Semaphore) acquireSlow(ctx context.Context, n int64) error {
 		s.recycle(w)
 		return nil
 	}
+	if testHookPark != nil {
+		testHookPark()
+	}
 	select {
 	case <-w.Woken():
 		s.recycle(w)
-		return nil
+		return grant.Keep(ctx, s, n)
 	case <-done:
 		return s.cancel(ctx, w)
 	}
 }
+
+// testHookPark, when set by a test, runs just before a queued waiter blocks,
+// the moment at which its grant and its context may both become ready.
+var testHookPark func()
 
 // testHookQueue, when set by a test, runs in enqueue between the check that a
 // request does not fit and the setting of the queued bit: the window in which
@@ -295,21 +305,18 @@ func (s *Semaphore) recycle(w *waitq.Waiter) {
 	s.mu.Unlock()
 }
 
-// cancel withdraws the waiter w whose ctx is done.
+// cancel withdraws the waiter w whose ctx is done. If w was granted in the
+// meantime, it hands the permits on: the cancellation may have come first.
+// Recycle discards the wake-up of a grant.
 func (s *Semaphore) cancel(ctx context.Context, w *waitq.Waiter) error {
 	s.mu.Lock()
 	if w.Granted {
-		// The grant came first: keep it. Recycle discards the wake-up.
-		s.q.Recycle(w)
-		s.mu.Unlock()
-		return nil
+		s.state.Add(uint64(w.N) << 1)
+	} else {
+		s.q.Remove(w)
 	}
-	head := s.q.Front() == w
-	s.q.Remove(w)
 	s.q.Recycle(w)
-	if head || s.q.Len() == 0 {
-		s.grant()
-	}
+	s.grant()
 	s.mu.Unlock()
 	return ctx.Err()
 }

@@ -46,9 +46,6 @@ func (w *Waiter) Wake() {
 // Woken returns the channel on which the waiter receives its wake-up.
 func (w *Waiter) Woken() <-chan struct{} { return w.wake }
 
-// Queued reports whether w is in its queue.
-func (w *Waiter) Queued() bool { return w.queued }
-
 // Queue is a FIFO of waiters. The zero value is an empty queue.
 type Queue struct {
 	head, tail *Waiter
@@ -62,9 +59,6 @@ func (q *Queue) Len() int { return q.len }
 // Front returns the first waiter, or nil when the queue is empty.
 func (q *Queue) Front() *Waiter { return q.head }
 
-// Next returns the waiter queued after w, or nil.
-func (q *Queue) Next(w *Waiter) *Waiter { return w.next }
-
 // PushBack queues a waiter for n permits at the tail and returns it.
 func (q *Queue) PushBack(n int64) *Waiter {
 	w := q.get(n)
@@ -75,22 +69,6 @@ func (q *Queue) PushBack(n int64) *Waiter {
 		q.head = w
 	}
 	q.tail = w
-	q.len++
-	return w
-}
-
-// PushFront queues a waiter for n permits at the head and returns it, for a
-// waiter that was woken, lost the race for the permits, and goes back to wait
-// ahead of later arrivals.
-func (q *Queue) PushFront(n int64) *Waiter {
-	w := q.get(n)
-	w.next = q.head
-	if q.head != nil {
-		q.head.prev = w
-	} else {
-		q.tail = w
-	}
-	q.head = w
 	q.len++
 	return w
 }
