@@ -1,0 +1,182 @@
+package semtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// testCancel checks that a done context makes Acquire give up with
+// ctx.Err() and leaves the semaphore as if the call had never happened, and
+// that a cancellation that comes before the grant wins.
+func (c *config) testCancel(t *testing.T) {
+	t.Run("AlreadyDone", c.testAlreadyDone)
+	t.Run("WhileWaiting", func(t *testing.T) {
+		c.bubble(t, func(t *testing.T, sc *scene) {
+			s := sc.newSem(3)
+			if err := s.Acquire(context.Background(), 3); err != nil {
+				t.Fatalf("Acquire(3) on a fresh semaphore of size 3: %v", err)
+			}
+			w := sc.goAcquire(context.Background(), s, 2)
+			sc.settle()
+			w.cancel()
+			sc.settle()
+			if !w.done.Load() {
+				t.Error("a waiting Acquire did not return after its context was canceled")
+			} else if !errors.Is(w.err, context.Canceled) {
+				t.Errorf("a waiting Acquire whose context was canceled returned %v; want context.Canceled", w.err)
+			}
+			expectFree(t, s, 3, 0, "after the waiter was canceled (3 held)")
+			s.Release(1)
+			sc.settle()
+			expectFree(t, s, 3, 1, "after the waiter was canceled and 1 released")
+			s.Release(2)
+		})
+	})
+	t.Run("Timeout", func(t *testing.T) {
+		c.bubble(t, func(t *testing.T, sc *scene) {
+			s := sc.newSem(1)
+			if !s.TryAcquire(1) {
+				t.Fatal("TryAcquire(1) failed on a fresh semaphore")
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), c.tick)
+			defer cancel()
+			w := sc.goAcquire(ctx, s, 1)
+			sc.settle()
+			if w.done.Load() {
+				t.Errorf("Acquire on a full semaphore returned %v before its timeout", w.err)
+			}
+			c.sleep(2)
+			sc.settle()
+			if !w.done.Load() {
+				t.Error("Acquire did not return after its context's deadline passed")
+			} else if !errors.Is(w.err, context.DeadlineExceeded) {
+				t.Errorf("Acquire past its deadline = %v; want context.DeadlineExceeded", w.err)
+			}
+			s.Release(1)
+		})
+	})
+	t.Run("BeforeGrant", func(t *testing.T) {
+		// go.dev/issue/63615: size 2, 1 held, Acquire(ctx, 2) waits; the
+		// context is canceled, and only then is the permit released, with
+		// no pause between. The cancellation came first, so it wins.
+		c.bubble(t, func(t *testing.T, sc *scene) {
+			s := sc.newSem(2)
+			if !s.TryAcquire(1) {
+				t.Fatal("TryAcquire(1) failed on a fresh semaphore of size 2")
+			}
+			w := sc.goAcquire(context.Background(), s, 2)
+			sc.settle()
+			if w.done.Load() {
+				t.Fatalf("Acquire(2) with 1 of 2 permits free returned %v without waiting", w.err)
+			}
+			w.cancel()
+			s.Release(1)
+			sc.settle()
+			switch {
+			case !w.done.Load():
+				t.Error("a waiting Acquire(2) did not return after its context was canceled and the held permit released")
+			case w.err == nil:
+				t.Error("Acquire(2) returned nil although its context was canceled before Release(1) freed the permits; a cancellation before the grant must win (go.dev/issue/63615)")
+			case !errors.Is(w.err, context.Canceled):
+				t.Errorf("Acquire(2) canceled before the grant returned %v; want context.Canceled", w.err)
+			default:
+				expectFree(t, s, 2, 2, "after the canceled Acquire(2) returned and the held permit was released")
+			}
+		})
+	})
+	t.Run("HeadDoesNotStrand", func(t *testing.T) {
+		// The head waiter wants 2 while 1 is free; when it gives up, the
+		// waiter behind it, which wants 1, must be served.
+		c.bubble(t, func(t *testing.T, sc *scene) {
+			s := sc.newSem(2)
+			if err := s.Acquire(context.Background(), 2); err != nil {
+				t.Fatalf("Acquire(2) on a fresh semaphore: %v", err)
+			}
+			head := sc.goAcquire(context.Background(), s, 2)
+			sc.settle()
+			behind := sc.goAcquire(context.Background(), s, 1)
+			sc.settle()
+			s.Release(1)
+			sc.settle()
+			head.cancel()
+			sc.settle()
+			if !behind.done.Load() || behind.err != nil {
+				t.Errorf("after the head waiter (Acquire(2)) was canceled with 1 permit free, the Acquire(1) behind it did not return nil (done %v, err %v)",
+					behind.done.Load(), behind.err)
+			}
+			s.Release(1) // the test's other permit
+		})
+	})
+	t.Run("ManyWaiters", c.testManyWaiters)
+}
+
+// testAlreadyDone checks that a context done before the call acquires
+// nothing, whatever the weight, even when every permit is free.
+func (c *config) testAlreadyDone(t *testing.T) {
+	const size = 3
+	s := c.newOrFail(t, size)
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	expired, cancel2 := context.WithDeadline(context.Background(), time.Unix(0, 0))
+	defer cancel2()
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		want error
+	}{{"canceled", canceled, context.Canceled}, {"expired", expired, context.DeadlineExceeded}} {
+		for _, n := range []int64{1, 2, size} {
+			if err := s.Acquire(tc.ctx, n); !errors.Is(err, tc.want) {
+				t.Errorf("Acquire(%s ctx, %d) with all %d permits free = %v; want %v", tc.name, n, size, err, tc.want)
+				if err == nil {
+					s.Release(n)
+				}
+			}
+			expectFree(t, s, size, size, fmt.Sprintf("after Acquire(%s ctx, %d)", tc.name, n))
+		}
+	}
+}
+
+// testManyWaiters cancels every other one of many waiters; the rest are all
+// served.
+func (c *config) testManyWaiters(t *testing.T) {
+	c.bubble(t, func(t *testing.T, sc *scene) {
+		const size, n = 3, 12
+		s := sc.newSem(size)
+		if err := s.Acquire(context.Background(), size); err != nil {
+			t.Fatalf("Acquire(%d) on a fresh semaphore: %v", size, err)
+		}
+		ws := make([]*waiter, n)
+		for i := range ws {
+			ws[i] = sc.goAcquire(context.Background(), s, 1)
+		}
+		sc.settle()
+		var kept []*waiter
+		for i, w := range ws {
+			if i%2 == 1 {
+				kept = append(kept, w)
+				continue
+			}
+			w.cancel()
+			sc.settle()
+			if !w.done.Load() || !errors.Is(w.err, context.Canceled) {
+				t.Errorf("canceled waiter %d: done %v, err %v; want context.Canceled", i, w.done.Load(), w.err)
+			}
+		}
+		s.Release(size)
+		sc.settle()
+		for len(served(kept)) < len(kept) {
+			progress := false
+			for _, w := range kept {
+				progress = w.release(s) || progress
+			}
+			if !progress {
+				t.Errorf("%d of %d waiters that were not canceled were served, then the rest were never woken", len(served(kept)), len(kept))
+				break
+			}
+			sc.settle()
+		}
+	})
+}
