@@ -61,28 +61,34 @@ func (c *config) testMemoryModel(t *testing.T) {
 	})
 	t.Run("ReleaseBeforeTryAcquire", func(t *testing.T) {
 		needRace(t)
+		trials := 20
+		if c.realTime() {
+			trials = 3
+		}
 		s := c.newOrFail(t, 1)
 		if !s.TryAcquire(1) {
 			t.Fatal("TryAcquire(1) failed on a fresh semaphore")
 		}
-		var handed int
-		var wg sync.WaitGroup
-		wg.Go(func() {
-			handed = 1
-			s.Release(1)
-		})
-		deadline := time.Now().Add(stressLimit)
-		for !s.TryAcquire(1) {
-			if time.Now().After(deadline) {
-				wg.Wait()
-				t.Fatalf("TryAcquire(1) still failed %v after another goroutine's Release(1)", stressLimit)
+		for trial := range trials {
+			var handed int
+			var wg sync.WaitGroup
+			wg.Go(func() {
+				handed = trial + 1
+				s.Release(1)
+			})
+			deadline := time.Now().Add(stressLimit)
+			for !s.TryAcquire(1) { // the test takes the permit over for the next trial
+				if time.Now().After(deadline) {
+					wg.Wait()
+					t.Fatalf("trial %d: TryAcquire(1) still failed %v after another goroutine's Release(1)", trial, stressLimit)
+				}
+				runtime.Gosched()
 			}
-			runtime.Gosched()
+			if handed != trial+1 {
+				t.Errorf("trial %d: the TryAcquire(1) enabled by Release(1) saw %d; want %d, written before the Release", trial, handed, trial+1)
+			}
+			wg.Wait()
 		}
-		if handed != 1 {
-			t.Error("the TryAcquire(1) enabled by Release(1) did not see a write made before the Release")
-		}
-		wg.Wait()
 		s.Release(1)
 	})
 }
