@@ -20,10 +20,7 @@ func (c *config) testAcquire(t *testing.T) {
 		}
 	})
 	t.Run("TryAcquireAllOrNothing", func(t *testing.T) {
-		s := c.newOrFail(t, 4)
-		if !s.TryAcquire(3) {
-			t.Fatal("TryAcquire(3) failed on a fresh semaphore of size 4")
-		}
+		s := c.newHeld(t, 4, 3)
 		if s.TryAcquire(2) {
 			t.Error("TryAcquire(2) succeeded with only 1 permit free")
 			s.Release(2)
@@ -33,12 +30,8 @@ func (c *config) testAcquire(t *testing.T) {
 	})
 	t.Run("BlocksWhenFull", func(t *testing.T) {
 		c.bubble(t, func(t *testing.T, sc *scene) {
-			s := sc.newSem(2)
-			if err := s.Acquire(context.Background(), 2); err != nil {
-				t.Fatalf("Acquire(2) on a fresh semaphore of size 2: %v", err)
-			}
-			w := sc.goAcquire(context.Background(), s, 1)
-			sc.settle()
+			s := sc.newHeld(2, 2)
+			w := sc.arrive(1)
 			if w.done.Load() {
 				t.Errorf("Acquire(1) on a full semaphore returned %v without waiting; want it to block", w.err)
 			}

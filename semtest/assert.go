@@ -22,6 +22,23 @@ func (c *config) newOrFail(t *testing.T, size int64) sem.Semaphore {
 	return s
 }
 
+// newHeld builds a semaphore outside any scene and takes held of its
+// permits.
+func (c *config) newHeld(t *testing.T, size, held int64) sem.Semaphore {
+	t.Helper()
+	s := c.newOrFail(t, size)
+	take(t, s, size, held)
+	return s
+}
+
+// take acquires held permits of a fresh semaphore, or ends the check.
+func take(t *testing.T, s sem.Semaphore, size, held int64) {
+	t.Helper()
+	if !s.TryAcquire(held) {
+		t.Fatalf("TryAcquire(%d) failed on a fresh semaphore of size %d", held, size)
+	}
+}
+
 // panics calls f and reports the panic message, if it panicked.
 func panics(f func()) (msg string, panicked bool) {
 	defer func() {

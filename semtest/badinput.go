@@ -30,10 +30,7 @@ func (c *config) testBadInput(t *testing.T) {
 	}
 	for _, m := range methods {
 		t.Run("NegativeWeight/"+m.name, func(t *testing.T) {
-			s := c.newOrFail(t, 3)
-			if !s.TryAcquire(1) {
-				t.Fatal("TryAcquire(1) failed on a fresh semaphore of size 3")
-			}
+			s := c.newHeld(t, 3, 1)
 			for _, n := range []int64{-1, -1 << 63} {
 				expectPanic(t, fmt.Sprintf("%s(%d)", m.name, n), func() { m.call(s, n) }, m.name, fmt.Sprint(n), c.pkg)
 			}

@@ -15,12 +15,8 @@ func (c *config) testCancel(t *testing.T) {
 	t.Run("AlreadyDone", c.testAlreadyDone)
 	t.Run("WhileWaiting", func(t *testing.T) {
 		c.bubble(t, func(t *testing.T, sc *scene) {
-			s := sc.newSem(3)
-			if err := s.Acquire(context.Background(), 3); err != nil {
-				t.Fatalf("Acquire(3) on a fresh semaphore of size 3: %v", err)
-			}
-			w := sc.goAcquire(context.Background(), s, 2)
-			sc.settle()
+			s := sc.newHeld(3, 3)
+			w := sc.arrive(2)
 			w.cancel()
 			sc.settle()
 			if !w.done.Load() {
@@ -37,10 +33,7 @@ func (c *config) testCancel(t *testing.T) {
 	})
 	t.Run("Timeout", func(t *testing.T) {
 		c.bubble(t, func(t *testing.T, sc *scene) {
-			s := sc.newSem(1)
-			if !s.TryAcquire(1) {
-				t.Fatal("TryAcquire(1) failed on a fresh semaphore")
-			}
+			s := sc.newHeld(1, 1)
 			ctx, cancel := context.WithTimeout(context.Background(), c.tick)
 			defer cancel()
 			w := sc.goAcquire(ctx, s, 1)
@@ -63,14 +56,9 @@ func (c *config) testCancel(t *testing.T) {
 		// The head waiter wants 2 while 1 is free; when it gives up, the
 		// waiter behind it, which wants 1, must be served.
 		c.bubble(t, func(t *testing.T, sc *scene) {
-			s := sc.newSem(2)
-			if err := s.Acquire(context.Background(), 2); err != nil {
-				t.Fatalf("Acquire(2) on a fresh semaphore: %v", err)
-			}
-			head := sc.goAcquire(context.Background(), s, 2)
-			sc.settle()
-			behind := sc.goAcquire(context.Background(), s, 1)
-			sc.settle()
+			s := sc.newHeld(2, 2)
+			head := sc.arrive(2)
+			behind := sc.arrive(1)
 			s.Release(1)
 			sc.settle()
 			head.cancel()
@@ -93,44 +81,35 @@ func (c *config) testCancel(t *testing.T) {
 // runs several trials, every fourth letting the waiter give up first, and
 // logs how often the waiter had already returned.
 func (c *config) testBeforeGrant(t *testing.T) {
-	trials := 20
-	if c.realTime() {
-		trials = 4
-	}
-	var returnedFirst int
-	for trial := 0; trial < trials && !t.Failed(); trial++ {
-		c.bubble(t, func(t *testing.T, sc *scene) {
-			s := sc.newSem(2)
-			if !s.TryAcquire(1) {
-				t.Fatal("TryAcquire(1) failed on a fresh semaphore of size 2")
-			}
-			w := sc.goAcquire(context.Background(), s, 2)
-			sc.settle()
-			if w.done.Load() {
-				t.Fatalf("Acquire(2) with 1 of 2 permits free returned %v without waiting", w.err)
-			}
-			w.cancel()
-			if trial%4 == 3 {
-				sc.settle() // the other order: the waiter gives up before the Release
-			}
-			if w.done.Load() {
-				returnedFirst++
-			}
-			s.Release(1)
-			sc.settle()
-			switch {
-			case !w.done.Load():
-				t.Errorf("trial %d: a waiting Acquire(2) did not return after its context was canceled and the held permit released", trial)
-			case w.err == nil:
-				t.Errorf("trial %d: Acquire(2) returned nil although its context was canceled before Release(1) freed the permits; a cancellation before the grant must win (go.dev/issue/63615)", trial)
-			case !errors.Is(w.err, context.Canceled):
-				t.Errorf("trial %d: Acquire(2) canceled before the grant returned %v; want context.Canceled", trial, w.err)
-			default:
-				expectFree(t, s, 2, 2, "after the canceled Acquire(2) returned and the held permit was released")
-			}
-		})
-	}
-	t.Logf("the waiter had already returned when Release(1) ran in %d of %d trials", returnedFirst, trials)
+	var ran, returnedFirst int
+	c.bubbleTrials(t, 20, func(t *testing.T, sc *scene, trial int) {
+		ran++
+		s := sc.newHeld(2, 1)
+		w := sc.arrive(2)
+		if w.done.Load() {
+			t.Fatalf("Acquire(2) with 1 of 2 permits free returned %v without waiting", w.err)
+		}
+		w.cancel()
+		if trial%4 == 3 {
+			sc.settle() // the other order: the waiter gives up before the Release
+		}
+		if w.done.Load() {
+			returnedFirst++
+		}
+		s.Release(1)
+		sc.settle()
+		switch {
+		case !w.done.Load():
+			t.Errorf("trial %d: a waiting Acquire(2) did not return after its context was canceled and the held permit released", trial)
+		case w.err == nil:
+			t.Errorf("trial %d: Acquire(2) returned nil although its context was canceled before Release(1) freed the permits; a cancellation before the grant must win (go.dev/issue/63615)", trial)
+		case !errors.Is(w.err, context.Canceled):
+			t.Errorf("trial %d: Acquire(2) canceled before the grant returned %v; want context.Canceled", trial, w.err)
+		default:
+			expectFree(t, s, 2, 2, "after the canceled Acquire(2) returned and the held permit was released")
+		}
+	})
+	t.Logf("the waiter had already returned when Release(1) ran in %d of %d trials", returnedFirst, ran)
 }
 
 // testAlreadyDone checks that a context done before the call acquires
@@ -164,10 +143,7 @@ func (c *config) testAlreadyDone(t *testing.T) {
 func (c *config) testManyWaiters(t *testing.T) {
 	c.bubble(t, func(t *testing.T, sc *scene) {
 		const size, n = 3, 12
-		s := sc.newSem(size)
-		if err := s.Acquire(context.Background(), size); err != nil {
-			t.Fatalf("Acquire(%d) on a fresh semaphore: %v", size, err)
-		}
+		s := sc.newHeld(size, size)
 		ws := make([]*waiter, n)
 		for i := range ws {
 			ws[i] = sc.goAcquire(context.Background(), s, 1)

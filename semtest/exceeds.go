@@ -1,7 +1,6 @@
 package semtest
 
 import (
-	"context"
 	"errors"
 	"testing"
 
@@ -18,8 +17,7 @@ func (c *config) testExceedsSize(t *testing.T) {
 				if held > 0 && !s.TryAcquire(held) {
 					t.Fatalf("TryAcquire(%d) failed on a fresh semaphore", held)
 				}
-				w := sc.goAcquire(context.Background(), s, 4)
-				sc.settle()
+				w := sc.arrive(4)
 				if !w.done.Load() {
 					t.Errorf("Acquire(4) on a semaphore of size 3 (holding %d) blocked; want an error at once", held)
 				} else if !errors.Is(w.err, sem.ErrExceedsSize) {

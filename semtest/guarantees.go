@@ -38,12 +38,9 @@ func (c *config) testGuarantees(t *testing.T) {
 
 func (c *config) testFIFO(t *testing.T) {
 	c.bubble(t, func(t *testing.T, sc *scene) {
-		s := sc.newSem(3)
-		if err := s.Acquire(context.Background(), 3); err != nil {
-			t.Fatalf("Acquire(3) on a fresh semaphore: %v", err)
-		}
+		s := sc.newHeld(3, 3)
 		// Arrival order: waiter 0 wants 2, 1 wants 1, 2 wants 3, 3 wants 1.
-		ws := sc.orderedWaiters(s, 2, 1, 3, 1)
+		ws := sc.orderedWaiters(2, 1, 3, 1)
 		const test = -1
 		steps := []struct {
 			from int // whose permits to give back: test (1 of its own) or a waiter (all of its)
@@ -74,11 +71,8 @@ func (c *config) testFIFO(t *testing.T) {
 
 func (c *config) testUnitFIFO(t *testing.T) {
 	c.bubble(t, func(t *testing.T, sc *scene) {
-		s := sc.newSem(1)
-		if !s.TryAcquire(1) {
-			t.Fatal("TryAcquire(1) failed on a fresh semaphore")
-		}
-		ws := sc.orderedWaiters(s, 1, 1, 1, 1, 1)
+		s := sc.newHeld(1, 1)
+		ws := sc.orderedWaiters(1, 1, 1, 1, 1)
 		s.Release(1)
 		for round := range ws {
 			sc.settle()
@@ -99,12 +93,8 @@ func (c *config) testUnitFIFO(t *testing.T) {
 // TryAcquire that fits in what is free may not pass it.
 func (c *config) testNoBargingParked(t *testing.T) {
 	c.bubble(t, func(t *testing.T, sc *scene) {
-		s := sc.newSem(2)
-		if err := s.Acquire(context.Background(), 2); err != nil {
-			t.Fatalf("Acquire(2) on a fresh semaphore: %v", err)
-		}
-		w := sc.goAcquire(context.Background(), s, 2)
-		sc.settle()
+		s := sc.newHeld(2, 2)
+		w := sc.arrive(2)
 		s.Release(1) // 1 free, but the waiter wants 2
 		sc.settle()
 		if s.TryAcquire(1) {
@@ -128,37 +118,28 @@ func (c *config) testNoBargingParked(t *testing.T) {
 // trials, giving the waiter more and more time to run before the
 // TryAcquire, and logs how often it had returned by then.
 func (c *config) testNoBargingPartlyServed(t *testing.T) {
-	trials := 20
-	if c.realTime() {
-		trials = 3
-	}
-	var returnedFirst int
-	for trial := 0; trial < trials && !t.Failed(); trial++ {
-		c.bubble(t, func(t *testing.T, sc *scene) {
-			s := sc.newSem(3)
-			if err := s.Acquire(context.Background(), 3); err != nil {
-				t.Fatalf("Acquire(3) on a fresh semaphore: %v", err)
-			}
-			w := sc.goAcquire(context.Background(), s, 2)
-			sc.settle()
+	var ran, returnedFirst int
+	c.bubbleTrials(t, 20, func(t *testing.T, sc *scene, trial int) {
+		ran++
+		s := sc.newHeld(3, 3)
+		w := sc.arrive(2)
+		s.Release(1)
+		s.Release(1)
+		letWaiterRun(sc, trial%5)
+		if w.done.Load() {
+			returnedFirst++
+		}
+		if s.TryAcquire(1) {
+			t.Errorf("trial %d: TryAcquire(1) succeeded right after two Release(1) while an Acquire(2) was waiting (3 held of 3); it passed the waiter between two of its grants", trial)
 			s.Release(1)
-			s.Release(1)
-			letWaiterRun(sc, trial%5)
-			if w.done.Load() {
-				returnedFirst++
-			}
-			if s.TryAcquire(1) {
-				t.Errorf("trial %d: TryAcquire(1) succeeded right after two Release(1) while an Acquire(2) was waiting (3 held of 3); it passed the waiter between two of its grants", trial)
-				s.Release(1)
-			}
-			sc.settle()
-			if !w.done.Load() || w.err != nil {
-				t.Errorf("trial %d: the waiting Acquire(2) was not served once 2 permits were free: done %v, err %v", trial, w.done.Load(), w.err)
-			}
-			s.Release(1) // the test's last permit
-		})
-	}
-	t.Logf("the waiter had already returned at the TryAcquire in %d of %d trials", returnedFirst, trials)
+		}
+		sc.settle()
+		if !w.done.Load() || w.err != nil {
+			t.Errorf("trial %d: the waiting Acquire(2) was not served once 2 permits were free: done %v, err %v", trial, w.done.Load(), w.err)
+		}
+		s.Release(1) // the test's last permit
+	})
+	t.Logf("the waiter had already returned at the TryAcquire in %d of %d trials", returnedFirst, ran)
 }
 
 // letWaiterRun gives the waiters a chance to run: not at all, yields

@@ -11,10 +11,7 @@ func (c *config) testLiveness(t *testing.T) {
 	t.Run("EachReleaseWakesOne", func(t *testing.T) {
 		c.bubble(t, func(t *testing.T, sc *scene) {
 			const n = 5
-			s := sc.newSem(1)
-			if !s.TryAcquire(1) {
-				t.Fatal("TryAcquire(1) failed on a fresh semaphore")
-			}
+			s := sc.newHeld(1, 1)
 			ws := make([]*waiter, n)
 			for i := range ws {
 				ws[i] = sc.goAcquire(context.Background(), s, 1)
@@ -40,10 +37,7 @@ func (c *config) testLiveness(t *testing.T) {
 	})
 	t.Run("ReleaseWakesAllThatFit", func(t *testing.T) {
 		c.bubble(t, func(t *testing.T, sc *scene) {
-			s := sc.newSem(4)
-			if err := s.Acquire(context.Background(), 4); err != nil {
-				t.Fatalf("Acquire(4) on a fresh semaphore: %v", err)
-			}
+			s := sc.newHeld(4, 4)
 			ws := []*waiter{
 				sc.goAcquire(context.Background(), s, 1),
 				sc.goAcquire(context.Background(), s, 2),

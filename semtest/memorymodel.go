@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/semacat/sem"
 )
 
 // testMemoryModel checks that a Release happens before the Acquire or
@@ -14,25 +16,12 @@ import (
 // from one holder to the next races; the race detector reports the race as
 // a failure of the check, so it runs only under -race.
 func (c *config) testMemoryModel(t *testing.T) {
-	needRace := func(t *testing.T) {
-		if !raceEnabled {
-			t.Skip("needs the race detector (go test -race) to see a missing happens-before edge")
-		}
-	}
 	t.Run("ReleaseBeforeAcquire", func(t *testing.T) {
 		// Real time, not a bubble: synctest.Wait is itself a
 		// happens-before edge and would hide a missing one. The waiter
 		// may be parked or not yet arrived when Release runs; the edge
 		// must exist either way, so the trials vary the pause.
-		needRace(t)
-		trials := 50
-		if c.realTime() {
-			trials = 3
-		}
-		s := c.newOrFail(t, 1)
-		if !s.TryAcquire(1) {
-			t.Fatal("TryAcquire(1) failed on a fresh semaphore")
-		}
+		s, trials := c.handOff(t, 50)
 		for trial := range trials {
 			var handed int
 			seen := make(chan int, 1)
@@ -60,15 +49,7 @@ func (c *config) testMemoryModel(t *testing.T) {
 		s.Release(1)
 	})
 	t.Run("ReleaseBeforeTryAcquire", func(t *testing.T) {
-		needRace(t)
-		trials := 20
-		if c.realTime() {
-			trials = 3
-		}
-		s := c.newOrFail(t, 1)
-		if !s.TryAcquire(1) {
-			t.Fatal("TryAcquire(1) failed on a fresh semaphore")
-		}
+		s, trials := c.handOff(t, 20)
 		for trial := range trials {
 			var handed int
 			var wg sync.WaitGroup
@@ -91,4 +72,18 @@ func (c *config) testMemoryModel(t *testing.T) {
 		}
 		s.Release(1)
 	})
+}
+
+// handOff skips the check unless the race detector is on, and returns a
+// semaphore of size 1 whose permit the test holds, and how many hand-offs
+// to try: trials, or a few in real-time mode.
+func (c *config) handOff(t *testing.T, trials int) (sem.Semaphore, int) {
+	t.Helper()
+	if !raceEnabled {
+		t.Skip("needs the race detector (go test -race) to see a missing happens-before edge")
+	}
+	if c.realTime() {
+		trials = 3
+	}
+	return c.newHeld(t, 1, 1), trials
 }

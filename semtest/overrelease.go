@@ -1,7 +1,6 @@
 package semtest
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -21,44 +20,33 @@ func (c *config) testOverRelease(t *testing.T) {
 		expectFree(t, s, 2, 2, "after the panic")
 	})
 	t.Run("BeyondHeld", func(t *testing.T) {
-		s := c.newOrFail(t, 4)
-		if err := s.Acquire(context.Background(), 2); err != nil {
-			t.Fatalf("Acquire(2) on a fresh semaphore of size 4: %v", err)
-		}
+		s := c.newHeld(t, 4, 2)
 		expectPanic(t, "Release(3) holding 2", func() { s.Release(3) }, words...)
 		expectFree(t, s, 4, 2, "after the panic (2 still held)")
 		s.Release(2)
 		expectFree(t, s, 4, 4, "after releasing the 2 held")
 	})
-	t.Run("WaiterQueued", func(t *testing.T) {
-		// All 3 held, an Acquire(1) queued: Release(4) must panic and
-		// leave the waiter waiting for the real release.
-		c.bubble(t, func(t *testing.T, sc *scene) {
-			s := sc.newSem(3)
-			if err := s.Acquire(context.Background(), 3); err != nil {
-				t.Fatalf("Acquire(3) on a fresh semaphore of size 3: %v", err)
-			}
-			w := sc.goAcquire(context.Background(), s, 1)
-			sc.settle()
-			expectPanic(t, "Release(4) holding 3 with an Acquire(1) waiting", func() { s.Release(4) }, words...)
-			c.afterOverRelease(t, sc, w, 3)
+	// While a waiter wants more than is free: queued (all 3 held, an
+	// Acquire(1) waiting), and partly served (2 of 3 held, an Acquire(3)
+	// waiting: an implementation that hands out permits one at a time has
+	// given the waiter the free one, which is not the holder's to release).
+	for _, tc := range []struct {
+		name                 string
+		held, wants, release int64
+	}{
+		{"WaiterQueued", 3, 1, 4},
+		{"WaiterPartlyServed", 2, 3, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c.bubble(t, func(t *testing.T, sc *scene) {
+				s := sc.newHeld(3, tc.held)
+				w := sc.arrive(tc.wants)
+				call := fmt.Sprintf("Release(%d) holding %d with an Acquire(%d) waiting", tc.release, tc.held, tc.wants)
+				expectPanic(t, call, func() { s.Release(tc.release) }, words...)
+				c.afterOverRelease(t, sc, w, tc.held)
+			})
 		})
-	})
-	t.Run("WaiterPartlyServed", func(t *testing.T) {
-		// 2 of 3 held, an Acquire(3) waiting: an implementation that hands
-		// out permits one at a time has given the waiter the free one.
-		// That permit is not the holder's to release.
-		c.bubble(t, func(t *testing.T, sc *scene) {
-			s := sc.newSem(3)
-			if err := s.Acquire(context.Background(), 2); err != nil {
-				t.Fatalf("Acquire(2) on a fresh semaphore of size 3: %v", err)
-			}
-			w := sc.goAcquire(context.Background(), s, 3)
-			sc.settle()
-			expectPanic(t, "Release(3) holding 2 with an Acquire(3) waiting", func() { s.Release(3) }, words...)
-			c.afterOverRelease(t, sc, w, 2)
-		})
-	})
+	}
 	t.Run("Concurrent", c.testConcurrentOverRelease)
 }
 

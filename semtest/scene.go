@@ -41,10 +41,30 @@ func (c *config) bubble(t *testing.T, f func(t *testing.T, sc *scene)) {
 	synctest.Test(t, func(t *testing.T) { run(t, synctest.Wait) })
 }
 
+// bubbleTrials runs f in a fresh bubble trials times (at most 4 in
+// real-time mode), stopping at the first failure: for checks of a bug that
+// shows only in some interleavings.
+func (c *config) bubbleTrials(t *testing.T, trials int, f func(t *testing.T, sc *scene, trial int)) {
+	if c.realTime() {
+		trials = min(trials, 4)
+	}
+	for trial := 0; trial < trials && !t.Failed(); trial++ {
+		c.bubble(t, func(t *testing.T, sc *scene) { f(t, sc, trial) })
+	}
+}
+
 // newSem builds the semaphore under test.
 func (sc *scene) newSem(size int64) sem.Semaphore {
 	sc.t.Helper()
 	sc.s, sc.size = sc.c.newOrFail(sc.t, size), size
+	return sc.s
+}
+
+// newHeld builds the semaphore under test and takes held of its permits.
+func (sc *scene) newHeld(size, held int64) sem.Semaphore {
+	sc.t.Helper()
+	sc.newSem(size)
+	take(sc.t, sc.s, size, held)
 	return sc.s
 }
 
@@ -95,13 +115,20 @@ func (sc *scene) goAcquireThen(ctx context.Context, cancel context.CancelFunc, s
 	return w
 }
 
+// arrive starts Acquire(n) on the scene's semaphore with a context that
+// only the scene cancels, and settles: the waiter has blocked or returned.
+func (sc *scene) arrive(n int64) *waiter {
+	w := sc.goAcquire(context.Background(), sc.s, n)
+	sc.settle()
+	return w
+}
+
 // orderedWaiters starts one Acquire per weight, settling between starts so
 // that arrival order is the order of weights.
-func (sc *scene) orderedWaiters(s sem.Semaphore, weights ...int64) []*waiter {
+func (sc *scene) orderedWaiters(weights ...int64) []*waiter {
 	ws := make([]*waiter, len(weights))
 	for i, n := range weights {
-		ws[i] = sc.goAcquire(context.Background(), s, n)
-		sc.settle()
+		ws[i] = sc.arrive(n)
 	}
 	return ws
 }

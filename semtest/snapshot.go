@@ -1,7 +1,6 @@
 package semtest
 
 import (
-	"context"
 	"testing"
 )
 
@@ -38,8 +37,7 @@ func (c *config) testSnapshot(t *testing.T) {
 				t.Fatal("TryAcquire(3) failed on a fresh semaphore of size 4")
 			}
 			expect(3, "after TryAcquire(3)")
-			w := sc.goAcquire(context.Background(), s, 2)
-			sc.settle()
+			w := sc.arrive(2)
 			if got := snap.Available(); got < 0 || got > 1 {
 				t.Errorf("Available() = %d with 3 of 4 held and an Acquire(2) waiting; want 0 or 1", got)
 			}

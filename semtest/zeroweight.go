@@ -11,12 +11,8 @@ import (
 func (c *config) testZeroWeight(t *testing.T) {
 	t.Run("AcquireWhenFull", func(t *testing.T) {
 		c.bubble(t, func(t *testing.T, sc *scene) {
-			s := sc.newSem(2)
-			if !s.TryAcquire(2) {
-				t.Fatal("TryAcquire(2) failed on a fresh semaphore of size 2")
-			}
-			w := sc.goAcquire(context.Background(), s, 0)
-			sc.settle()
+			s := sc.newHeld(2, 2)
+			w := sc.arrive(0)
 			if !w.done.Load() {
 				t.Error("Acquire(ctx, 0) blocked on a full semaphore; want nil at once")
 			} else if w.err != nil {
@@ -34,10 +30,7 @@ func (c *config) testZeroWeight(t *testing.T) {
 		}
 	})
 	t.Run("TryAcquire", func(t *testing.T) {
-		s := c.newOrFail(t, 2)
-		if !s.TryAcquire(2) {
-			t.Fatal("TryAcquire(2) failed on a fresh semaphore of size 2")
-		}
+		s := c.newHeld(t, 2, 2)
 		if !s.TryAcquire(0) {
 			t.Error("TryAcquire(0) on a full semaphore = false; want true (a no-op)")
 		}
