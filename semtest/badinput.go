@@ -35,7 +35,7 @@ func (c *config) testBadInput(t *testing.T) {
 				expectPanic(t, fmt.Sprintf("%s(%d)", m.name, n), func() { m.call(s, n) }, m.name, fmt.Sprint(n), c.pkg)
 			}
 			expectFree(t, s, 3, 2, "after the panics")
-			s.Release(1)
+			release(t, s, 1, "after the panics")
 		})
 	}
 	t.Run("OverRelease", c.testOverRelease)

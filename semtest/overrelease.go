@@ -23,7 +23,7 @@ func (c *config) testOverRelease(t *testing.T) {
 		s := c.newHeld(t, 4, 2)
 		expectPanic(t, "Release(3) holding 2", func() { s.Release(3) }, words...)
 		expectFree(t, s, 4, 2, "after the panic (2 still held)")
-		s.Release(2)
+		release(t, s, 2, "releasing the 2 held after the panic")
 		expectFree(t, s, 4, 4, "after releasing the 2 held")
 	})
 	// While a waiter wants more than is free: queued (all 3 held, an
