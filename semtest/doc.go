@@ -68,7 +68,7 @@
 // bubbles: they are deterministic, take no real time, and a goroutine left
 // blocked when a check ends is reported. The semaphore is constructed inside
 // each bubble, so its channels, timers and condition variables belong to it.
-// Every such check ends by cancelling its waiters and verifying that all
+// Every such check ends by canceling its waiters and verifying that all
 // permits are free again.
 //
 // An implementation whose waiting happens outside the process (on the

@@ -77,7 +77,7 @@ func (c *config) afterOverRelease(t *testing.T, sc *scene, w *waiter, held int64
 // many trials, bounded in count and in time, in real time.
 func (c *config) testConcurrentOverRelease(t *testing.T) {
 	const size = 4
-	trials, limit := 2000, 2*time.Second
+	trials, limit := 10000, time.Second
 	if c.realTime() {
 		trials, limit = 20, 40*c.tick
 	}
