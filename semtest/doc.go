@@ -48,7 +48,7 @@
 //	  ManyWaiters        half of many waiters canceled, the rest all served
 //	Liveness       no lost wake-up
 //	  EachReleaseWakesOne, ReleaseWakesAllThatFit
-//	Guarantees     only those claimed in [Guarantees]; the others are skipped
+//	Guarantees     only those claimed in Guarantees; the others are skipped
 //	  FIFO, UnitFIFO, NoStarvation
 //	  NoBarging/Parked        TryAcquire may not pass a parked waiter
 //	  NoBarging/PartlyServed  nor one between two of its grants
@@ -65,17 +65,20 @@
 // # How the checks run
 //
 // Checks about blocking, ordering and time run inside testing/synctest
-// bubbles: they are deterministic, take no real time, and a goroutine left
-// blocked when a check ends is reported. The semaphore is constructed inside
-// each bubble, so its channels, timers and condition variables belong to it.
-// Every such check ends by canceling its waiters and verifying that all
-// permits are free again.
+// bubbles: they know when every goroutine has blocked, take no real time,
+// and a goroutine left blocked when a check ends is reported. The semaphore
+// is constructed inside each bubble, so its channels, timers and condition
+// variables belong to it. Every such check ends by canceling its waiters and
+// verifying that all permits are free again. Where a bug shows only in some
+// interleavings (Cancel/BeforeGrant, Guarantees/NoBarging/PartlyServed), the
+// check runs several trials and logs which orders it saw.
 //
 // An implementation whose waiting happens outside the process (on the
 // network, as with a distributed semaphore) cannot be observed by synctest;
-// it passes [WithSettle] and the suite runs in real time instead. Stress
-// checks and OverRelease/Concurrent always run in real time, with real
-// parallelism, bounded in count and time.
+// it passes [WithSettle] and the suite runs in real time instead. Stress,
+// OverRelease/Concurrent and MemoryModel always run in real time, with real
+// parallelism, bounded in count and time (synctest.Wait would itself be a
+// happens-before edge that hides a missing one).
 //
 // Panic messages must contain the package name: by default the last element
 // of the import path of the type the constructor returns, or the name given
