@@ -1,6 +1,7 @@
 package semtest_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -17,39 +18,67 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
+// ref's panics name the package "ref"; its type lives in semtest_test.
+var refName = semtest.WithPackageName("ref")
+
 // A correct implementation passes, whatever it honestly claims.
 func TestRunPassesCorrect(t *testing.T) {
 	t.Run("Plain", func(t *testing.T) {
-		semtest.Run(t, newRef(false, bugNone), semtest.Guarantees{})
+		semtest.Run(t, newRef(false, bugNone), semtest.Guarantees{}, refName)
 	})
 	t.Run("FIFO", func(t *testing.T) {
-		semtest.Run(t, newRef(true, bugNone), semtest.Guarantees{FIFO: true, NoBarging: true, NoStarvation: true})
+		semtest.Run(t, newRef(true, bugNone), semtest.Guarantees{FIFO: true, NoBarging: true, NoStarvation: true}, refName)
 	})
 }
 
+// Guarantees the broken implementations claim.
+var (
+	none         = semtest.Guarantees{}
+	fifo         = semtest.Guarantees{FIFO: true}
+	unitFIFO     = semtest.Guarantees{UnitFIFO: true}
+	noBarging    = semtest.Guarantees{NoBarging: true}
+	noStarvation = semtest.Guarantees{NoStarvation: true}
+)
+
 // broken lists implementations that break one promise each, and the subtest
-// that must report it.
+// that must report it. runs > 1 reruns the child for a bug that shows only
+// in some interleavings; race marks a bug only the race detector sees.
 var broken = []struct {
 	name    string
-	fifo    bool
-	bug     string
-	claims  string // comma-separated guarantees claimed
+	newSem  semtest.NewFunc
+	claims  semtest.Guarantees
 	failing string // the subtest of semtest.Run that must fail
+	runs    int
+	race    bool
 }{
-	{"overadmit", false, bugOverAdmit, "", "Acquire/BlocksWhenFull"},
-	{"overadmit-under-load", false, bugOverAdmit, "", "Stress/Hammer"},
-	{"lost-wakeup", false, bugLostWakeup, "", "Liveness/ReleaseWakesAllThatFit"},
-	{"ignores-cancel", false, bugIgnoreCancel, "", "Cancel/WhileWaiting"},
-	{"ignores-timeout", false, bugIgnoreCancel, "", "Cancel/Timeout"},
-	{"done-context-acquires", false, bugDoneContext, "", "Cancel/AlreadyDone"},
-	{"canceled-head-strands", true, bugStrand, "FIFO", "Cancel/HeadDoesNotStrand"},
-	{"over-release-no-panic", false, bugNoPanic, "", "BadInput/OverRelease/Fresh"},
-	{"exceeds-size-blocks", false, bugExceedsBlocks, "", "ExceedsSize/Acquire"},
-	{"leaks-goroutines", false, bugLeak, "", "Stress/Goroutines"},
-	{"barging", false, bugNone, "NoBarging", "Guarantees/NoBarging"},
-	{"not-fifo", false, bugNone, "FIFO", "Guarantees/FIFO"},
-	{"not-unit-fifo", false, bugNone, "UnitFIFO", "Guarantees/UnitFIFO"},
-	{"starves-large", false, bugNone, "NoStarvation", "Guarantees/NoStarvation"},
+	{"overadmit", newRef(false, bugOverAdmit), none, "Acquire/BlocksWhenFull", 1, false},
+	{"overadmit-under-load", newRef(false, bugOverAdmit), none, "Stress/Hammer", 1, false},
+	{"lost-wakeup", newRef(false, bugLostWakeup), none, "Liveness/ReleaseWakesAllThatFit", 1, false},
+	{"ignores-cancel", newRef(false, bugIgnoreCancel), none, "Cancel/WhileWaiting", 1, false},
+	{"ignores-timeout", newRef(false, bugIgnoreCancel), none, "Cancel/Timeout", 1, false},
+	{"done-context-acquires", newRef(false, bugDoneContext), none, "Cancel/AlreadyDone", 1, false},
+	{"done-context-acquires-n>1", newRef(false, bugDoneContextBig), none, "Cancel/AlreadyDone", 1, false},
+	{"grant-after-cancel", newRef(false, bugGrantAfterDone), none, "Cancel/BeforeGrant", 1, false},
+	{"canceled-head-strands", newRef(true, bugStrand), fifo, "Cancel/HeadDoesNotStrand", 1, false},
+	{"over-release-no-panic", newRef(false, bugNoPanic), none, "BadInput/OverRelease/Fresh", 1, false},
+	{"over-release-panics-late", newRef(false, bugPanicLate), none, "BadInput/OverRelease/WaiterQueued", 1, false},
+	{"over-release-counts-gathered", newChanRef, none, "BadInput/OverRelease/WaiterPartlyServed", 1, false},
+	{"over-release-check-then-act", newRef(false, bugCheckThenAct), none, "BadInput/OverRelease/Concurrent", 3, false},
+	{"new-panic-without-package", newRef(false, bugNoPackageName), none, "BadInput/New", 1, false},
+	{"weight-panic-without-package", newRef(false, bugNoPackageName), none, "BadInput/NegativeWeight/Acquire", 1, false},
+	{"over-release-without-package", newRef(false, bugNoPackageName), none, "BadInput/OverRelease/Fresh", 1, false},
+	{"exceeds-size-blocks", newRef(false, bugExceedsBlocks), none, "ExceedsSize/Acquire", 1, false},
+	{"leaks-goroutines", newRef(false, bugLeak), none, "Stress/Goroutines", 1, false},
+	{"leaks-goroutines-never-canceled", newRef(false, bugLeak), none, "Leaks/Goroutines", 1, false},
+	{"leaks-afterfunc", newRef(false, bugLeakAfterFunc), none, "Leaks/AfterFunc", 1, false},
+	{"wrong-available", newRef(false, bugAvailable), none, "Snapshot/SizeAvailable", 1, false},
+	{"racy-release", newRef(false, bugRacyRelease), none, "MemoryModel/ReleaseBeforeAcquire", 1, true},
+	{"racy-tryacquire", newRef(false, bugRacyTryAcquire), none, "MemoryModel/ReleaseBeforeTryAcquire", 1, true},
+	{"barging", newRef(false, bugNone), noBarging, "Guarantees/NoBarging/Parked", 1, false},
+	{"barging-between-grants", newChanRef, noBarging, "Guarantees/NoBarging/PartlyServed", 3, false},
+	{"not-fifo", newRef(false, bugNone), fifo, "Guarantees/FIFO", 1, false},
+	{"not-unit-fifo", newRef(false, bugNone), unitFIFO, "Guarantees/UnitFIFO", 1, false},
+	{"starves-large", newRef(false, bugNone), noStarvation, "Guarantees/NoStarvation", 1, false},
 }
 
 // The suite catches each broken implementation by name. Each one runs in a
@@ -61,9 +90,12 @@ func TestRunCatchesBroken(t *testing.T) {
 	require.NoError(t, err)
 	for _, b := range broken {
 		t.Run(b.name, func(t *testing.T) {
+			if b.race && !raceEnabled {
+				t.Skip("only the race detector sees this bug; run with -race")
+			}
 			t.Parallel()
 			pattern := "^TestBrokenTarget$/^" + strings.ReplaceAll(b.failing, "/", "$/^") + "$"
-			cmd := exec.Command(exe, "-test.run="+pattern, "-test.v", "-test.count=1")
+			cmd := exec.Command(exe, "-test.run="+pattern, "-test.v", fmt.Sprintf("-test.count=%d", b.runs))
 			cmd.Env = append(os.Environ(), "SEMTEST_BROKEN="+b.name)
 			out, err := cmd.CombinedOutput()
 			require.Error(t, err, "the suite passed a semaphore with bug %q:\n%s", b.name, out)
@@ -82,12 +114,7 @@ func TestBrokenTarget(t *testing.T) {
 	}
 	for _, b := range broken {
 		if b.name == name {
-			semtest.Run(t, newRef(b.fifo, b.bug), semtest.Guarantees{
-				FIFO:         strings.Contains(b.claims, "FIFO") && !strings.Contains(b.claims, "UnitFIFO"),
-				UnitFIFO:     strings.Contains(b.claims, "UnitFIFO"),
-				NoBarging:    strings.Contains(b.claims, "NoBarging"),
-				NoStarvation: strings.Contains(b.claims, "NoStarvation"),
-			})
+			semtest.Run(t, b.newSem, b.claims, refName)
 			return
 		}
 	}

@@ -1,0 +1,28 @@
+package semtest
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"golang.org/x/sync/semaphore"
+
+	"github.com/semacat/sem"
+	"github.com/semacat/sem/chansem"
+)
+
+// The package name that panics must contain is read off the constructor's
+// type.
+func TestPackageName(t *testing.T) {
+	assert.Equal(t, "chansem", packageOf(chansem.New(1)))
+	assert.Equal(t, "semaphore", packageOf(semaphore.NewWeighted(1)))
+	for path, want := range map[string]string{
+		"github.com/semacat/sem/chansem": "chansem",
+		"example.com/fastsem/v2":         "fastsem",
+		"v3":                             "v3",
+		"main":                           "main",
+	} {
+		assert.Equal(t, want, lastPathElement(path), "path %q", path)
+	}
+	c := &config{newSem: func(int64) sem.Semaphore { panic("TODO: New") }}
+	assert.Empty(t, c.probePackageName(), "a constructor that panics names no package")
+}
