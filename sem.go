@@ -72,6 +72,22 @@
 //     never is a goroutine or a context registration (context.AfterFunc) left
 //     behind once all calls have returned, even when their contexts are never
 //     canceled.
+//
+// # Beyond the contract
+//
+// Some strategies offer more, through optional interfaces that code asks for
+// with a type assertion, each with exact semantics in its documentation and
+// its own semtest checks: [Resizer] (change the size while in use), [Closer]
+// (fail every waiting and later Acquire with [ErrClosed]) and [Observer] (how
+// many wait, for how many permits, and a function called when a wait ends).
+//
+// Strategies that can start with fewer free permits than their size offer a
+// constructor NewAvailable(size, available int64), with 0 <= available <=
+// size: the semaphore starts as if size-available permits were held, so
+// Release may give back up to that many more than were acquired, and no more
+// (the over-release rule counts against the size). NewAvailable(1, 0) is
+// Dijkstra's signalling semaphore: Acquire waits until another goroutine
+// calls Release(1).
 package sem
 
 import (
