@@ -1,0 +1,41 @@
+package model
+
+import (
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// correct are obviously correct semaphores and what they claim.
+var correct = []struct {
+	name   string
+	newSem NewFunc
+	claims Claims
+}{
+	{"ref", newRef(false, bugNone), Claims{}},
+	{"ref/fifo", newRef(true, bugNone), Claims{FIFO: true, NoBarging: true}},
+	{"handoff", newHandoff(false), Claims{FIFO: true, NoBarging: true}},
+	{"xsync", newXSyncFixed, Claims{FIFO: true, NoBarging: true}},
+}
+
+// TestCorrect runs many programs against the correct semaphores: the model
+// must find nothing.
+func TestCorrect(t *testing.T) {
+	programs := 5000
+	if testing.Short() {
+		programs = 500
+	}
+	for _, tc := range correct {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			Check(t, tc.newSem, tc.claims, Config{Programs: programs, Seed: 1})
+			d := time.Since(start)
+			t.Logf("%d programs in %v: %.0f programs/s", programs, d.Round(time.Millisecond), float64(programs)/d.Seconds())
+		})
+	}
+}
