@@ -94,12 +94,25 @@ func (f *fifo) try(i int) {
 				t.name, t.n, f.free)
 		}
 		if t.ok && t.n > f.free {
-			f.r.failf("over-admission", "%s: TryAcquire(%d) reported true with %d permits free", t.name, t.n, f.free)
+			f.r.failf("fifo", "%s: TryAcquire(%d) reported true, but FIFO had served %s first and left %d permits free",
+				t.name, t.n, names(f.servedSoFar()), f.free)
 		}
 		if t.ok {
 			f.free -= t.n
 		}
 	}
+}
+
+// servedSoFar lists the waiters the model has served in this step, in
+// arrival order.
+func (f *fifo) servedSoFar() []*waiter {
+	var ws []*waiter
+	for _, w := range f.r.arrived {
+		if f.want[w] == served {
+			ws = append(ws, w)
+		}
+	}
+	return ws
 }
 
 // grant serves the head of the queue for as long as it fits.

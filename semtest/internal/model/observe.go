@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -66,10 +67,11 @@ func (r *runner) checkImmediate(w *waiter) {
 	case w.n == 0:
 		kind = "zero-weight"
 	}
+	r.count("outcome/immediate/" + kind)
 	ctxErr := w.ctx.Err()
 	switch {
 	case !w.done.Load():
-		r.failf(kind, "%s: Acquire(ctx, %d) with a %s context is still blocked; want it to return %s at once",
+		r.failf(kind, "%s: Acquire(ctx, %d) with ctx %s is still blocked; want it to return %s at once",
 			w.name, w.n, ctxNames[w.ctx0()], want)
 	case w.panic != nil:
 		r.failf("acquire-panic", "%s: Acquire(ctx, %d) panicked: %v", w.name, w.n, w.panic)
@@ -78,7 +80,7 @@ func (r *runner) checkImmediate(w *waiter) {
 			r.failf(kind, "%s: Acquire(ctx, %d) on size %d returned %v; want %s", w.name, w.n, r.size, w.err, want)
 		}
 	case !errors.Is(w.err, ctxErr) || (w.err == nil) != (ctxErr == nil):
-		r.failf(kind, "%s: Acquire(ctx, %d) with a %s context returned %v; want %v (ctx.Err()), acquiring nothing",
+		r.failf(kind, "%s: Acquire(ctx, %d) with ctx %s returned %v; want %v (ctx.Err()), acquiring nothing",
 			w.name, w.n, ctxNames[w.ctx0()], w.err, ctxErr)
 	}
 }
@@ -103,6 +105,9 @@ func (r *runner) checkReturns(cand []*waiter, got map[*waiter]outcome) {
 			}
 			if raced {
 				r.count("outcome/canceled-after-release/error")
+			}
+			if errors.Is(w.err, context.DeadlineExceeded) {
+				r.count("outcome/timed-out")
 			}
 		case served:
 			if w.ctxDone && !raced {
@@ -147,6 +152,7 @@ func (r *runner) checkSafety([]*waiter, map[*waiter]outcome) {
 func (r *runner) checkTries(cand []*waiter, got map[*waiter]outcome) {
 	quiet := len(cand) == 0 // nobody waited at any point of the step
 	for _, t := range r.rec.tries {
+		r.count(fmt.Sprintf("outcome/try/%t", t.ok))
 		free := r.freeAt(t.at)
 		switch {
 		case t.n == 0 && !t.ok:

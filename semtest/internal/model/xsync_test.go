@@ -68,3 +68,45 @@ func (x *xsyncFixed) add(n int64) {
 	x.held += n
 	x.mu.Unlock()
 }
+
+// strict adds to a semaphore the over-release check it lacks: it counts the
+// permits its callers hold and panics before passing on a Release of more.
+type strict struct {
+	sem.Semaphore
+	mu   sync.Mutex
+	held int64
+}
+
+func newStrict(newSem NewFunc) NewFunc {
+	return func(size int64) sem.Semaphore { return &strict{Semaphore: newSem(size)} }
+}
+
+func (s *strict) Acquire(ctx context.Context, n int64) error {
+	err := s.Semaphore.Acquire(ctx, n)
+	if err == nil {
+		s.add(n)
+	}
+	return err
+}
+
+func (s *strict) TryAcquire(n int64) bool {
+	ok := s.Semaphore.TryAcquire(n)
+	if ok {
+		s.add(n)
+	}
+	return ok
+}
+
+func (s *strict) Release(n int64) {
+	s.add(-n)
+	s.Semaphore.Release(n)
+}
+
+func (s *strict) add(n int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.held+n < 0 {
+		panic(fmt.Sprintf("strict: Release(%d): released more than held (%d held)", -n, s.held))
+	}
+	s.held += n
+}
