@@ -31,6 +31,8 @@ var broken = []struct {
 	{"ref/no-panic", newRef(false, bugNoPanic), Claims{}, "over-release"},
 	{"ref/not-fifo", newRef(false, bugNone), Claims{FIFO: true}, "fifo"},
 	{"ref/barging", newRef(true, bugBarging), Claims{FIFO: true, NoBarging: true}, "barging"},
+	{"ref/available", newRef(true, bugAvailable), Claims{FIFO: true, NoBarging: true}, "available"},
+	{"lifo", newLIFO, Claims{UnitFIFO: true}, "unit-fifo"},
 }
 
 // TestFindsBugs checks that the model finds each broken semaphore's bug

@@ -20,6 +20,7 @@ type handoff struct {
 	size, cur    int64
 	queue        []*handoffWaiter
 	keepCanceled bool
+	lifo         bool // serve the newest waiter first
 }
 
 type handoffWaiter struct {
@@ -31,6 +32,10 @@ type handoffWaiter struct {
 func newHandoff(keepCanceled bool) NewFunc {
 	return func(size int64) sem.Semaphore { return &handoff{size: size, keepCanceled: keepCanceled} }
 }
+
+// newLIFO builds a handoff that serves the newest waiter first: it breaks
+// UnitFIFO, and nothing else.
+func newLIFO(size int64) sem.Semaphore { return &handoff{size: size, lifo: true} }
 
 func (h *handoff) Acquire(ctx context.Context, n int64) error {
 	if n > h.size {
@@ -69,16 +74,20 @@ func (h *handoff) Acquire(ctx context.Context, n int64) error {
 // waiters whose context is done: their cancellation came first.
 func (h *handoff) grant() {
 	for len(h.queue) > 0 {
-		w := h.queue[0]
+		i := 0
+		if h.lifo {
+			i = len(h.queue) - 1
+		}
+		w := h.queue[i]
 		if w.ctx.Err() != nil && !h.keepCanceled {
-			h.queue = h.queue[1:] // it returns ctx.Err() when it runs
+			h.remove(w) // it returns ctx.Err() when it runs
 			continue
 		}
 		if h.size-h.cur < w.n {
 			return
 		}
 		h.cur += w.n
-		h.queue = h.queue[1:]
+		h.remove(w)
 		close(w.granted)
 	}
 }

@@ -31,6 +31,7 @@ const (
 	bugDoneContext  = "donectx"      // a done context still acquires free permits
 	bugNoPanic      = "nopanic"      // over-release silently drives the count negative
 	bugBarging      = "barging"      // TryAcquire takes free permits past the queue
+	bugAvailable    = "available"    // Available counts the permits of waiters as free
 )
 
 func newRef(fifo bool, bug string) NewFunc {
@@ -130,5 +131,8 @@ func (r *ref) Release(n int64) {
 func (r *ref) Available() int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.bug == bugAvailable {
+		return r.size - r.cur + int64(len(r.queue))
+	}
 	return r.size - r.cur
 }
