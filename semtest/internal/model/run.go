@@ -151,6 +151,7 @@ func (r *runner) bubble(t *testing.T, body func()) (f *Failure) {
 			if f == nil {
 				r.failf("goroutine-leak", "goroutines of the program were left blocked after every call returned: %s", msg)
 				f = r.fail
+				f.Program = r.prog.String()
 			}
 		}
 	}()
