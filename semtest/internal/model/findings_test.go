@@ -32,6 +32,7 @@ var broken = []struct {
 	{"ref/not-fifo", newRef(false, bugNone), Claims{FIFO: true}, "fifo"},
 	{"ref/barging", newRef(true, bugBarging), Claims{FIFO: true, NoBarging: true}, "barging"},
 	{"ref/available", newRef(true, bugAvailable), Claims{FIFO: true, NoBarging: true}, "available"},
+	{"ref/shy-try", newRef(false, bugShyTry), Claims{}, "try"},
 	{"lifo", newLIFO, Claims{UnitFIFO: true}, "unit-fifo"},
 }
 

@@ -32,6 +32,7 @@ const (
 	bugNoPanic      = "nopanic"      // over-release silently drives the count negative
 	bugBarging      = "barging"      // TryAcquire takes free permits past the queue
 	bugAvailable    = "available"    // Available counts the permits of waiters as free
+	bugShyTry       = "shytry"       // TryAcquire never takes the last free permit
 )
 
 func newRef(fifo bool, bug string) NewFunc {
@@ -106,7 +107,7 @@ func (r *ref) TryAcquire(n int64) bool {
 	if n == 0 {
 		return true
 	}
-	if n > r.free() || (r.fifo && len(r.queue) > 0 && r.bug != bugBarging) {
+	if n > r.free() || (r.fifo && len(r.queue) > 0 && r.bug != bugBarging) || (r.bug == bugShyTry && n == r.free()) {
 		return false
 	}
 	r.cur += n
