@@ -86,7 +86,7 @@ func (r *runner) newRelease(rng *rand.Rand) (op, bool) {
 func (r *runner) cancelable(rng *rand.Rand) *waiter {
 	var ws []*waiter
 	for _, w := range r.queue() {
-		if w.ctx0() == ctxCancelable || w.ctx0() == ctxTimeout {
+		if w.ctx == ctxCancelable || w.ctx == ctxTimeout {
 			ws = append(ws, w)
 		}
 	}

@@ -68,11 +68,11 @@ func (r *runner) checkImmediate(w *waiter) {
 		kind = "zero-weight"
 	}
 	r.count("outcome/immediate/" + kind)
-	ctxErr := w.ctx.Err()
+	ctxErr := w.context.Err()
 	switch {
 	case !w.done.Load():
 		r.failf(kind, "%s: Acquire(ctx, %d) with ctx %s is still blocked; want it to return %s at once",
-			w.name, w.n, ctxNames[w.ctx0()], want)
+			w.name, w.n, ctxNames[w.ctx], want)
 	case w.panic != nil:
 		r.failf("acquire-panic", "%s: Acquire(ctx, %d) panicked: %v", w.name, w.n, w.panic)
 	case w.n > r.size:
@@ -81,7 +81,7 @@ func (r *runner) checkImmediate(w *waiter) {
 		}
 	case !errors.Is(w.err, ctxErr) || (w.err == nil) != (ctxErr == nil):
 		r.failf(kind, "%s: Acquire(ctx, %d) with ctx %s returned %v; want %v (ctx.Err()), acquiring nothing",
-			w.name, w.n, ctxNames[w.ctx0()], w.err, ctxErr)
+			w.name, w.n, ctxNames[w.ctx], w.err, ctxErr)
 	}
 }
 
@@ -94,14 +94,14 @@ func (r *runner) checkReturns(cand []*waiter, got map[*waiter]outcome) {
 		case waiting:
 			if w.ctxDone {
 				r.failf("ignores-cancel", "%s is still waiting though its context is done (%v); want Acquire to return ctx.Err()",
-					w.name, w.ctx.Err())
+					w.name, w.context.Err())
 			}
 		case failed:
 			if !w.ctxDone {
 				r.failf("spurious-error", "%s: Acquire(ctx, %d) returned %v while its context was not done; want it to wait",
 					w.name, w.n, w.err)
-			} else if !errors.Is(w.err, w.ctx.Err()) {
-				r.failf("wrong-error", "%s: Acquire(ctx, %d) returned %v; want ctx.Err() = %v", w.name, w.n, w.err, w.ctx.Err())
+			} else if !errors.Is(w.err, w.context.Err()) {
+				r.failf("wrong-error", "%s: Acquire(ctx, %d) returned %v; want ctx.Err() = %v", w.name, w.n, w.err, w.context.Err())
 			}
 			if raced {
 				r.count("outcome/canceled-after-release/error")
@@ -112,7 +112,7 @@ func (r *runner) checkReturns(cand []*waiter, got map[*waiter]outcome) {
 		case served:
 			if w.ctxDone && !raced {
 				r.failf("cancel-first", "%s: Acquire(ctx, %d) returned nil, but its context was done (%v) before any permit was freed for it; a cancellation that comes first must win",
-					w.name, w.n, w.ctx.Err())
+					w.name, w.n, w.context.Err())
 			}
 			if raced {
 				r.count("outcome/canceled-after-release/nil")

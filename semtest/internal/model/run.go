@@ -23,13 +23,13 @@ type waiter struct {
 	op                         // the acquire that started it
 	arrival int                // position in arrival order
 	expiry  int                // for a timeout: the last tick before it expires
-	ctx     context.Context    // the context passed to Acquire
-	cancel  context.CancelFunc // cancels ctx
+	context context.Context    // the context passed to Acquire (w.ctx is its kind)
+	cancel  context.CancelFunc // cancels context
 	done    atomic.Bool        // Acquire returned (or panicked)
 	err     error              // Acquire's result, set before done
 	panic   any                // Acquire's panic, set before done
-	ctxDone bool               // the model: ctx is done
-	doneAt  when               // the model: when ctx became done, in the current step
+	ctxDone bool               // the model: context is done
+	doneAt  when               // the model: when context became done, in the current step
 	blocked bool               // the model: waiting at the last observation
 	counted bool               // the model: its permits are in runner.held
 	startOp int                // index of its acquire in the step that started it
@@ -237,7 +237,7 @@ func (r *runner) startAcquire(i int, o op) {
 		return
 	}
 	w := &waiter{op: o, arrival: len(r.arrived), startOp: i}
-	w.ctx, w.cancel = r.context(w)
+	w.context, w.cancel = r.newContext(w)
 	r.waiters[o.name] = w
 	r.arrived = append(r.arrived, w)
 	if o.n > 0 && o.n <= r.size && !w.ctxDone {
@@ -245,7 +245,7 @@ func (r *runner) startAcquire(i int, o op) {
 	} else {
 		r.rec.immediate = append(r.rec.immediate, w)
 	}
-	ctx := w.ctx
+	ctx := w.context
 	go func() {
 		defer func() {
 			w.panic = recover()
@@ -255,10 +255,10 @@ func (r *runner) startAcquire(i int, o op) {
 	}()
 }
 
-// context builds the context of a new waiter.
-func (r *runner) context(w *waiter) (context.Context, context.CancelFunc) {
+// newContext builds the context of a new waiter.
+func (r *runner) newContext(w *waiter) (context.Context, context.CancelFunc) {
 	bg := context.Background()
-	switch w.ctx0() {
+	switch w.ctx {
 	case ctxCancelable:
 		return context.WithCancel(bg)
 	case ctxTimeout:
@@ -275,9 +275,6 @@ func (r *runner) context(w *waiter) (context.Context, context.CancelFunc) {
 	}
 	return bg, func() {}
 }
-
-// ctx0 is the kind of context the waiter was started with.
-func (w *waiter) ctx0() ctxKind { return w.op.ctx }
 
 func (r *runner) try(i int, o op) {
 	var ok bool
@@ -311,7 +308,7 @@ func (r *runner) release(i int, o op) {
 
 func (r *runner) cancelWaiter(i int, o op) {
 	w := r.waiters[o.name]
-	if w == nil || (w.ctx0() != ctxCancelable && w.ctx0() != ctxTimeout) {
+	if w == nil || (w.ctx != ctxCancelable && w.ctx != ctxTimeout) {
 		r.skip(o, "no waiter of that name with a cancelable context")
 		return
 	}
@@ -329,7 +326,7 @@ func (r *runner) sleep(i, d int) {
 	from := r.now
 	r.now += d
 	for _, w := range r.arrived {
-		if w.ctx0() == ctxTimeout && !w.ctxDone && w.expiry < r.now {
+		if w.ctx == ctxTimeout && !w.ctxDone && w.expiry < r.now {
 			w.ctxDone, w.doneAt = true, when{op: i, at: 2*(w.expiry-from) + 1}
 			r.rec.frees = append(r.rec.frees, freeEvent{at: w.doneAt, who: w})
 		}
@@ -384,115 +381,6 @@ func (r *runner) queue() []*waiter {
 		}
 	}
 	return q
-}
-
-// epilogue ends every program: it cancels every waiter, releases every
-// permit, and checks that all permits are free and every call returned.
-func (r *runner) epilogue() {
-	r.stepNo = 0
-	var cancels step
-	for _, w := range r.queue() {
-		if w.ctx0() == ctxCancelable || w.ctx0() == ctxTimeout {
-			cancels = append(cancels, op{kind: opCancel, name: w.name})
-		}
-	}
-	if len(cancels) > 0 {
-		r.cur = "cancel every waiter: " + cancels.String()
-		if !r.run(cancels) {
-			return
-		}
-	}
-	for len(r.holders) > 0 {
-		var releases step
-		for _, h := range r.holders {
-			releases = append(releases, op{kind: opRelease, name: h, n: r.held[h]})
-		}
-		r.cur = "release every permit: " + releases.String()
-		if !r.run(releases) {
-			return
-		}
-	}
-	r.cur = "all calls returned and released"
-	if q := r.queue(); len(q) > 0 {
-		r.failf("lost-wakeup", "%s still waiting with every permit free", names(q))
-		return
-	}
-	r.checkAvailable()
-	ok := false
-	if msg, p := panics(func() { ok = r.s.TryAcquire(r.size) }); p {
-		r.failf("try-panic", "TryAcquire(%d) panicked: %s", r.size, msg)
-		return
-	}
-	if !ok {
-		r.failf("leak", "TryAcquire(%d) failed once every call had returned and every permit had been released: permits were lost", r.size)
-		return
-	}
-	if msg, p := panics(func() { r.s.Release(r.size) }); p {
-		r.failf("release-panic", "Release(%d) after TryAcquire(%d) panicked: %s", r.size, r.size, msg)
-	}
-}
-
-// unblock ends the program after a failure: it cancels every waiter, and
-// for a semaphore that ignores cancellation, releases permits until every
-// waiter has returned, so that the bubble never deadlocks. A waiter that
-// stays blocked all the same is added to the report.
-func (r *runner) unblock() {
-	for _, w := range r.arrived {
-		w.cancel()
-	}
-	if r.fail == nil || len(r.arrived) == 0 {
-		return
-	}
-	synctest.Wait()
-	released := map[*waiter]bool{}
-	for range int(r.size) * (len(r.arrived) + 2) {
-		progress := r.releaseAll(released)
-		synctest.Wait()
-		if !r.anyBlocked() {
-			return
-		}
-		if !progress {
-			if _, p := panics(func() { r.s.Release(1) }); p {
-				break
-			}
-			synctest.Wait()
-		}
-	}
-	var stuck []*waiter
-	for _, w := range r.arrived {
-		if !w.done.Load() {
-			stuck = append(stuck, w)
-		}
-	}
-	if len(stuck) > 0 {
-		r.fail.Msg += fmt.Sprintf("; and %s stayed blocked after every context was canceled and every permit released", names(stuck))
-	}
-}
-
-// releaseAll gives back what every holder holds, and what waiters that
-// returned nil after the failure hold. It reports whether it released any.
-func (r *runner) releaseAll(released map[*waiter]bool) bool {
-	progress := len(r.holders) > 0
-	for _, h := range r.holders {
-		panics(func() { r.s.Release(r.held[h]) })
-	}
-	r.held, r.holders = map[string]int64{}, nil
-	for _, w := range r.arrived {
-		if w.done.Load() && w.err == nil && w.panic == nil && w.n > 0 && w.n <= r.size && !w.counted && !released[w] {
-			released[w], progress = true, true
-			panics(func() { r.s.Release(w.n) })
-		}
-	}
-	return progress
-}
-
-func (r *runner) anyBlocked() bool {
-	for _, w := range r.arrived {
-		if !w.done.Load() {
-			return true
-		}
-	}
-	return false
 }
 
 // panics calls f and reports the panic message, if it panicked.
