@@ -13,60 +13,32 @@ import (
 // contract it does not keep added in front of it: Acquire(ctx, n) with
 // n > size waits for ctx instead of failing at once; Acquire(ctx, 0) and
 // TryAcquire(0) queue behind waiters or fail instead of succeeding at once;
-// and an over-release panics
-// only after it has driven the count negative, so the semaphore admits too
-// much afterwards. The adapter counts what is held to panic first.
-type xsyncFixed struct {
-	w    *semaphore.Weighted
-	size int64
-	mu   sync.Mutex
-	held int64
-}
-
+// and an over-release panics only after it has driven the count negative,
+// so the semaphore admits too much afterwards (newStrict panics first).
 func newXSyncFixed(size int64) sem.Semaphore {
-	return &xsyncFixed{w: semaphore.NewWeighted(size), size: size}
+	return newStrict(func(size int64) sem.Semaphore {
+		return xsyncFront{semaphore.NewWeighted(size), size}
+	})(size)
 }
 
-func (x *xsyncFixed) Acquire(ctx context.Context, n int64) error {
+// xsyncFront answers the zero and impossible weights before x/sync sees them.
+type xsyncFront struct {
+	*semaphore.Weighted
+	size int64
+}
+
+func (x xsyncFront) Acquire(ctx context.Context, n int64) error {
 	if n > x.size {
 		return fmt.Errorf("xsync: Acquire(%d) exceeds size %d: %w", n, x.size, sem.ErrExceedsSize)
 	}
 	if n == 0 {
 		return ctx.Err()
 	}
-	err := x.w.Acquire(ctx, n)
-	if err == nil {
-		x.add(n)
-	}
-	return err
+	return x.Weighted.Acquire(ctx, n)
 }
 
-func (x *xsyncFixed) TryAcquire(n int64) bool {
-	if n == 0 {
-		return true
-	}
-	ok := x.w.TryAcquire(n)
-	if ok {
-		x.add(n)
-	}
-	return ok
-}
-
-func (x *xsyncFixed) Release(n int64) {
-	x.mu.Lock()
-	if n > x.held {
-		x.mu.Unlock()
-		panic(fmt.Sprintf("xsync: Release(%d): released more than held (%d held)", n, x.held))
-	}
-	x.held -= n
-	x.mu.Unlock()
-	x.w.Release(n)
-}
-
-func (x *xsyncFixed) add(n int64) {
-	x.mu.Lock()
-	x.held += n
-	x.mu.Unlock()
+func (x xsyncFront) TryAcquire(n int64) bool {
+	return n == 0 || x.Weighted.TryAcquire(n)
 }
 
 // strict adds to a semaphore the over-release check it lacks: it counts the
