@@ -142,9 +142,13 @@ func Find(t *testing.T, newSem NewFunc, c Claims, cfg Config) *Failure {
 // reports with t.Errorf where the semaphore disagrees with the model.
 func Replay(t *testing.T, newSem NewFunc, c Claims, program string) {
 	t.Helper()
-	f, err := ReplayFailure(t, newSem, c, program)
+	p, err := parse(program)
 	if err != nil {
 		t.Fatal(err)
+	}
+	f, skipped := runFixed(t, newSem, c.normal(), p)
+	if skipped != "" {
+		t.Logf("model: replay skipped an operation that did not apply in this run: %s", skipped)
 	}
 	if f != nil {
 		t.Error(f)

@@ -124,9 +124,6 @@ func runFixed(t *testing.T, newSem NewFunc, c Claims, p program) (*Failure, stri
 			}
 		}
 	})
-	if f != nil {
-		f.Program = p.String()
-	}
 	return f, r.invalid
 }
 
