@@ -27,6 +27,19 @@
 // steps, lowers weights, sizes and times) to a short program that still fails
 // the same way, and reports it in a one-line text form that [Replay]
 // accepts, so that the failure can be pasted into a regular test.
+//
+// # Use
+//
+//	func TestModel(t *testing.T) {
+//		newSem := func(size int64) sem.Semaphore { return mysem.New(size) }
+//		model.Check(t, newSem, model.Claims{FIFO: true, NoBarging: true},
+//			model.Config{Programs: 2000, Seed: 1})
+//	}
+//
+//	func TestModelRegression(t *testing.T) { // pasted from a failure report
+//		model.Replay(t, newSem, model.Claims{FIFO: true, NoBarging: true},
+//			"size 1; w1 acquire 1 bg; w2 acquire 1 cancelable; cancel w2 + release w1 1")
+//	}
 package model
 
 import (

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -312,7 +313,7 @@ func (r *runner) cancelWaiter(i int, o op) {
 	w.cancel()
 	if !w.ctxDone {
 		w.ctxDone, w.doneAt = true, when{op: i}
-		r.rec.frees = append(r.rec.frees, freeEvent{at: w.doneAt, who: w})
+		r.left(w)
 	}
 }
 
@@ -325,8 +326,16 @@ func (r *runner) sleep(i, d int) {
 	for _, w := range r.arrived {
 		if w.ctx == ctxTimeout && !w.ctxDone && w.expiry < r.now {
 			w.ctxDone, w.doneAt = true, when{op: i, at: 2*(w.expiry-from) + 1}
-			r.rec.frees = append(r.rec.frees, freeEvent{at: w.doneAt, who: w})
+			r.left(w)
 		}
+	}
+}
+
+// left records that w, whose context just became done, may have left the
+// queue and so let others be served, if it was waiting.
+func (r *runner) left(w *waiter) {
+	if w.blocked || slices.Contains(r.rec.started, w) {
+		r.rec.frees = append(r.rec.frees, freeEvent{at: w.doneAt, who: w})
 	}
 }
 
