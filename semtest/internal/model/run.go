@@ -140,14 +140,19 @@ func (r *runner) count(name string) {
 func (r *runner) bubble(t *testing.T, body func()) (f *Failure) {
 	defer func() {
 		// synctest panics outside the bubble when goroutines of the bubble
-		// are still blocked after it ended: the semaphore left them behind.
+		// are still blocked after it ended (the semaphore left them
+		// behind), or when all of them block (a call never returns).
 		if p := recover(); p != nil {
 			msg := fmt.Sprint(p)
 			if !strings.Contains(msg, "deadlock") {
 				panic(p)
 			}
 			if f == nil {
-				r.failf("goroutine-leak", "goroutines of the program were left blocked after every call returned: %s", msg)
+				if strings.Contains(msg, "all goroutines in bubble are blocked") {
+					r.failf("hang", "a call on the semaphore never returned: %s", msg)
+				} else {
+					r.failf("goroutine-leak", "goroutines of the program were left blocked after every call returned: %s", msg)
+				}
 				f = r.fail
 				f.Program = r.prog.String()
 			}
