@@ -33,6 +33,9 @@ var broken = []struct {
 	{"ref/barging", newRef(true, bugBarging), Claims{FIFO: true, NoBarging: true}, "barging"},
 	{"ref/available", newRef(true, bugAvailable), Claims{FIFO: true, NoBarging: true}, "available"},
 	{"ref/shy-try", newRef(false, bugShyTry), Claims{}, "try"},
+	// Without Available, the permits it strands show when a TryAcquire
+	// cannot have them.
+	{"ref/strand", newStrict(newRef(false, bugStrand)), Claims{}, "try"},
 	{"lifo", newLIFO, Claims{UnitFIFO: true}, "unit-fifo"},
 }
 

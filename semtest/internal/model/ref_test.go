@@ -33,6 +33,7 @@ const (
 	bugBarging      = "barging"      // TryAcquire takes free permits past the queue
 	bugAvailable    = "available"    // Available counts the permits of waiters as free
 	bugShyTry       = "shytry"       // TryAcquire never takes the last free permit
+	bugStrand       = "strand"       // a canceled waiter takes one permit away with it
 )
 
 func newRef(fifo bool, bug string) NewFunc {
@@ -69,6 +70,9 @@ func (r *ref) Acquire(ctx context.Context, n int64) error {
 	for {
 		// The context first: a cancellation that came before the grant wins.
 		if ctx.Err() != nil && r.bug != bugIgnoreCancel {
+			if r.bug == bugStrand {
+				r.cur++
+			}
 			r.remove(me)
 			r.cond.Broadcast()
 			return ctx.Err()

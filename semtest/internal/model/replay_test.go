@@ -77,3 +77,15 @@ func TestXSyncAsIs(t *testing.T) {
 		}
 	}
 }
+
+// TestLeakAtTheEnd checks the epilogue's last check: once every call has
+// returned and every permit has been released, all of them must be free.
+func TestLeakAtTheEnd(t *testing.T) {
+	const program = "size 1; w1 acquire 1 bg; w2 acquire 1 cancelable; cancel w2"
+	Replay(t, newStrict(newRef(false, bugNone)), Claims{}, program)
+	f, err := ReplayFailure(t, newStrict(newRef(false, bugStrand)), Claims{}, program)
+	require.NoError(t, err)
+	require.NotNil(t, f)
+	assert.Equal(t, "leak", f.Kind)
+	assert.Equal(t, 0, f.Step, "want the failure in the epilogue")
+}
