@@ -97,7 +97,7 @@ func ExamplePermit_Cmp() {
 		return err == nil && resp.Succeeded
 	}
 	fmt.Println("while held:", write())
-	if err := p.Release(); err != nil {
+	if err := p.Release(ctx); err != nil {
 		fmt.Println(err)
 		return
 	}

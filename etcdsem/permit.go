@@ -63,7 +63,7 @@ func (s *Semaphore) AcquirePermit(ctx context.Context, n int64) (*Permit, error)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	e, err := s.acquire(ctx, n)
+	e, err := s.acquire(ctx, n, false)
 	if err != nil {
 		return nil, err
 	}
@@ -97,10 +97,34 @@ func (p *Permit) Cmp() clientv3.Cmp {
 	return clientv3.Compare(clientv3.CreateRevision(p.Key()), "=", p.Token())
 }
 
+// Done returns a channel that is closed as soon as the holder can no longer
+// be sure the permit holds: when the handle stops trusting its lease, or is
+// closed. The handle trusts its lease until
+//
+//	sent + TTL - margin,  margin = TTL/10 + 100ms
+//
+// where sent is when the last keep-alive that the server confirmed was
+// sent (before its reply arrived) and TTL the one it granted. The server
+// cannot expire the lease before sent + TTL, so Done closes before etcd can
+// admit anyone else to these permits, unless the holder's clock runs slower
+// than the server's by more than the margin. A holder cut off from etcd
+// sees Done close within about a TTL of the cut. Release does not close
+// Done: it is the handle's lease, shared by all its permits. A Permit of
+// weight 0 has the same Done.
+func (p *Permit) Done() <-chan struct{} { return p.s.lease.dead }
+
+// Err returns nil while Done is open. After, it returns why: an error
+// wrapping [ErrLeaseLost] when the lease expired, was revoked or could not
+// be refreshed in time, or [ErrClosed] when the handle was closed first.
+func (p *Permit) Err() error { return p.s.lease.err() }
+
 // Release gives the permit's permits back by deleting its key. It panics if
-// the Permit was released already. Its error and the retries that follow
-// are those of [Semaphore.ReleaseErr].
-func (p *Permit) Release() error {
+// the Permit was released already. It returns nil once the key is deleted;
+// an error wrapping [ErrLeaseLost] if the key was already gone or the lease
+// is no longer trusted (the permits may have been someone else's for a
+// while); and the other errors, and the retries that follow them, of
+// [Semaphore.ReleaseErr].
+func (p *Permit) Release(ctx context.Context) error {
 	if p.e == nil {
 		return nil
 	}
@@ -111,9 +135,6 @@ func (p *Permit) Release() error {
 		check.OverRelease(pkg, p.n, 0)
 	}
 	p.e.weight = 0
-	if !s.closed {
-		s.dirty[p.e.key] = p.e
-	}
 	s.mu.Unlock()
-	return s.sync()
+	return s.release(ctx, p.e)
 }
