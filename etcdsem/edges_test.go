@@ -230,7 +230,7 @@ func TestDoneClosesBeforeOthersGetIn(t *testing.T) {
 	cutAt := time.Now()
 	require.NoError(t, await(t, granted))
 	<-watched
-	t.Logf("after the cut: Done closed first (%d), the other handle was granted second (%d), %v after the cut; lease %v, margin %v",
+	t.Logf("after the cut: Done closed at step %d, the other handle was granted at step %d, %v after the cut; lease %v, margin %v",
 		doneAt.Load(), grantedAt.Load(), time.Since(cutAt).Round(time.Millisecond), lease, etcdsem.SafetyMargin(lease))
 	assert.Less(t, doneAt.Load(), grantedAt.Load(), "another handle was granted the permits before the holder's Done closed")
 	assert.ErrorIs(t, p.Err(), etcdsem.ErrLeaseLost)
