@@ -57,7 +57,8 @@
 // Cost: an uncontended Acquire is one round trip, Release one round trip,
 // TryAcquire one round trip on success and two on failure. An Acquire that
 // waits costs one more round trip, its re-read, per time a watch says it
-// fits; etcd's Mutex costs at least three in that case. A waiter costs a
+// fits; etcd's Mutex, which makes the same check, reads more than once
+// while it waits. A waiter costs a
 // watch (a message on the client's shared watch stream) and receives every
 // change to the queue until it is admitted: the price of weighted FIFO with
 // no coordinator is that each waiter sees O(queue) events.
@@ -165,7 +166,7 @@ type entry struct {
 	key    string
 	rev    int64 // create revision: the fencing token
 	weight int64 // the weight etcd must record; 0 once it must be deleted
-	unsure bool  // a write to the key had an unknown outcome
+	unsure bool  // a delete of the key had an unknown outcome
 	gone   bool  // a write found the key deleted by someone else
 }
 

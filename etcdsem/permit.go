@@ -14,14 +14,17 @@ import (
 //
 // # Why a token
 //
-// A holder is a lease. A process paused for longer than the lease's TTL (a
-// long GC pause, a stopped VM, a partition) comes back still believing it
-// holds its permits, while etcd has deleted its key and admitted someone
-// else. No check the holder makes before acting closes this gap, since the
-// pause can fall between the check and the act. The resource has to check.
+// A holder is a lease. [Permit.Done] tells a holder that is cut off from
+// etcd that it can no longer count on its permits, before etcd can hand
+// them to anyone else. But a process paused (a long GC pause, a stopped VM)
+// between checking Done and acting comes back still believing it holds its
+// permits, while etcd has deleted its key and admitted someone else. No
+// check the holder makes before acting closes this gap. The resource has to
+// check.
 //
 // The token is the create revision of the permit's key in etcd: unique,
-// never reused, and larger for later places in the queue. Two ways to use it:
+// never reused, and strictly increasing in grant order (keys are granted
+// in the order of their places in the queue). Two ways to use it:
 //
 //   - The resource is etcd itself: put [Permit.Cmp] in the If of the
 //     transaction that writes the protected data. The write happens only
@@ -71,7 +74,7 @@ func (s *Semaphore) AcquirePermit(ctx context.Context, n int64) (*Permit, error)
 }
 
 // Token returns the fencing token: the create revision of the permit's key,
-// larger for every later place in the queue.
+// larger for every later place in the queue, and so for every later grant.
 func (p *Permit) Token() int64 {
 	if p.e == nil {
 		return 0

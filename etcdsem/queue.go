@@ -53,9 +53,6 @@ func (s *Semaphore) enqueue(ctx context.Context, n int64) (*entry, *queueState, 
 			s.forget(e)
 			return nil, nil, s.leaseGone()
 		}
-		s.mu.Lock()
-		e.unsure = true
-		s.mu.Unlock()
 		if err = s.backoff(ctx, "Acquire: joining the queue", err, attempt); err != nil {
 			s.sweepSoon()
 			s.drop(e)

@@ -181,7 +181,7 @@ func (s *Semaphore) flush(ctx context.Context, batch []change) error {
 		}
 		s.mu.Lock()
 		for _, c := range batch {
-			c.e.unsure = true
+			c.e.unsure = c.e.unsure || c.weight == 0 // the delete may have landed
 		}
 		s.mu.Unlock()
 		if err = s.backoff(ctx, what, err, attempt); err != nil {
