@@ -43,10 +43,16 @@ func (s *Semaphore) keepAlive() {
 
 // refresh sends keep-alives until one is confirmed, the server says the
 // lease is gone, or the handle stops trusting it (its deadline passed).
+// Each attempt gets a third of the TTL at most, so that a connection that
+// hangs rather than fails leaves time for more attempts.
 func (s *Semaphore) refresh() {
 	for attempt := 0; !s.hook.refreshPaused(); attempt++ {
 		sent := time.Now()
-		ctx, cancel := context.WithDeadline(s.lease.ctx, s.lease.deadline())
+		deadline := sent.Add(s.lease.ttl / 3)
+		if until := s.lease.deadline(); until.Before(deadline) {
+			deadline = until
+		}
+		ctx, cancel := context.WithDeadline(s.lease.ctx, deadline)
 		resp, err := s.cli.KeepAliveOnce(ctx, s.lease.id)
 		cancel()
 		switch {

@@ -171,7 +171,6 @@ func TestStrayKeyIsSwept(t *testing.T) {
 	// The put lands now, after Acquire deleted the key and gave up.
 	_, err := cli.Put(ctx, stray, "2", clientv3.WithLease(s.Lease()))
 	require.NoError(t, err)
-	assert.Equal(t, int64(0), available(t, s), "the stray key holds 2 permits")
 
 	landed := time.Now()
 	deadline := landed.Add(3 * time.Second) // several sweeps, well before the periodic one
