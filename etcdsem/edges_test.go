@@ -147,6 +147,25 @@ func TestReleaseAfterExpiryIsLeaseLost(t *testing.T) {
 	assert.Zero(t, s.Held())
 }
 
+// A delete whose reply was lost, and which is retried, finds its key gone:
+// its own first attempt deleted it, on a lease still trusted, so the
+// release succeeded and is not reported as a lost lease.
+func TestRetriedReleaseIsNotLeaseLost(t *testing.T) {
+	ctx := context.Background()
+	s := newSem(t, 2)
+	require.NoError(t, s.Acquire(ctx, 1))
+	var lost atomic.Int64
+	s.LoseReply(func() error {
+		if lost.Add(1) == 1 {
+			return status.Error(codes.Unavailable, "injected: the reply was lost")
+		}
+		return nil
+	})
+	require.NoError(t, s.ReleaseErr(ctx, 1))
+	require.Equal(t, int64(2), lost.Load(), "the delete was not retried; the test proved nothing")
+	assert.Equal(t, int64(2), available(t, s))
+}
+
 // An enqueue whose outcome was unknown can land after the delete meant to
 // cancel it, leaving a key on the handle's lease that nobody tracks. The
 // handle sweeps its keys after an unknown outcome and deletes it, and only

@@ -34,6 +34,10 @@ func (s *Semaphore) Settled() bool {
 // outcome were unknown.
 func (s *Semaphore) OnEnqueue(f func(key string) error) { s.hook.enqueueFault = f }
 
+// LoseReply makes every write-back of s that succeeded fail with the
+// error f returns, if any, as if its reply were lost.
+func (s *Semaphore) LoseReply(f func() error) { s.hook.lostReply = f }
+
 // BeforeConfirm makes s call f when a watch says a waiting key fits, before
 // the key's place is read again.
 func (s *Semaphore) BeforeConfirm(f func(key string)) { s.hook.beforeConfirm = f }

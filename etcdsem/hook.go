@@ -20,6 +20,7 @@ type testHook struct {
 	// Faults and pauses, set before the handle is used.
 	enqueueFault  func(key string) error // if it returns an error, the enqueue is not sent and fails with it
 	beforeConfirm func(key string)       // a watch says the key fits; its re-read comes next
+	lostReply     func() error           // if it returns an error, a write-back that succeeded fails with it
 	beforeAdmit   func()                 // a key holds; the call is about to report the grant
 	pauseRefresh  atomic.Bool            // keep-alives are not sent while set
 }
@@ -93,6 +94,13 @@ func (h *testHook) faultEnqueue(key string) error {
 		return nil
 	}
 	return h.enqueueFault(key)
+}
+
+func (h *testHook) loseReply() error {
+	if h == nil || h.lostReply == nil {
+		return nil
+	}
+	return h.lostReply()
 }
 
 func (h *testHook) confirming(key string) {

@@ -177,6 +177,9 @@ func (s *Semaphore) flush(ctx context.Context, batch []change) error {
 	var err error
 	for attempt := 0; ; attempt++ {
 		if absent, err = s.write(ctx, ops); err == nil {
+			err = s.hook.loseReply()
+		}
+		if err == nil {
 			break
 		}
 		s.mu.Lock()
