@@ -275,3 +275,27 @@ func TestSentinelErrors(t *testing.T) {
 	require.ErrorIs(t, err, etcdsem.ErrUnavailable)
 	assert.ErrorContains(t, err, "etcdsem: New(")
 }
+
+// With etcd unreachable, Acquire returns ctx's error by ctx's deadline plus
+// at most one timeout (the deletion of a key whose put may have landed).
+func TestAcquireKeepsItsDeadline(t *testing.T) {
+	px := startProxy(t, strings.TrimPrefix(server.Endpoints[0], "http://"))
+	c, err := clientv3.New(clientv3.Config{Endpoints: []string{px.Addr()}, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	require.NoError(t, err)
+	defer c.Close()
+	const timeout, wait = 500 * time.Millisecond, 300 * time.Millisecond
+	s, err := etcdsem.New(c, uniqueName(t), 1, etcdsem.WithLease(5*time.Second), etcdsem.WithTimeout(timeout))
+	require.NoError(t, err)
+	px.Cut()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	start := time.Now()
+	err = s.Acquire(ctx, 1)
+	took := time.Since(start)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	t.Logf("Acquire returned %v after it started (deadline %v, timeout %v)", took.Round(time.Millisecond), wait, timeout)
+	assert.Less(t, took, wait+timeout+time.Second, "Acquire outlived its deadline by more than one timeout")
+	if err := s.Close(); err != nil {
+		assert.ErrorIs(t, err, etcdsem.ErrUnavailable)
+	}
+}
