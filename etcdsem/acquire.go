@@ -65,7 +65,7 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 		s.drop(e)
 		return false
 	}
-	if err := s.admit(nil, e, true); err != nil {
+	if err := s.admit(ctx, e, true); err != nil {
 		s.drop(e)
 		s.report(err)
 		return false
@@ -96,10 +96,10 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, pool bool) (*entry, er
 }
 
 // admit makes a key that holds the caller's, unless the handle was closed,
-// its lease is no longer trusted, or ctx (nil for TryAcquire) is done: a
-// grant reported after any of those would be one the caller cannot use or
-// does not want. Under s.mu, Close cannot slip in between the check and
-// the admission.
+// its lease is no longer trusted, or ctx is done (for TryAcquire, its
+// timeout): a grant reported after any of those would be one the caller
+// cannot use or does not want. Under s.mu, Close cannot slip in between
+// the check and the admission.
 func (s *Semaphore) admit(ctx context.Context, e *entry, pool bool) error {
 	s.hook.admitting()
 	s.mu.Lock()
@@ -110,7 +110,7 @@ func (s *Semaphore) admit(ctx context.Context, e *entry, pool bool) error {
 	if err := s.lease.err(); err != nil {
 		return err
 	}
-	if ctx != nil && ctx.Err() != nil {
+	if ctx.Err() != nil {
 		return ctx.Err()
 	}
 	if pool {
