@@ -299,3 +299,33 @@ func TestAcquireKeepsItsDeadline(t *testing.T) {
 		assert.ErrorIs(t, err, etcdsem.ErrUnavailable)
 	}
 }
+
+// A holder whose keep-alives stop (a paused process, a stalled loop) sees
+// Done close while the server still keeps its lease and key: before anyone
+// else can be admitted.
+func TestDoneClosesWhileServerStillHolds(t *testing.T) {
+	ctx := context.Background()
+	s := newSem(t, 1, etcdsem.WithLease(2*time.Second))
+	p, err := s.AcquirePermit(ctx, 1)
+	require.NoError(t, err)
+	s.PauseKeepAlive(true)
+	stopped := time.Now()
+	select {
+	case <-p.Done():
+	case <-time.After(20 * time.Second):
+		t.Fatal("Done did not close in 20s without keep-alives")
+	}
+	closedAfter := time.Since(stopped)
+	ttl, err := cli.TimeToLive(ctx, s.Lease())
+	require.NoError(t, err)
+	t.Logf("Done closed %v after the keep-alives stopped; the server's lease had %ds (whole seconds) left",
+		closedAfter.Round(time.Millisecond), ttl.TTL)
+	assert.GreaterOrEqual(t, ttl.TTL, int64(0), "the server's lease had expired (TTL -1) before Done closed")
+	resp, err := cli.Get(ctx, p.Key())
+	require.NoError(t, err)
+	assert.Len(t, resp.Kvs, 1, "the permit's key was gone before Done closed")
+	assert.ErrorIs(t, p.Err(), etcdsem.ErrLeaseLost)
+	assert.ErrorIs(t, s.Acquire(ctx, 1), etcdsem.ErrLeaseLost)
+	assert.False(t, s.TryAcquire(1))
+	assert.ErrorIs(t, p.Release(ctx), etcdsem.ErrLeaseLost, "a release the handle cannot vouch for")
+}

@@ -27,26 +27,27 @@ type lease struct {
 	ctx  context.Context // canceled when dead closes: bounds background work
 	dead chan struct{}   // closed once the lease is not to be trusted
 
-	mu     sync.Mutex
-	until  time.Time // the trust ends here unless a refresh moves it
-	cause  error     // why dead closed: wraps ErrLeaseLost, or ErrClosed
-	cancel context.CancelFunc
-	timer  *time.Timer
+	mu      sync.Mutex
+	until   time.Time // the trust ends here unless a refresh moves it
+	expired error     // the cause if the trust runs out
+	cause   error     // why dead closed: wraps ErrLeaseLost, or ErrClosed
+	cancel  context.CancelFunc
+	timer   *time.Timer
 }
 
 // safetyMargin is how long before sent + TTL the handle stops trusting its
-// lease: a tenth of the TTL, for clocks that drift apart and timers that
-// fire late, plus a fixed allowance for scheduling delays.
+// lease: a tenth of the TTL for the holder to stop (timers that fire late,
+// work under way), plus a hundredth for clock drift.
 func safetyMargin(ttl time.Duration) time.Duration {
-	return ttl/10 + 100*time.Millisecond
+	return ttl/10 + ttl/100
 }
 
 // newLease starts trusting the lease id, granted for ttl by a request sent
 // at sent. expired is the cause recorded if the trust ends by running out.
 func newLease(parent context.Context, id clientv3.LeaseID, ttl time.Duration, sent time.Time, expired error) *lease {
-	l := &lease{id: id, ttl: ttl, dead: make(chan struct{}), until: sent.Add(ttl - safetyMargin(ttl))}
+	l := &lease{id: id, ttl: ttl, dead: make(chan struct{}), until: sent.Add(ttl - safetyMargin(ttl)), expired: expired}
 	l.ctx, l.cancel = context.WithCancel(parent)
-	l.timer = time.AfterFunc(time.Until(l.until), func() { l.expire(expired) })
+	l.timer = time.AfterFunc(time.Until(l.until), l.expire)
 	return l
 }
 
@@ -55,6 +56,7 @@ func newLease(parent context.Context, id clientv3.LeaseID, ttl time.Duration, se
 func (l *lease) refreshed(sent time.Time, ttl time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.expireLocked() // a reply that comes too late revives nothing
 	until := sent.Add(ttl - safetyMargin(ttl))
 	if l.cause != nil || !until.After(l.until) {
 		return
@@ -65,11 +67,15 @@ func (l *lease) refreshed(sent time.Time, ttl time.Duration) {
 
 // expire ends the trust if its time has come (a refresh may have moved it
 // while the timer fired).
-func (l *lease) expire(expired error) {
+func (l *lease) expire() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.expireLocked()
+}
+
+func (l *lease) expireLocked() {
 	if l.cause == nil && !time.Now().Before(l.until) {
-		l.endLocked(expired)
+		l.endLocked(l.expired)
 	}
 }
 
@@ -90,10 +96,13 @@ func (l *lease) endLocked(cause error) {
 	close(l.dead)
 }
 
-// err returns nil while the lease is trusted, and why it is not after.
+// err returns nil while the lease is trusted, and why it is not after. It
+// looks at the clock itself rather than wait for the timer, which may not
+// have run yet in a process that was just paused.
 func (l *lease) err() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.expireLocked()
 	return l.cause
 }
 

@@ -104,21 +104,27 @@ func (p *Permit) Cmp() clientv3.Cmp {
 // be sure the permit holds: when the handle stops trusting its lease, or is
 // closed. The handle trusts its lease until
 //
-//	sent + TTL - margin,  margin = TTL/10 + 100ms
+//	sent + TTL - margin,  margin = TTL/10 + TTL/100
 //
 // where sent is when the last keep-alive that the server confirmed was
-// sent (before its reply arrived) and TTL the one it granted. The server
-// cannot expire the lease before sent + TTL, so Done closes before etcd can
-// admit anyone else to these permits, unless the holder's clock runs slower
-// than the server's by more than the margin. A holder cut off from etcd
-// sees Done close within about a TTL of the cut. Release does not close
-// Done: it is the handle's lease, shared by all its permits. A Permit of
-// weight 0 has the same Done.
+// sent (before its reply arrived; for a new handle, the lease's grant) and
+// TTL the one the server granted. A tenth of the TTL is for the holder to
+// stop, a hundredth for clock drift. The server cannot expire the lease
+// before sent + TTL, so Done closes before etcd can admit anyone else to
+// these permits, as long as the holder's clock runs no more than a
+// hundredth slower than the server's. A holder cut off from etcd sees Done
+// close within a TTL of the cut. A paused process sees Done closed once its
+// timers run after it resumes, and Err reports the loss at once. A
+// keep-alive that finds the lease gone closes Done at once. Release does
+// not close Done: it is the handle's lease, shared by all its permits. A
+// Permit of weight 0 has the same Done.
 func (p *Permit) Done() <-chan struct{} { return p.s.lease.dead }
 
-// Err returns nil while Done is open. After, it returns why: an error
-// wrapping [ErrLeaseLost] when the lease expired, was revoked or could not
-// be refreshed in time, or [ErrClosed] when the handle was closed first.
+// Err returns nil while the lease is trusted (Done is open, or about to
+// close because the trust ran out this instant: Err then closes it). After,
+// it returns why: an error wrapping [ErrLeaseLost] when the lease expired,
+// was revoked or could not be refreshed in time, or [ErrClosed] when the
+// handle was closed first.
 func (p *Permit) Err() error { return p.s.lease.err() }
 
 // Release gives the permit's permits back by deleting its key. It panics if
