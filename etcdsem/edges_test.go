@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -212,10 +211,7 @@ func TestStrayKeyIsSwept(t *testing.T) {
 // another handle can be granted the same permits.
 func TestDoneClosesBeforeOthersGetIn(t *testing.T) {
 	ctx := context.Background()
-	px := startProxy(t, strings.TrimPrefix(server.Endpoints[0], "http://"))
-	cut, err := clientv3.New(clientv3.Config{Endpoints: []string{px.Addr()}, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
-	require.NoError(t, err)
-	defer cut.Close()
+	px, cut := proxiedClient(t)
 	const lease = 2 * time.Second
 	holder, err := etcdsem.New(cut, uniqueName(t), 1, etcdsem.WithLease(lease), etcdsem.WithTimeout(time.Second))
 	require.NoError(t, err)
@@ -266,12 +262,9 @@ func TestSentinelErrors(t *testing.T) {
 		assert.True(t, strings.HasPrefix(err.Error(), "etcdsem: "), "%q", err)
 	}
 	// A server that cannot be reached: New fails with ErrUnavailable.
-	px := startProxy(t, strings.TrimPrefix(server.Endpoints[0], "http://"))
+	px, c := proxiedClient(t)
 	px.Cut()
-	c, err := clientv3.New(clientv3.Config{Endpoints: []string{px.Addr()}, Logger: zap.NewNop()})
-	require.NoError(t, err)
-	defer c.Close()
-	_, err = etcdsem.New(c, uniqueName(t), 1, etcdsem.WithTimeout(300*time.Millisecond))
+	_, err := etcdsem.New(c, uniqueName(t), 1, etcdsem.WithTimeout(300*time.Millisecond))
 	require.ErrorIs(t, err, etcdsem.ErrUnavailable)
 	assert.ErrorContains(t, err, "etcdsem: New(")
 }
@@ -279,10 +272,7 @@ func TestSentinelErrors(t *testing.T) {
 // With etcd unreachable, Acquire returns ctx's error by ctx's deadline plus
 // at most one timeout (the deletion of a key whose put may have landed).
 func TestAcquireKeepsItsDeadline(t *testing.T) {
-	px := startProxy(t, strings.TrimPrefix(server.Endpoints[0], "http://"))
-	c, err := clientv3.New(clientv3.Config{Endpoints: []string{px.Addr()}, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
-	require.NoError(t, err)
-	defer c.Close()
+	px, c := proxiedClient(t)
 	const timeout, wait = 500 * time.Millisecond, 300 * time.Millisecond
 	s, err := etcdsem.New(c, uniqueName(t), 1, etcdsem.WithLease(5*time.Second), etcdsem.WithTimeout(timeout))
 	require.NoError(t, err)

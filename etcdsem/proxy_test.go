@@ -3,10 +3,14 @@ package etcdsem_test
 import (
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
 )
 
 // proxy is a TCP proxy on a free loopback port in front of one address,
@@ -92,4 +96,15 @@ func (p *proxy) Cut() {
 	}
 	p.mu.Unlock()
 	p.wg.Wait()
+}
+
+// proxiedClient returns a proxy in front of the test server and a client
+// that reaches the server only through it, closed when t ends.
+func proxiedClient(t *testing.T) (*proxy, *clientv3.Client) {
+	t.Helper()
+	px := startProxy(t, strings.TrimPrefix(server.Endpoints[0], "http://"))
+	c, err := clientv3.New(clientv3.Config{Endpoints: []string{px.Addr()}, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	return px, c
 }
