@@ -113,8 +113,8 @@ func TestSizeIsRecorded(t *testing.T) {
 	rdb := newClient(t, shared.addr())
 	s := newSem(t, rdb, 3)
 	_, err := redissem.New(rdb, s.Name(), 5)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "a semaphore of size 3 already exists")
+	require.ErrorIs(t, err, redissem.ErrSizeMismatch)
+	assert.Contains(t, err.Error(), "has size 3 in Redis, this handle expects 5")
 	same, err := redissem.New(rdb, s.Name(), 3)
 	require.NoError(t, err)
 	require.NoError(t, same.Close())
@@ -127,7 +127,7 @@ func TestSharedBetweenHandles(t *testing.T) {
 	require.NoError(t, err)
 	defer b.Close()
 	require.NoError(t, a.Acquire(context.Background(), 2))
-	assert.Equal(t, int64(1), b.Available())
+	assert.Equal(t, int64(1), available(t, b))
 	assert.False(t, b.TryAcquire(2))
 	assert.PanicsWithValue(t, "redissem: Release(2): released more than held (0 held)", func() { b.Release(2) },
 		"permits are held per handle")
@@ -151,23 +151,24 @@ func TestTokensIncrease(t *testing.T) {
 		if i%2 == 1 {
 			h = b
 		}
-		tok, err := h.AcquireToken(ctx, 1)
+		p, err := h.AcquirePermit(ctx, 1)
 		require.NoError(t, err)
-		assert.Greater(t, tok, last)
-		last = tok
-		h.Release(1)
+		assert.Greater(t, p.Token(), last)
+		last = p.Token()
+		require.NoError(t, p.Release(ctx))
 	}
-	tok, err := a.AcquireToken(ctx, 1)
+	p, err := a.AcquirePermit(ctx, 1)
 	require.NoError(t, err)
-	got := make(chan int64)
+	got := make(chan *redissem.Permit)
 	go func() {
-		tok, _ := b.AcquireToken(ctx, 1)
-		got <- tok
+		p, _ := b.AcquirePermit(ctx, 1)
+		got <- p
 	}()
 	time.Sleep(100 * time.Millisecond) // let b queue behind a; only ordering depends on it
-	a.Release(1)
-	assert.Greater(t, <-got, tok)
-	b.Release(1)
+	require.NoError(t, p.Release(ctx))
+	next := <-got
+	assert.Greater(t, next.Token(), p.Token())
+	require.NoError(t, next.Release(ctx))
 }
 
 // A waiter is woken by the release's notification, not by polling: with
@@ -231,7 +232,7 @@ func TestCancelLeavesNoEntry(t *testing.T) {
 	assert.Equal(t, int64(0), rdb.ZCard(context.Background(), "redissem:{"+s.Name()+"}:wexp").Val())
 	assert.Equal(t, int64(1), rdb.HLen(context.Background(), "redissem:{"+s.Name()+"}:recs").Val(), "only the test's grant is recorded")
 	s.Release(1)
-	assert.Equal(t, int64(1), s.Available())
+	assert.Equal(t, int64(1), available(t, s))
 }
 
 func TestClose(t *testing.T) {
@@ -248,7 +249,7 @@ func TestClose(t *testing.T) {
 	c.settle()
 	require.NoError(t, s.Close())
 	require.ErrorIs(t, <-done, redissem.ErrClosed)
-	assert.Equal(t, int64(2), other.Available(), "Close releases what the handle held")
+	assert.Equal(t, int64(2), available(t, other), "Close releases what the handle held")
 	require.ErrorIs(t, s.Acquire(context.Background(), 1), redissem.ErrClosed)
 	assert.False(t, s.TryAcquire(1))
 	assert.NotPanics(t, func() { s.Release(2) }, "the callers still hold 2 in the handle's books")
@@ -272,6 +273,14 @@ func TestLeaseLostIsReported(t *testing.T) {
 		t.Fatal("no ErrLeaseLost within 5s of the grant's disappearance")
 	}
 	s.Release(1)
+}
+
+// available returns s.Available, failing the test on error.
+func available(t testing.TB, s *redissem.Semaphore) int64 {
+	t.Helper()
+	n, err := s.Available(context.Background())
+	require.NoError(t, err)
+	return n
 }
 
 // errorsCollector gathers the errors passed to a handler.
