@@ -210,7 +210,9 @@ func TestLostKeysRefuseGrants(t *testing.T) {
 			require.NoError(t, rdb.Del(ctx, "redissem:{"+holder.Name()+"}:"+key).Err())
 			lostAt := time.Now()
 			assert.False(t, other.TryAcquire(1))
-			err = other.Acquire(ctx, 1)
+			ctx5, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			err = other.Acquire(ctx5, 1)
 			require.ErrorIs(t, err, redissem.ErrStateLost)
 			assert.Contains(t, err.Error(), "evicted or deleted")
 			select {
