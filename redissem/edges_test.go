@@ -21,6 +21,7 @@ import (
 type gate struct {
 	fail    atomic.Bool   // fail the next script call
 	hold    atomic.Bool   // block the next script call until open is closed
+	fake    atomic.Bool   // and then answer it "queued" without sending it
 	blackho atomic.Bool   // block every call until its ctx is done
 	hit     chan struct{} // receives when a fail or hold took effect
 	open    chan struct{}
@@ -49,6 +50,10 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		} else if script && g.hold.CompareAndSwap(true, false) {
 			g.hit <- struct{}{}
 			<-g.open
+			if g.fake.Load() {
+				cmd.(*redis.Cmd).SetVal([]any{int64(0)})
+				return nil
+			}
 		}
 		return next(ctx, cmd)
 	}
@@ -335,6 +340,38 @@ func TestCancelRacingGrantForced(t *testing.T) {
 	close(g.open)
 	require.ErrorIs(t, <-done, context.Canceled)
 	assert.Equal(t, int64(2), available(t, holder))
+}
+
+// The same race, with the grant's notification: the waiter learns of its
+// grant from pub/sub only after its ctx is done (its poll is held back
+// while the permit is released and the ctx canceled, then answered
+// "queued"), so it finds both the notification and ctx.Done ready and
+// Go's select picks either. Whichever it picks, it must give the grant back
+// and return context.Canceled. Twenty rounds pick the notification at
+// least once but with probability 2^-20.
+func TestCancelRacingNotification(t *testing.T) {
+	rdb := newClient(t, shared.addr())
+	holder := newSem(t, rdb, 2)
+	for range 20 {
+		g := newGate()
+		waiter, err := redissem.New(newClient(t, shared.addr(), g), holder.Name(), 2)
+		require.NoError(t, err)
+		require.True(t, holder.TryAcquire(1))
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- waiter.Acquire(ctx, 2) }()
+		waitFor(t, "the waiter to queue", queued(t, rdb, holder, 1))
+		g.fake.Store(true)
+		g.hold.Store(true)
+		<-g.hit
+		holder.Release(1)
+		waitFor(t, "the grant", func() bool { return available(t, holder) == 0 })
+		cancel()
+		close(g.open)
+		require.ErrorIs(t, <-done, context.Canceled)
+		assert.Equal(t, int64(2), available(t, holder))
+		require.NoError(t, waiter.Close())
+	}
 }
 
 // The replication guard: with no replica to confirm it, a grant is given
