@@ -67,11 +67,15 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 	sent := time.Now()
 	token, err := s.request(context.Background(), id, n, "try")
 	if err == nil && token > 0 {
-		_, err = s.granted(context.Background(), id, n, token, sent, false)
+		_, err = s.granted(context.Background(), "TryAcquire", id, n, token, sent, false)
 	} else if err != nil {
 		s.withdraw(id)
 	}
-	if err != nil && !errors.Is(err, ErrClosed) {
+	switch {
+	case errors.Is(err, ErrClosed):
+	case errors.Is(err, ErrNotReplicated):
+		s.report(err)
+	case err != nil:
 		s.report(fmt.Errorf("%s: TryAcquire(%d) on %q: %w", pkg, n, s.name, err))
 	}
 	return err == nil && token > 0
@@ -99,7 +103,7 @@ func (s *Semaphore) acquire(ctx context.Context, method string, n int64, permit 
 		return nil, s.acquireError(ctx, method, id, n, err)
 	}
 	if token > 0 {
-		return s.granted(ctx, id, n, token, queued, permit)
+		return s.granted(ctx, method, id, n, token, queued, permit)
 	}
 	delay := s.pollMin
 	timer := time.NewTimer(delay)
@@ -109,7 +113,7 @@ func (s *Semaphore) acquire(ctx context.Context, method string, n int64, permit 
 		case t := <-wake:
 			token, err := strconv.ParseInt(t, 10, 64)
 			if err == nil {
-				return s.granted(ctx, id, n, token, queued, permit)
+				return s.granted(ctx, method, id, n, token, queued, permit)
 			}
 			// A malformed notification: ask the server instead.
 			timer.Reset(0)
@@ -118,7 +122,7 @@ func (s *Semaphore) acquire(ctx context.Context, method string, n int64, permit 
 			token, err := s.request(ctx, id, n, "wait")
 			switch {
 			case err == nil && token > 0:
-				return s.granted(ctx, id, n, token, queued, permit)
+				return s.granted(ctx, method, id, n, token, queued, permit)
 			case err == nil:
 				queued = sent
 				delay = min(2*delay, s.pollMax)
@@ -152,7 +156,7 @@ func (s *Semaphore) acquireError(ctx context.Context, method, id string, n int64
 // after since. If ctx is done by now, if the replicas do not confirm it
 // (with WithReplicas), or if the handle was closed, it gives the grant back
 // and returns the error.
-func (s *Semaphore) granted(ctx context.Context, id string, n, token int64, since time.Time, permit bool) (*grant, error) {
+func (s *Semaphore) granted(ctx context.Context, method, id string, n, token int64, since time.Time, permit bool) (*grant, error) {
 	if err := ctx.Err(); err != nil {
 		s.withdraw(id)
 		return nil, err
@@ -163,7 +167,7 @@ func (s *Semaphore) granted(ctx context.Context, id string, n, token int64, sinc
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return nil, fmt.Errorf("%s: Acquire(%d) on %q: %w; the grant was given back", pkg, n, s.name, err)
+			return nil, fmt.Errorf("%s: %s(%d) on %q: %w; the grant was given back", pkg, method, n, s.name, err)
 		}
 	}
 	return s.hold(s.newGrant(id, n, token, since, permit))
