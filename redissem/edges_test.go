@@ -63,6 +63,16 @@ func (g *gate) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Process
 	return next
 }
 
+// otherHandle returns another handle, on its own client, on the semaphore
+// of s; it is closed when t ends.
+func otherHandle(t *testing.T, s *redissem.Semaphore, opts ...redissem.Option) *redissem.Semaphore {
+	t.Helper()
+	o, err := redissem.New(newClient(t, shared.addr()), s.Name(), s.Size(), opts...)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = o.Close() })
+	return o
+}
+
 // queued returns a function reporting whether Redis holds n waiters in s's
 // queue.
 func queued(t *testing.T, rdb *redis.Client, s *redissem.Semaphore, n int64) func() bool {
@@ -120,9 +130,7 @@ func TestDoneClosesBeforeOthersAreGranted(t *testing.T) {
 	var cut atomic.Bool
 	holder := newSem(t, newClient(t, shared.addr()), 1, redissem.WithLease(lease),
 		redissem.WithRefreshPaused(cut.Load))
-	other, err := redissem.New(newClient(t, shared.addr()), holder.Name(), 1, redissem.WithLease(lease))
-	require.NoError(t, err)
-	defer other.Close()
+	other := otherHandle(t, holder, redissem.WithLease(lease))
 	ctx := context.Background()
 
 	p, err := holder.AcquirePermit(ctx, 1)
@@ -165,9 +173,7 @@ func TestReleaseAfterExpiryReportsLeaseLost(t *testing.T) {
 	var errs errorsCollector
 	holder := newSem(t, newClient(t, shared.addr()), 3, redissem.WithLease(lease),
 		redissem.WithRefreshPaused(func() bool { return true }), redissem.WithErrorHandler(errs.add))
-	other, err := redissem.New(newClient(t, shared.addr()), holder.Name(), 3, redissem.WithLease(lease))
-	require.NoError(t, err)
-	defer other.Close()
+	other := otherHandle(t, holder, redissem.WithLease(lease))
 	ctx := context.Background()
 	require.NoError(t, holder.Acquire(ctx, 1))
 	require.NoError(t, holder.Acquire(ctx, 1))
@@ -205,9 +211,7 @@ func TestLostKeysRefuseGrants(t *testing.T) {
 		t.Run(key, func(t *testing.T) {
 			rdb := newClient(t, shared.addr())
 			holder := newSem(t, rdb, 2, redissem.WithLease(lease))
-			other, err := redissem.New(newClient(t, shared.addr()), holder.Name(), 2, redissem.WithLease(lease))
-			require.NoError(t, err)
-			defer other.Close()
+			other := otherHandle(t, holder, redissem.WithLease(lease))
 			ctx := context.Background()
 			p, err := holder.AcquirePermit(ctx, 2)
 			require.NoError(t, err)
@@ -241,12 +245,8 @@ func TestFailedPollKeepsPlace(t *testing.T) {
 	g := newGate()
 	rdb := newClient(t, shared.addr(), g)
 	first := newSem(t, rdb, 1, redissem.WithLease(3*time.Second))
-	holder, err := redissem.New(newClient(t, shared.addr()), first.Name(), 1)
-	require.NoError(t, err)
-	defer holder.Close()
-	second, err := redissem.New(newClient(t, shared.addr()), first.Name(), 1)
-	require.NoError(t, err)
-	defer second.Close()
+	holder := otherHandle(t, first)
+	second := otherHandle(t, first)
 	ctx := context.Background()
 	require.True(t, holder.TryAcquire(1))
 
@@ -300,9 +300,7 @@ func TestAcquireRespectsDeadline(t *testing.T) {
 func TestCancelRacingGrant(t *testing.T) {
 	rdb := newClient(t, shared.addr())
 	holder := newSem(t, rdb, 2)
-	waiter, err := redissem.New(newClient(t, shared.addr()), holder.Name(), 2)
-	require.NoError(t, err)
-	defer waiter.Close()
+	waiter := otherHandle(t, holder)
 	for range 10 {
 		require.True(t, holder.TryAcquire(1))
 		ctx, cancel := context.WithCancel(context.Background())
