@@ -302,16 +302,31 @@ func TestCancelRacingGrant(t *testing.T) {
 	holder := newSem(t, rdb, 2)
 	waiter := otherHandle(t, holder)
 	for range 10 {
-		require.True(t, holder.TryAcquire(1))
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		go func() { done <- waiter.Acquire(ctx, 2) }()
-		waitFor(t, "the waiter to queue", queued(t, rdb, holder, 1))
+		cancel, done := waitBehind(t, rdb, holder, waiter)
 		cancel()
 		holder.Release(1)
-		require.ErrorIs(t, <-done, context.Canceled)
-		assert.Equal(t, int64(2), available(t, holder))
+		canceledAndFree(t, done, holder)
 	}
+}
+
+// waitBehind takes 1 of holder's 2 permits, and returns once waiter's
+// Acquire(ctx, 2) is queued, with ctx's cancel and Acquire's outcome.
+func waitBehind(t *testing.T, rdb *redis.Client, holder, waiter *redissem.Semaphore) (context.CancelFunc, <-chan error) {
+	t.Helper()
+	require.True(t, holder.TryAcquire(1))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- waiter.Acquire(ctx, 2) }()
+	waitFor(t, "the waiter to queue", queued(t, rdb, holder, 1))
+	return cancel, done
+}
+
+// canceledAndFree checks that the canceled Acquire returned
+// context.Canceled and left both permits free.
+func canceledAndFree(t *testing.T, done <-chan error, holder *redissem.Semaphore) {
+	t.Helper()
+	require.ErrorIs(t, <-done, context.Canceled)
+	assert.Equal(t, int64(2), available(t, holder))
 }
 
 // The same race, forced: the waiter's poll is on its way when the ctx is
@@ -326,18 +341,13 @@ func TestCancelRacingGrantForced(t *testing.T) {
 	waiter, err := redissem.New(wrdb, holder.Name(), 2)
 	require.NoError(t, err)
 	defer waiter.Close()
-	require.True(t, holder.TryAcquire(1))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- waiter.Acquire(ctx, 2) }()
-	waitFor(t, "the waiter to queue", queued(t, rdb, holder, 1))
+	cancel, done := waitBehind(t, rdb, holder, waiter)
 	g.hold.Store(true)
 	<-g.hit // the waiter's next poll is held back
 	cancel()
 	holder.Release(1)
 	close(g.open)
-	require.ErrorIs(t, <-done, context.Canceled)
-	assert.Equal(t, int64(2), available(t, holder))
+	canceledAndFree(t, done, holder)
 }
 
 // The same race, with the grant's notification: the waiter learns of its
@@ -354,11 +364,7 @@ func TestCancelRacingNotification(t *testing.T) {
 		g := newGate()
 		waiter, err := redissem.New(newClient(t, shared.addr(), g), holder.Name(), 2)
 		require.NoError(t, err)
-		require.True(t, holder.TryAcquire(1))
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		go func() { done <- waiter.Acquire(ctx, 2) }()
-		waitFor(t, "the waiter to queue", queued(t, rdb, holder, 1))
+		cancel, done := waitBehind(t, rdb, holder, waiter)
 		g.fake.Store(true)
 		g.hold.Store(true)
 		<-g.hit
@@ -366,8 +372,7 @@ func TestCancelRacingNotification(t *testing.T) {
 		waitFor(t, "the grant", func() bool { return available(t, holder) == 0 })
 		cancel()
 		close(g.open)
-		require.ErrorIs(t, <-done, context.Canceled)
-		assert.Equal(t, int64(2), available(t, holder))
+		canceledAndFree(t, done, holder)
 		require.NoError(t, waiter.Close())
 	}
 }
