@@ -2,6 +2,7 @@ package redissem_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -299,4 +300,30 @@ func (e *errorsCollector) all() []error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return append([]error(nil), e.errs...)
+}
+
+// Release gives back the handle's oldest grants first, as etcdsem does: of
+// two grants, the one left in Redis after Release(1) is the newer.
+func TestReleaseOldestFirst(t *testing.T) {
+	rdb := newClient(t, shared.addr())
+	s := newSem(t, rdb, 2)
+	ctx := context.Background()
+	require.NoError(t, s.Acquire(ctx, 1))
+	require.NoError(t, s.Acquire(ctx, 1))
+	recs := "redissem:{" + s.Name() + "}:recs"
+	tokens := func() []int64 {
+		var out []int64
+		for _, r := range rdb.HVals(ctx, recs).Val() {
+			var n, tok int64
+			_, err := fmt.Sscanf(r, "h %d %d", &n, &tok)
+			require.NoError(t, err, r)
+			out = append(out, tok)
+		}
+		return out
+	}
+	both := tokens()
+	require.Len(t, both, 2)
+	s.Release(1)
+	assert.Equal(t, []int64{max(both[0], both[1])}, tokens(), "the older grant was released")
+	s.Release(1)
 }
