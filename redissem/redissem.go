@@ -65,12 +65,14 @@
 //
 // [Permit.Done] closes as soon as the holder can no longer be sure Redis
 // still holds its lease: at the send time of the last refresh that
-// succeeded (or of the request that was granted), plus the lease, minus a
-// margin: a tenth of the lease for the holder to stop, plus a hundredth for
-// clock drift. The server starts the lease when it runs the script, after
-// the send, so a holder cut off from Redis, or paused, sees Done close
-// before the server can reap its grant and admit someone else, as long as
-// its clock runs no more than a hundredth slower than the server's.
+// succeeded (for a new grant, of the last request Redis answered before
+// granting it), plus the lease, minus a margin: a tenth of the lease for the
+// holder to stop, plus a hundredth for clock drift. The server starts the
+// lease when it runs the script, after the send, so a holder cut off from
+// Redis sees Done close before the server can reap its grant and admit
+// someone else, as long as its clock runs no more than a hundredth slower
+// than the server's; a paused process sees it closed as soon as it resumes.
+// A refresh that finds the grant gone closes Done at once.
 //
 // # Lost state
 //
