@@ -135,10 +135,20 @@ func TestDoneClosesBeforeOthersAreGranted(t *testing.T) {
 
 	p, err := holder.AcquirePermit(ctx, 1)
 	require.NoError(t, err)
-	granted := make(chan time.Time, 1)
+	type grantSeen struct {
+		at       time.Time
+		doneSeen bool // Done was already closed when the other handle got the grant
+	}
+	granted := make(chan grantSeen, 1)
 	go func() {
 		assert.NoError(t, other.Acquire(ctx, 1))
-		granted <- time.Now()
+		g := grantSeen{at: time.Now()}
+		select {
+		case <-p.Done():
+			g.doneSeen = true
+		default:
+		}
+		granted <- g
 	}()
 	select {
 	case <-p.Done():
@@ -149,17 +159,17 @@ func TestDoneClosesBeforeOthersAreGranted(t *testing.T) {
 
 	cutAt := time.Now()
 	cut.Store(true)
-	var doneAt time.Time
 	select {
 	case <-p.Done():
-		doneAt = time.Now()
-	case at := <-granted:
-		t.Fatalf("another handle was granted the permit %v after the cut, and Done is still open", at.Sub(cutAt))
+	case <-time.After(3 * lease):
 	}
+	doneAt := time.Now()
+	g := <-granted
+	require.True(t, g.doneSeen, "another handle was granted the permit %v after the cut, while Done was still open",
+		g.at.Sub(cutAt))
 	require.ErrorIs(t, p.Err(), redissem.ErrLeaseLost)
-	grantedAt := <-granted
 	t.Logf("Done closed %v after the cut, the other handle was granted %v after it (lease %v)",
-		doneAt.Sub(cutAt).Round(time.Millisecond), grantedAt.Sub(cutAt).Round(time.Millisecond), lease)
+		doneAt.Sub(cutAt).Round(time.Millisecond), g.at.Sub(cutAt).Round(time.Millisecond), lease)
 	assert.Greater(t, doneAt.Sub(cutAt), 2*lease/3-lease/10-lease/100-10*time.Millisecond,
 		"Done closed earlier than the last refresh's lease allows")
 	require.ErrorIs(t, p.Release(ctx), redissem.ErrLeaseLost)
