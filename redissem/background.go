@@ -92,18 +92,25 @@ func (s *Semaphore) expire(next time.Time) time.Time {
 
 // refresh runs one update of every grant the handle holds and every release
 // or withdrawal still pending. A grant Redis still holds is surely valid
-// until the lease, less the margin, after the update was sent.
+// until the lease, less the margin, after the update was sent. The round
+// trip gives up when the first grant's validity ends, so that a refresh
+// lost on a cut connection cannot hold back the closing of Done.
 func (s *Semaphore) refresh() error {
 	if s.hooks != nil && s.hooks.skipRefresh != nil && s.hooks.skipRefresh() {
 		return fmt.Errorf("%w: refresh skipped by the test hook", ErrUnavailable)
 	}
+	deadline := time.Now().Add(s.timeout)
 	s.mu.Lock()
 	var args []any
 	var sentGrants []*grant
 	for _, g := range s.grants {
-		if !g.lost {
-			args = append(args, g.id, g.n)
-			sentGrants = append(sentGrants, g)
+		if g.lost {
+			continue
+		}
+		args = append(args, g.id, g.n)
+		sentGrants = append(sentGrants, g)
+		if g.err == nil && g.valid.Before(deadline) {
+			deadline = g.valid
 		}
 	}
 	var sent []string
@@ -115,7 +122,7 @@ func (s *Semaphore) refresh() error {
 	if len(args) == 0 {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	at := time.Now()
 	missing, err := s.update(ctx, args)

@@ -22,14 +22,16 @@ type gate struct {
 	fail    atomic.Bool   // fail the next script call
 	hold    atomic.Bool   // block the next script call until open is closed
 	fake    atomic.Bool   // and then answer it "queued" without sending it
-	blackho atomic.Bool   // block every call until its ctx is done
+	blackho atomic.Bool   // block every call until its ctx is done or restore is closed
 	hit     chan struct{} // receives when a fail or hold took effect
 	open    chan struct{}
-	ended   chan time.Time // when a blackholed call gave up
+	restore chan struct{}
+	ended   chan time.Time // when the first blackholed call gave up
 }
 
 func newGate() *gate {
-	return &gate{hit: make(chan struct{}, 1), open: make(chan struct{}), ended: make(chan time.Time, 16)}
+	return &gate{hit: make(chan struct{}, 1), open: make(chan struct{}), restore: make(chan struct{}),
+		ended: make(chan time.Time, 1)}
 }
 
 func (g *gate) DialHook(next redis.DialHook) redis.DialHook { return next }
@@ -37,8 +39,15 @@ func (g *gate) DialHook(next redis.DialHook) redis.DialHook { return next }
 func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		if g.blackho.Load() {
-			<-ctx.Done()
-			g.ended <- time.Now()
+			select {
+			case <-g.restore:
+				return next(ctx, cmd)
+			case <-ctx.Done():
+			}
+			select {
+			case g.ended <- time.Now():
+			default:
+			}
 			cmd.SetErr(ctx.Err())
 			return ctx.Err()
 		}
@@ -122,14 +131,13 @@ func TestTokensIncreaseAcrossRDBRestart(t *testing.T) {
 	assert.Greater(t, p.Token(), last, "a token issued after the restart is not above those issued before it")
 }
 
-// A holder cut off from Redis sees Done close before another handle is
-// granted its permits, not earlier than its lease allows, and its Err wraps
+// A holder cut off from Redis (its requests go unanswered) sees Done close
+// before another handle is granted its permits, not earlier than its lease allows, and its Err wraps
 // ErrLeaseLost. Releasing it then reports ErrLeaseLost too.
 func TestDoneClosesBeforeOthersAreGranted(t *testing.T) {
 	const lease = 900 * time.Millisecond
-	var cut atomic.Bool
-	holder := newSem(t, newClient(t, shared.addr()), 1, redissem.WithLease(lease),
-		redissem.WithRefreshPaused(cut.Load))
+	cut := newGate()
+	holder := newSem(t, newClient(t, shared.addr(), cut), 1, redissem.WithLease(lease))
 	other := otherHandle(t, holder, redissem.WithLease(lease))
 	ctx := context.Background()
 
@@ -158,7 +166,7 @@ func TestDoneClosesBeforeOthersAreGranted(t *testing.T) {
 	require.NoError(t, p.Err())
 
 	cutAt := time.Now()
-	cut.Store(true)
+	cut.blackho.Store(true) // requests go unanswered; the default timeout is longer than the lease
 	select {
 	case <-p.Done():
 	case <-time.After(3 * lease):
@@ -172,6 +180,8 @@ func TestDoneClosesBeforeOthersAreGranted(t *testing.T) {
 		doneAt.Sub(cutAt).Round(time.Millisecond), g.at.Sub(cutAt).Round(time.Millisecond), lease)
 	assert.Greater(t, doneAt.Sub(cutAt), 2*lease/3-lease/10-lease/100-10*time.Millisecond,
 		"Done closed earlier than the last refresh's lease allows")
+	cut.blackho.Store(false)
+	close(cut.restore)
 	require.ErrorIs(t, p.Release(ctx), redissem.ErrLeaseLost)
 	other.Release(1)
 }
