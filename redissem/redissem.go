@@ -81,8 +81,12 @@
 // that still believe they hold. The scripts notice keys missing behind the
 // counters (or the counters missing for a handle that saw them), wipe what
 // is left, and refuse every grant, with an error wrapping ErrStateLost, until
-// each lease handed out before could have run out; the holders find their
-// grants gone at their next refresh. Use maxmemory-policy noeviction or a
+// each lease handed out before could have run out: the latest expiry still
+// recorded, and at least the lease of the handle that noticed (so give every
+// handle of a name the same lease). The holders find their grants gone at
+// their next refresh. A semaphore whose keys all vanish before any handle
+// that used it runs a script looks new to New, which then creates it afresh;
+// the holders' refreshes still report the loss. Use maxmemory-policy noeviction or a
 // volatile-* policy: the keys have no TTL, so those never evict them.
 //
 // # What Redis cannot promise
