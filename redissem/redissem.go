@@ -84,9 +84,10 @@
 // each lease handed out before could have run out: the latest expiry still
 // recorded, and at least the lease of the handle that noticed (so give every
 // handle of a name the same lease). The holders find their grants gone at
-// their next refresh. A semaphore whose keys all vanish before any handle
-// that used it runs a script looks new to New, which then creates it afresh;
-// the holders' refreshes still report the loss. Use maxmemory-policy noeviction or a
+// their next refresh. One case stays open: if all the keys vanish and a New
+// from a new process runs before any handle that used them, the semaphore
+// looks new and is created afresh, and others may be admitted until the
+// holders' next refresh closes their Done. Use maxmemory-policy noeviction or a
 // volatile-* policy: the keys have no TTL, so those never evict them.
 //
 // # What Redis cannot promise
