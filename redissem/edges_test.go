@@ -259,6 +259,33 @@ func TestLostKeysRefuseGrants(t *testing.T) {
 	}
 }
 
+// The same under real memory pressure: a server with a small maxmemory and
+// allkeys-random evicts some of the semaphore's keys while the test fills
+// it, and nobody is admitted beside the holder.
+func TestEvictedKeysRefuseGrants(t *testing.T) {
+	srv, err := startRedis(t.TempDir(), false, "--maxmemory", "2mb", "--maxmemory-policy", "allkeys-random")
+	require.NoError(t, err)
+	defer srv.kill()
+	rdb := newClient(t, srv.addr())
+	holder := newSem(t, rdb, 1)
+	other, err := redissem.New(newClient(t, srv.addr()), holder.Name(), 1)
+	require.NoError(t, err)
+	defer other.Close()
+	ctx := context.Background()
+	require.NoError(t, holder.Acquire(ctx, 1))
+	prefix := "redissem:{" + holder.Name() + "}:"
+	filler := strings.Repeat("x", 1000)
+	for i := 0; rdb.Exists(ctx, prefix+"meta", prefix+"holders", prefix+"recs").Val() == 3; i++ {
+		require.Less(t, i, 100000, "the semaphore's keys were never evicted")
+		require.NoError(t, rdb.Set(ctx, "fill:"+strconv.Itoa(i), filler, 0).Err())
+	}
+	assert.False(t, other.TryAcquire(1), "admitted beside the holder after an eviction")
+	ctx5, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	require.ErrorIs(t, other.Acquire(ctx5, 1), redissem.ErrStateLost)
+	holder.Release(1)
+}
+
 // A poll that fails once does not cost the waiter its place in line: it is
 // granted before a waiter that queued after the failure.
 func TestFailedPollKeepsPlace(t *testing.T) {
