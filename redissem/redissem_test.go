@@ -327,3 +327,44 @@ func TestReleaseOldestFirst(t *testing.T) {
 	assert.Equal(t, []int64{max(both[0], both[1])}, tokens(), "the older grant was released")
 	s.Release(1)
 }
+
+// A Permit's life: its weight and token, Done and Err through Release and
+// Close, a second Release panicking, and its permits kept apart from the
+// handle's Release.
+func TestPermitLifecycle(t *testing.T) {
+	rdb := newClient(t, shared.addr())
+	s, err := redissem.New(rdb, uniqueName(t), 3)
+	require.NoError(t, err)
+	ctx := context.Background()
+
+	none, err := s.AcquirePermit(ctx, 0)
+	require.NoError(t, err)
+	assert.Zero(t, none.Token())
+	assert.Nil(t, none.Done(), "a Permit of nothing never ends")
+	require.NoError(t, none.Release(ctx))
+
+	p, err := s.AcquirePermit(ctx, 2)
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), p.Weight())
+	assert.Positive(t, p.Token())
+	require.NoError(t, p.Err())
+	assert.PanicsWithValue(t, "redissem: Release(1): released more than held (0 held)", func() { s.Release(1) },
+		"a Permit's permits are released through the Permit")
+	require.NoError(t, p.Release(ctx))
+	<-p.Done()
+	require.ErrorIs(t, p.Err(), redissem.ErrReleased)
+	assert.PanicsWithValue(t, fmt.Sprintf("redissem: Permit.Release: the permit (token %d) was released already", p.Token()),
+		func() { _ = p.Release(ctx) })
+	assert.Equal(t, int64(3), available(t, s))
+
+	q, err := s.AcquirePermit(ctx, 1)
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	<-q.Done()
+	require.ErrorIs(t, q.Err(), redissem.ErrClosed)
+	require.NoError(t, q.Release(ctx), "Close released it already")
+	check, err := redissem.New(rdb, s.Name(), 3)
+	require.NoError(t, err)
+	defer check.Close()
+	assert.Equal(t, int64(3), available(t, check), "Close gave the Permit's permits back")
+}
