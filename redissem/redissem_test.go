@@ -276,6 +276,16 @@ func TestLeaseLostIsReported(t *testing.T) {
 	s.Release(1)
 }
 
+// requireClosed fails the test unless done is closed.
+func requireClosed(t *testing.T, done <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-done:
+	default:
+		t.Fatal("Done is still open")
+	}
+}
+
 // available returns s.Available, failing the test on error.
 func available(t testing.TB, s *redissem.Semaphore) int64 {
 	t.Helper()
@@ -351,7 +361,7 @@ func TestPermitLifecycle(t *testing.T) {
 	assert.PanicsWithValue(t, "redissem: Release(1): released more than held (0 held)", func() { s.Release(1) },
 		"a Permit's permits are released through the Permit")
 	require.NoError(t, p.Release(ctx))
-	<-p.Done()
+	requireClosed(t, p.Done())
 	require.ErrorIs(t, p.Err(), redissem.ErrReleased)
 	assert.PanicsWithValue(t, fmt.Sprintf("redissem: Permit.Release: the permit (token %d) was released already", p.Token()),
 		func() { _ = p.Release(ctx) })
@@ -360,7 +370,7 @@ func TestPermitLifecycle(t *testing.T) {
 	q, err := s.AcquirePermit(ctx, 1)
 	require.NoError(t, err)
 	require.NoError(t, s.Close())
-	<-q.Done()
+	requireClosed(t, q.Done())
 	require.ErrorIs(t, q.Err(), redissem.ErrClosed)
 	require.NoError(t, q.Release(ctx), "Close released it already")
 	check, err := redissem.New(rdb, s.Name(), 3)
