@@ -24,5 +24,5 @@ func TestPackageName(t *testing.T) {
 		assert.Equal(t, want, lastPathElement(path), "path %q", path)
 	}
 	c := &config{newSem: func(int64) sem.Semaphore { panic("TODO: New") }}
-	assert.Empty(t, c.probePackageName(), "a constructor that panics names no package")
+	assert.Nil(t, c.probe(), "a constructor that panics gives no semaphore to probe")
 }
