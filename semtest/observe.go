@@ -187,7 +187,7 @@ func (c *config) testOnWaitCanceled(t *testing.T) {
 // testOnWaitClosed: an Acquire that Close failed is reported with
 // ErrClosed.
 func (c *config) testOnWaitClosed(t *testing.T) {
-	requires(t, c.has.closer, "the semaphore does not implement sem.Closer")
+	requires(t, c.checksClose(), c.closeMissing())
 	c.bubble(t, func(t *testing.T, sc *scene) {
 		s := sc.newHeld(1, 1)
 		l := sc.observe()
