@@ -41,10 +41,7 @@ func (c *config) testStartsWithAvailable(t *testing.T) {
 func (c *config) testSignal(t *testing.T) {
 	c.bubble(t, func(t *testing.T, sc *scene) {
 		s := sc.newAvailable(1, 0)
-		if s.TryAcquire(1) {
-			release(t, s, 1, "giving back a TryAcquire that should have failed")
-			t.Errorf("TryAcquire(1) on NewAvailable(1, 0) succeeded before any Release")
-		}
+		expectTryAcquireFails(t, s, 1, "NewAvailable(1, 0), before any Release")
 		w := sc.arrive(1)
 		if w.done.Load() {
 			t.Fatalf("Acquire(1) on NewAvailable(1, 0) returned %v before any Release; want it to wait for the signal", w.err)
