@@ -101,6 +101,16 @@ func expectFree(t *testing.T, s sem.Semaphore, size, free int64, when string) {
 	}
 }
 
+// expectTryAcquireFails fails t if TryAcquire(n) succeeds now, and gives
+// back what it took.
+func expectTryAcquireFails(t *testing.T, s sem.Semaphore, n int64, when string) {
+	t.Helper()
+	if s.TryAcquire(n) {
+		release(t, s, n, when+", giving back a TryAcquire that should have failed")
+		t.Errorf("%s: TryAcquire(%d) succeeded", when, n)
+	}
+}
+
 // served lists the indexes of the waiters that returned nil.
 func served(ws []*waiter) []int {
 	var got []int

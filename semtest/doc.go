@@ -62,6 +62,46 @@
 //	Stress         real parallelism, bounded in count and time
 //	  Hammer, RandomTimeouts, Goroutines
 //
+// The optional interfaces of package sem have a family each. A family's
+// checks run only when the semaphore the constructor returns implements the
+// interface (for NewAvailable: when [WithNewAvailable] gives the
+// constructor), and are skipped otherwise:
+//
+//	Resize         sem.Resizer
+//	  Grow                    growing a full semaphore serves the waiters that now fit
+//	  GrowFIFO                in arrival order, across several resizes (if FIFO is claimed)
+//	  ShrinkKeepsHeld         shrinking below what is held revokes nothing; no grant
+//	                          and no TryAcquire until fewer than the new size are held
+//	  ShrinkFailsLargeWaiter  a waiter larger than the new size fails at once with
+//	                          ErrExceedsSize; the one behind it that fits is served
+//	  ShrinkLaterExceeds      later Acquire and TryAcquire larger than the new size fail
+//	  Size                    Size and Available report the new size (if offered)
+//	  BadSize                 Resize(0), Resize(-1), Resize(MinInt64) panic, naming the value
+//	  OverRelease             after a shrink, the held permits come back, and no more
+//	Close          sem.Closer (not yet in real time: see WithSettle)
+//	  FailsWaiters  every waiting Acquire returns ErrClosed, holding nothing
+//	  LaterAcquire  a later Acquire returns ErrClosed with every permit free
+//	                (with a done context, ctx.Err() is accepted too)
+//	  TryAcquire    fails after Close with every permit free
+//	  Release       held permits come back after Close, and no more
+//	  Idempotent    a second Close returns nil; a local semaphore's first one too
+//	  Leaks         waiters failed by Close leave no AfterFunc and no goroutine
+//	Observe        sem.Observer
+//	  Waiting          requests and permits waiting, exactly, when nothing moves
+//	  OnWaitGranted    once per Acquire that waited, before it returns, with N,
+//	                   the time it waited, and Err nil, however often it woke up
+//	  OnWaitCanceled   Err is context.Canceled or context.DeadlineExceeded
+//	  OnWaitClosed     Err wraps ErrClosed (if sem.Closer is implemented)
+//	  OnWaitExceeds    Err wraps ErrExceedsSize after a shrink (if sem.Resizer is)
+//	  OnWaitNotWaited  never for an Acquire or TryAcquire that did not wait
+//	  OnWaitNil        OnWait(nil) stops the calls
+//	NewAvailable   the constructor given with WithNewAvailable
+//	  StartsWithAvailable  exactly available permits are free, the rest can be released
+//	  Signal               NewAvailable(1, 0): Acquire waits for a Release(1)
+//	  OverRelease          Release beyond what it started without plus what was
+//	                       acquired panics
+//	  BadInput             available < 0 or > size, size < 1 panic, naming the value
+//
 // # How the checks run
 //
 // Checks about blocking, ordering and time run inside testing/synctest
@@ -69,7 +109,7 @@
 // and a goroutine left blocked when a check ends is reported. The semaphore
 // is constructed inside each bubble, so its channels, timers and condition
 // variables belong to it. Every such check ends by canceling its waiters and
-// verifying that all permits are free again. Where a bug shows only in some
+// verifying that all permits are free again (unless it closed the semaphore). Where a bug shows only in some
 // interleavings (Cancel/BeforeGrant, Guarantees/NoBarging/PartlyServed), the
 // check runs several trials and logs which orders it saw.
 //

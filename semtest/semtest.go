@@ -39,7 +39,8 @@ type Option func(*config)
 // started has either blocked in Acquire or returned; a distributed
 // implementation typically waits until its waiters are registered on the
 // server, or for a fixed interval that comfortably covers a round trip. Use
-// it only when synctest cannot see the implementation's blocking.
+// it only when synctest cannot see the implementation's blocking. In real
+// time the Close checks are skipped for now.
 func WithSettle(settle func()) Option {
 	return func(c *config) { c.settle = settle }
 }
@@ -67,6 +68,14 @@ func WithPackageName(name string) Option {
 	return func(c *config) { c.pkg = name }
 }
 
+// WithNewAvailable gives the suite the implementation's constructor of a
+// semaphore that starts with fewer free permits than its size (see the
+// NewAvailable convention in package sem), so that the NewAvailable checks
+// run; without it they are skipped.
+func WithNewAvailable(newAvailable func(size, available int64) sem.Semaphore) Option {
+	return func(c *config) { c.newAvailable = newAvailable }
+}
+
 // NewFunc constructs a semaphore of the given size. It must panic when size
 // is below 1.
 type NewFunc func(size int64) sem.Semaphore
@@ -79,6 +88,9 @@ type config struct {
 	goroutines int
 	ops        int
 	pkg        string // the name every panic message must contain; "" if unknown
+
+	newAvailable func(size, available int64) sem.Semaphore // nil if not given
+	has          implements                                // the optional interfaces
 }
 
 func (c *config) realTime() bool { return c.settle != nil }
@@ -100,9 +112,11 @@ func Run(t *testing.T, newSem NewFunc, g Guarantees, opts ...Option) {
 	if c.g.FIFO {
 		c.g.UnitFIFO = true
 	}
-	if c.pkg == "" {
-		c.pkg = c.probePackageName()
+	probe := c.probe()
+	if c.pkg == "" && probe != nil {
+		c.pkg = packageOf(probe)
 	}
+	c.has = implementsOf(probe)
 
 	t.Run("BadInput", c.testBadInput)
 	t.Run("ExceedsSize", c.testExceedsSize)
@@ -115,16 +129,21 @@ func Run(t *testing.T, newSem NewFunc, g Guarantees, opts ...Option) {
 	t.Run("Snapshot", c.testSnapshot)
 	t.Run("MemoryModel", c.testMemoryModel)
 	t.Run("Stress", c.testStress)
+	t.Run("Resize", c.testResize)
+	t.Run("Close", c.testClose)
+	t.Run("Observe", c.testObserve)
+	t.Run("NewAvailable", c.testNewAvailable)
 }
 
-// probePackageName builds a valid semaphore to learn the package of its
-// type. It returns "" if the constructor panics: BadInput reports that.
-func (c *config) probePackageName() string {
+// probe builds a valid semaphore to learn its package and the optional
+// interfaces it implements. It returns nil if the constructor panics:
+// BadInput reports that.
+func (c *config) probe() sem.Semaphore {
 	var s sem.Semaphore
-	if _, panicked := panics(func() { s = c.newSem(1) }); panicked || s == nil {
-		return ""
+	if _, panicked := panics(func() { s = c.newSem(1) }); panicked {
+		return nil
 	}
-	return packageOf(s)
+	return s
 }
 
 // packageOf names the package that declares the concrete type of s.

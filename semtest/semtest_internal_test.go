@@ -1,6 +1,7 @@
 package semtest
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -24,5 +25,18 @@ func TestPackageName(t *testing.T) {
 		assert.Equal(t, want, lastPathElement(path), "path %q", path)
 	}
 	c := &config{newSem: func(int64) sem.Semaphore { panic("TODO: New") }}
-	assert.Empty(t, c.probePackageName(), "a constructor that panics names no package")
+	assert.Nil(t, c.probe(), "a constructor that panics gives no semaphore to probe")
+}
+
+// The rows of an optional capability run only when it is present, and are
+// skipped without running otherwise; x/sync offers none of the interfaces.
+func TestOptionalRows(t *testing.T) {
+	for _, present := range []bool{false, true} {
+		ran := false
+		t.Run(fmt.Sprintf("present=%v", present), func(t *testing.T) {
+			optionalRows(t, present, "absent", []row{{"Row", func(*testing.T) { ran = true }}})
+		})
+		assert.Equal(t, present, ran, "present %v", present)
+	}
+	assert.Equal(t, implements{}, implementsOf(semaphore.NewWeighted(1)))
 }

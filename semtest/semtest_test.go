@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/semacat/sem"
 	"github.com/semacat/sem/semtest"
 )
 
@@ -21,14 +22,28 @@ func TestMain(m *testing.M) {
 // ref's panics name the package "ref"; its type lives in semtest_test.
 var refName = semtest.WithPackageName("ref")
 
-// A correct implementation passes, whatever it honestly claims.
+// A correct implementation passes, whatever it honestly claims, and
+// whichever optional interfaces it offers.
 func TestRunPassesCorrect(t *testing.T) {
 	t.Run("Plain", func(t *testing.T) {
-		semtest.Run(t, newRef(false, bugNone), semtest.Guarantees{}, refName)
+		semtest.Run(t, newRef(false, bugNone), semtest.Guarantees{}, refName,
+			semtest.WithNewAvailable(newRefAvailable(false, bugNone)))
 	})
 	t.Run("FIFO", func(t *testing.T) {
-		semtest.Run(t, newRef(true, bugNone), semtest.Guarantees{FIFO: true, NoBarging: true, NoStarvation: true}, refName)
+		semtest.Run(t, newRef(true, bugNone), semtest.Guarantees{FIFO: true, NoBarging: true, NoStarvation: true}, refName,
+			semtest.WithNewAvailable(newRefAvailable(true, bugNone)))
 	})
+	t.Run("Bare", func(t *testing.T) {
+		semtest.Run(t, func(size int64) sem.Semaphore { return bare{newRef(false, bugNone)(size)} }, semtest.Guarantees{}, refName)
+	})
+}
+
+// bare hides every method of a semaphore but the contract's.
+type bare struct{ sem.Semaphore }
+
+// refAvailable gives the suite ref's NewAvailable, built with bug.
+func refAvailable(bug string) []semtest.Option {
+	return []semtest.Option{semtest.WithNewAvailable(newRefAvailable(false, bug))}
 }
 
 // Guarantees the broken implementations claim.
@@ -50,35 +65,61 @@ var broken = []struct {
 	failing string // the subtest of semtest.Run that must fail
 	runs    int
 	race    bool
+	opts    []semtest.Option
 }{
-	{"overadmit", newRef(false, bugOverAdmit), none, "Acquire/BlocksWhenFull", 1, false},
-	{"overadmit-under-load", newRef(false, bugOverAdmit), none, "Stress/Hammer", 1, false},
-	{"lost-wakeup", newRef(false, bugLostWakeup), none, "Liveness/ReleaseWakesAllThatFit", 1, false},
-	{"ignores-cancel", newRef(false, bugIgnoreCancel), none, "Cancel/WhileWaiting", 1, false},
-	{"ignores-timeout", newRef(false, bugIgnoreCancel), none, "Cancel/Timeout", 1, false},
-	{"done-context-acquires", newRef(false, bugDoneContext), none, "Cancel/AlreadyDone", 1, false},
-	{"done-context-acquires-n>1", newRef(false, bugDoneContextBig), none, "Cancel/AlreadyDone", 1, false},
-	{"grant-after-cancel", newRef(false, bugGrantAfterDone), none, "Cancel/BeforeGrant", 1, false},
-	{"canceled-head-strands", newRef(true, bugStrand), fifo, "Cancel/HeadDoesNotStrand", 1, false},
-	{"over-release-no-panic", newRef(false, bugNoPanic), none, "BadInput/OverRelease/Fresh", 1, false},
-	{"over-release-panics-late", newRef(false, bugPanicLate), none, "BadInput/OverRelease/WaiterQueued", 1, false},
-	{"over-release-counts-gathered", newChanRef, none, "BadInput/OverRelease/WaiterPartlyServed", 1, false},
-	{"over-release-check-then-act", newRef(false, bugCheckThenAct), none, "BadInput/OverRelease/Concurrent", 3, false},
-	{"new-panic-without-package", newRef(false, bugNoPackageName), none, "BadInput/New", 1, false},
-	{"weight-panic-without-package", newRef(false, bugNoPackageName), none, "BadInput/NegativeWeight/Acquire", 1, false},
-	{"over-release-without-package", newRef(false, bugNoPackageName), none, "BadInput/OverRelease/Fresh", 1, false},
-	{"exceeds-size-blocks", newRef(false, bugExceedsBlocks), none, "ExceedsSize/Acquire", 1, false},
-	{"leaks-goroutines", newRef(false, bugLeak), none, "Stress/Goroutines", 1, false},
-	{"leaks-goroutines-never-canceled", newRef(false, bugLeak), none, "Leaks/Goroutines", 1, false},
-	{"leaks-afterfunc", newRef(false, bugLeakAfterFunc), none, "Leaks/AfterFunc", 1, false},
-	{"wrong-available", newRef(false, bugAvailable), none, "Snapshot/SizeAvailable", 1, false},
-	{"racy-release", newRef(false, bugRacyRelease), none, "MemoryModel/ReleaseBeforeAcquire", 1, true},
-	{"racy-tryacquire", newRef(false, bugRacyTryAcquire), none, "MemoryModel/ReleaseBeforeTryAcquire", 1, true},
-	{"barging", newRef(false, bugNone), noBarging, "Guarantees/NoBarging/Parked", 1, false},
-	{"barging-between-grants", newChanRef, noBarging, "Guarantees/NoBarging/PartlyServed", 3, false},
-	{"not-fifo", newRef(false, bugNone), fifo, "Guarantees/FIFO", 1, false},
-	{"not-unit-fifo", newRef(false, bugNone), unitFIFO, "Guarantees/UnitFIFO", 1, false},
-	{"starves-large", newRef(false, bugNone), noStarvation, "Guarantees/NoStarvation", 1, false},
+	{"overadmit", newRef(false, bugOverAdmit), none, "Acquire/BlocksWhenFull", 1, false, nil},
+	{"overadmit-under-load", newRef(false, bugOverAdmit), none, "Stress/Hammer", 1, false, nil},
+	{"lost-wakeup", newRef(false, bugLostWakeup), none, "Liveness/ReleaseWakesAllThatFit", 1, false, nil},
+	{"ignores-cancel", newRef(false, bugIgnoreCancel), none, "Cancel/WhileWaiting", 1, false, nil},
+	{"ignores-timeout", newRef(false, bugIgnoreCancel), none, "Cancel/Timeout", 1, false, nil},
+	{"done-context-acquires", newRef(false, bugDoneContext), none, "Cancel/AlreadyDone", 1, false, nil},
+	{"done-context-acquires-n>1", newRef(false, bugDoneContextBig), none, "Cancel/AlreadyDone", 1, false, nil},
+	{"grant-after-cancel", newRef(false, bugGrantAfterDone), none, "Cancel/BeforeGrant", 1, false, nil},
+	{"canceled-head-strands", newRef(true, bugStrand), fifo, "Cancel/HeadDoesNotStrand", 1, false, nil},
+	{"over-release-no-panic", newRef(false, bugNoPanic), none, "BadInput/OverRelease/Fresh", 1, false, nil},
+	{"over-release-panics-late", newRef(false, bugPanicLate), none, "BadInput/OverRelease/WaiterQueued", 1, false, nil},
+	{"over-release-counts-gathered", newChanRef, none, "BadInput/OverRelease/WaiterPartlyServed", 1, false, nil},
+	{"over-release-check-then-act", newRef(false, bugCheckThenAct), none, "BadInput/OverRelease/Concurrent", 3, false, nil},
+	{"new-panic-without-package", newRef(false, bugNoPackageName), none, "BadInput/New", 1, false, nil},
+	{"weight-panic-without-package", newRef(false, bugNoPackageName), none, "BadInput/NegativeWeight/Acquire", 1, false, nil},
+	{"over-release-without-package", newRef(false, bugNoPackageName), none, "BadInput/OverRelease/Fresh", 1, false, nil},
+	{"exceeds-size-blocks", newRef(false, bugExceedsBlocks), none, "ExceedsSize/Acquire", 1, false, nil},
+	{"leaks-goroutines", newRef(false, bugLeak), none, "Stress/Goroutines", 1, false, nil},
+	{"leaks-goroutines-never-canceled", newRef(false, bugLeak), none, "Leaks/Goroutines", 1, false, nil},
+	{"leaks-afterfunc", newRef(false, bugLeakAfterFunc), none, "Leaks/AfterFunc", 1, false, nil},
+	{"wrong-available", newRef(false, bugAvailable), none, "Snapshot/SizeAvailable", 1, false, nil},
+	{"racy-release", newRef(false, bugRacyRelease), none, "MemoryModel/ReleaseBeforeAcquire", 1, true, nil},
+	{"racy-tryacquire", newRef(false, bugRacyTryAcquire), none, "MemoryModel/ReleaseBeforeTryAcquire", 1, true, nil},
+	{"barging", newRef(false, bugNone), noBarging, "Guarantees/NoBarging/Parked", 1, false, nil},
+	{"barging-between-grants", newChanRef, noBarging, "Guarantees/NoBarging/PartlyServed", 3, false, nil},
+	{"not-fifo", newRef(false, bugNone), fifo, "Guarantees/FIFO", 1, false, nil},
+	{"not-unit-fifo", newRef(false, bugNone), unitFIFO, "Guarantees/UnitFIFO", 1, false, nil},
+	{"starves-large", newRef(false, bugNone), noStarvation, "Guarantees/NoStarvation", 1, false, nil},
+	{"resize-wakes-nobody", newRef(false, bugResizeNoWake), none, "Resize/Grow", 1, false, nil},
+	{"resize-loses-fifo", newRef(true, bugResizeLosesFIFO), fifo, "Resize/GrowFIFO", 1, false, nil},
+	{"shrink-revokes-held", newRef(false, bugShrinkRevokes), none, "Resize/ShrinkKeepsHeld", 1, false, nil},
+	{"shrink-keeps-large-waiter", newRef(true, bugShrinkKeepsLarge), fifo, "Resize/ShrinkFailsLargeWaiter", 1, false, nil},
+	{"exceeds-checks-old-size", newRef(false, bugExceedsOldSize), none, "Resize/ShrinkLaterExceeds", 1, false, nil},
+	{"size-stale-after-resize", newRef(false, bugSizeStale), none, "Resize/Size", 1, false, nil},
+	{"resize-accepts-zero", newRef(false, bugResizeNoCheck), none, "Resize/BadSize", 1, false, nil},
+	{"over-release-unchecked-after-shrink", newRef(false, bugShrinkNoPanic), none, "Resize/OverRelease", 1, false, nil},
+	{"close-wakes-nobody", newRef(false, bugCloseNoWake), none, "Close/FailsWaiters", 1, false, nil},
+	{"close-serves-free-permits", newRef(false, bugCloseFreePermits), none, "Close/LaterAcquire", 1, false, nil},
+	{"close-serves-tryacquire", newRef(false, bugCloseTry), none, "Close/TryAcquire", 1, false, nil},
+	{"close-refuses-release", newRef(false, bugCloseRelease), none, "Close/Release", 1, false, nil},
+	{"close-twice-errs", newRef(false, bugCloseTwice), none, "Close/Idempotent", 1, false, nil},
+	{"close-leaks-afterfunc", newRef(false, bugCloseLeak), none, "Close/Leaks", 1, false, nil},
+	{"waiting-miscounts-permits", newRef(false, bugWaitingPermits), none, "Observe/Waiting", 1, false, nil},
+	{"onwait-every-wakeup", newRef(false, bugOnWaitEveryWake), none, "Observe/OnWaitGranted", 1, false, nil},
+	{"onwait-err-nil", newRef(false, bugOnWaitNilErr), none, "Observe/OnWaitCanceled", 1, false, nil},
+	{"onwait-skips-closed", newRef(false, bugOnWaitSkipsClosed), none, "Observe/OnWaitClosed", 1, false, nil},
+	{"onwait-skips-exceeds", newRef(false, bugOnWaitSkipsExceeds), none, "Observe/OnWaitExceeds", 1, false, nil},
+	{"onwait-reports-every-acquire", newRef(false, bugOnWaitAlways), none, "Observe/OnWaitNotWaited", 1, false, nil},
+	{"onwait-nil-ignored", newRef(false, bugOnWaitNilIgnored), none, "Observe/OnWaitNil", 1, false, nil},
+	{"available-ignored", newRef(false, bugNone), none, "NewAvailable/StartsWithAvailable", 1, false, refAvailable(bugAvailIgnored)},
+	{"available-zero-means-all", newRef(false, bugNone), none, "NewAvailable/Signal", 1, false, refAvailable(bugAvailZeroMeansAll)},
+	{"available-debt-counted-twice", newRef(false, bugNone), none, "NewAvailable/OverRelease", 1, false, refAvailable(bugAvailDoubleDebt)},
+	{"available-above-size-accepted", newRef(false, bugNone), none, "NewAvailable/BadInput", 1, false, refAvailable(bugAvailNoCheck)},
 }
 
 // The suite catches each broken implementation by name. Each one runs in a
@@ -114,7 +155,7 @@ func TestBrokenTarget(t *testing.T) {
 	}
 	for _, b := range broken {
 		if b.name == name {
-			semtest.Run(t, b.newSem, b.claims, refName)
+			semtest.Run(t, b.newSem, b.claims, append([]semtest.Option{refName}, b.opts...)...)
 			return
 		}
 	}
