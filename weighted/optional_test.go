@@ -228,3 +228,13 @@ func TestNewAvailable(t *testing.T) {
 	assert.PanicsWithValue(t, "weighted: NewAvailable(0, 0): size must be at least 1", func() { weighted.NewAvailable(0, 0) })
 	assert.PanicsWithValue(t, "weighted: Resize(0): size must be at least 1", func() { weighted.New(1).Resize(0) })
 }
+
+// Closing a semaphore nobody waits on must close the fast paths too: its
+// free permits are no longer for the taking.
+func TestCloseIdle(t *testing.T) {
+	s := weighted.New(2)
+	require.NoError(t, s.Close())
+	assert.False(t, s.TryAcquire(1), "TryAcquire took a free permit after Close")
+	require.ErrorIs(t, s.Acquire(context.Background(), 1), sem.ErrClosed)
+	assert.Equal(t, int64(2), s.Available())
+}
