@@ -142,7 +142,7 @@ func New(size int64) *Semaphore {
 // signalling semaphore: Acquire waits for another goroutine's Release(1). It
 // panics if size is less than 1 or available is not between 0 and size.
 func NewAvailable(size, available int64) *Semaphore {
-	check.Available(pkg, size, available)
+	check.Available(pkg, "NewAvailable", size, available)
 	return newSemaphore(size, available)
 }
 

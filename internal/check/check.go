@@ -20,10 +20,10 @@ func Size(pkg string, size int64) {
 }
 
 // Available panics unless size is at least 1 and 0 <= available <= size,
-// the arguments of a NewAvailable constructor.
-func Available(pkg string, size, available int64) {
+// the arguments of a NewAvailable constructor; ctor names it.
+func Available(pkg, ctor string, size, available int64) {
 	if size < 1 || available < 0 || available > size {
-		badAvailable(pkg, size, available)
+		badAvailable(pkg, ctor, size, available)
 	}
 }
 
@@ -92,11 +92,11 @@ func negativeWeight(pkg, method string, n int64) {
 }
 
 //go:noinline
-func badAvailable(pkg string, size, available int64) {
+func badAvailable(pkg, ctor string, size, available int64) {
 	if size < 1 {
-		panic(fmt.Sprintf("%s: NewAvailable(%d, %d): size must be at least 1", pkg, size, available))
+		panic(fmt.Sprintf("%s: %s(%d, %d): size must be at least 1", pkg, ctor, size, available))
 	}
-	panic(fmt.Sprintf("%s: NewAvailable(%d, %d): available must be between 0 and the size", pkg, size, available))
+	panic(fmt.Sprintf("%s: %s(%d, %d): available must be between 0 and the size", pkg, ctor, size, available))
 }
 
 //go:noinline
