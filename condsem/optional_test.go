@@ -181,6 +181,9 @@ func TestOnWait(t *testing.T) {
 		s.Release(2)
 		synctest.Wait()
 		require.True(t, granted.Served())
+		requests, permits = s.Waiting()
+		assert.Zero(t, requests)
+		assert.Zero(t, permits)
 
 		mu.Lock()
 		require.Len(t, events, 2)
