@@ -121,7 +121,7 @@ type Semaphore struct {
 	closed   chan struct{} // closed by Close
 	isClosed atomic.Bool   // makes Close idempotent
 	waits    atomic.Int64  // Acquire calls waiting
-	wanted   atomic.Int64  // permits they ask for
+	extra    atomic.Int64  // permits they ask for beyond one each
 	onWait   atomic.Pointer[func(sem.WaitEvent)]
 }
 
@@ -282,19 +282,22 @@ func (s *Semaphore) refusal(ctx context.Context, n int64) error {
 // testHookSend, when set by a test, runs just before a waiter's send.
 var testHookSend func()
 
-// send takes one slot for the waiter w, at once if one is free, otherwise
-// counting w as waiting until a slot frees, ctx is done or the semaphore is
-// closed. It returns nil if it took the slot, else the error to report.
+// send takes one slot for the waiter w. Unless w already waits, it first
+// tries to take one at once; then it counts w as waiting until a slot frees,
+// ctx is done or the semaphore is closed. It returns nil if it took the
+// slot, else the error to report.
 func (s *Semaphore) send(ctx context.Context, w *waiting) error {
 	if testHookSend != nil {
 		testHookSend()
 	}
-	select {
-	case s.slots <- struct{}{}:
-		return nil
-	default:
+	if !w.started {
+		select {
+		case s.slots <- struct{}{}:
+			return nil
+		default:
+		}
+		w.start()
 	}
-	w.start()
 	select {
 	case s.slots <- struct{}{}:
 		return nil

@@ -22,7 +22,8 @@ func (s *Semaphore) Close() error {
 // for in total. The two counts are read one after the other, each a
 // snapshot stale as soon as it returns.
 func (s *Semaphore) Waiting() (requests int, permits int64) {
-	return int(s.waits.Load()), s.wanted.Load()
+	r := s.waits.Load()
+	return int(r), r + s.extra.Load()
 }
 
 // OnWait installs f to be called once by every Acquire that waited, when it
@@ -53,7 +54,9 @@ func (w *waiting) start() {
 	}
 	w.started = true
 	w.s.waits.Add(1)
-	w.s.wanted.Add(w.n)
+	if w.n > 1 { // single-permit waiters, the common case, pay one add
+		w.s.extra.Add(w.n - 1)
+	}
 	if w.f = w.s.onWait.Load(); w.f != nil {
 		w.since = time.Now()
 	}
@@ -66,7 +69,9 @@ func (w *waiting) end(err error) error {
 		return err
 	}
 	w.s.waits.Add(-1)
-	w.s.wanted.Add(-w.n)
+	if w.n > 1 {
+		w.s.extra.Add(1 - w.n)
+	}
 	if w.f != nil {
 		(*w.f)(sem.WaitEvent{N: w.n, Start: w.since, End: time.Now(), Err: err})
 	}
