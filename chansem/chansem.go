@@ -78,11 +78,11 @@
 // sem.Resizer expect; so chansem leaves it to the weighted package.
 //
 // Close costs the fast paths no work. The count of held permits carries a
-// large negative bias once the semaphore is closed, so the atomic add that
+// mark once the semaphore is closed, which makes it negative, so the atomic add that
 // an Acquire or TryAcquire already makes after its send returns a negative
 // count, and the caller gives the slot back and fails; a Release finds the
 // count below its request, the branch it already takes for an over-release,
-// and only there removes the bias before judging. Waiters select on a
+// and only there removes the mark before judging. Waiters select on a
 // channel that Close closes, beside their send and their context. NewAvailable
 // starts with the buffer and the held count filled with the permits that
 // are not available.
@@ -99,6 +99,7 @@ package chansem
 
 import (
 	"context"
+	"math"
 	"sync/atomic"
 
 	"github.com/semacat/sem"
@@ -114,7 +115,7 @@ const pkg = "chansem"
 type Semaphore struct {
 	slots chan struct{} // one value per permit taken or being gathered
 	gate  chan struct{} // held by the one multi-permit request gathering permits
-	held  atomic.Int64  // permits of completed acquisitions, not yet released, minus closedBias once closed
+	held  atomic.Int64  // permits of completed acquisitions, not yet released, plus closedMark once closed
 	multi atomic.Uint64 // multi-permit Acquires: started<<multiShift | in progress
 	size  int64
 
@@ -125,9 +126,10 @@ type Semaphore struct {
 	onWait   atomic.Pointer[func(sem.WaitEvent)]
 }
 
-// closedBias is taken off the held count by Close: larger than any count,
-// so that the count is negative from then on.
-const closedBias = 1 << 62
+// closedMark is added to the held count by Close. Any count of permits, from
+// 0 to math.MaxInt64, is negative once marked, and subtracting the mark
+// recovers it (int64 arithmetic wraps).
+const closedMark = math.MinInt64
 
 // The word multi counts in its low half the multi-permit Acquires in
 // progress and in its high half those ever started, which wraps harmlessly:
@@ -401,7 +403,7 @@ func (s *Semaphore) Release(n int64) {
 
 // unhold takes n permits off the count of held ones and reports true, or
 // changes nothing and reports false with the count if fewer are held. Only
-// when the count looks too small does it look for the bias of Close.
+// when the count looks too small does it look for the mark of Close.
 func (s *Semaphore) unhold(n int64) (held int64, ok bool) {
 	for {
 		word := s.held.Load()
@@ -409,7 +411,7 @@ func (s *Semaphore) unhold(n int64) (held int64, ok bool) {
 			if word >= 0 {
 				return word, false
 			}
-			if held = word + closedBias; n > held {
+			if held = word - closedMark; n > held {
 				return held, false
 			}
 		}

@@ -12,7 +12,7 @@ import (
 // Close. Close is idempotent and always returns nil.
 func (s *Semaphore) Close() error {
 	if s.isClosed.CompareAndSwap(false, true) {
-		s.held.Add(-closedBias)
+		s.held.Add(closedMark)
 		close(s.closed)
 	}
 	return nil
