@@ -80,7 +80,6 @@ import (
 	"sync/atomic"
 
 	"github.com/semacat/sem/internal/check"
-	"github.com/semacat/sem/internal/grant"
 )
 
 const pkg = "condsem"
@@ -170,12 +169,7 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 		s.mu.Unlock()
 		return nil
 	}
-	f, start := s.hook.start()
-	err := s.wait(ctx, n)
-	if err == nil {
-		err = grant.Keep(ctx, s, n)
-	}
-	return report(f, n, start, err)
+	return s.hook.wait(ctx, n, s, s.wait)
 }
 
 // wait parks until n permits are free and takes them, or until ctx is

@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 
 	"github.com/semacat/sem/internal/check"
-	"github.com/semacat/sem/internal/grant"
 )
 
 // Fair is the sync.Cond semaphore made first come, first served. It
@@ -132,12 +131,7 @@ func (s *Fair) Acquire(ctx context.Context, n int64) error {
 		s.mu.Unlock()
 		return nil
 	}
-	f, start := s.hook.start()
-	err := s.wait(ctx, n)
-	if err == nil {
-		err = grant.Keep(ctx, s, n)
-	}
-	return report(f, n, start, err)
+	return s.hook.wait(ctx, n, s, s.wait)
 }
 
 // wait queues a request for n permits and parks until it is at the head

@@ -1,11 +1,13 @@
 package condsem
 
 import (
+	"context"
 	"sync/atomic"
 	"time"
 
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/internal/check"
+	"github.com/semacat/sem/internal/grant"
 )
 
 // Resize sets the size to size, which must be at least 1; it panics
@@ -116,22 +118,27 @@ func (h *waitHook) set(f func(sem.WaitEvent)) {
 	h.f.Store(&f)
 }
 
-// start is called by an Acquire that is about to wait. It returns the
-// function to report to, nil if none is installed, and if there is one the
-// time the wait starts.
-func (h *waitHook) start() (*func(sem.WaitEvent), time.Time) {
+// wait ends an Acquire(ctx, n) on s that must wait, called with s's mutex
+// held: wait(ctx, n) waits for the permits and releases the mutex, and
+// grant.Keep lets a cancellation that came first win. It returns what the
+// Acquire returns, after reporting the wait to the installed function, if
+// any; with none, it reads no clock.
+func (h *waitHook) wait(ctx context.Context, n int64, s grant.Releaser, wait func(context.Context, int64) error) error {
 	f := h.f.Load()
 	if f == nil {
-		return nil, time.Time{}
+		return keep(ctx, n, s, wait(ctx, n))
 	}
-	return f, time.Now()
+	e := sem.WaitEvent{N: n, Start: time.Now()}
+	e.Err = keep(ctx, n, s, wait(ctx, n))
+	e.End = time.Now()
+	(*f)(e)
+	return e.Err
 }
 
-// report calls f, if not nil, with the wait of an Acquire(n) that started at
-// start and ends now with err, and returns err.
-func report(f *func(sem.WaitEvent), n int64, start time.Time, err error) error {
-	if f != nil {
-		(*f)(sem.WaitEvent{N: n, Start: start, End: time.Now(), Err: err})
+// keep returns err if the wait failed, otherwise what grant.Keep decides.
+func keep(ctx context.Context, n int64, s grant.Releaser, err error) error {
+	if err != nil {
+		return err
 	}
-	return err
+	return grant.Keep(ctx, s, n)
 }
