@@ -188,7 +188,8 @@ func (s *Semaphore) Available() int64 { return s.size - int64(len(s.slots)) }
 // when its last permit came in the same instant. If n exceeds the size it
 // returns at once an error wrapping sem.ErrExceedsSize. Once the semaphore
 // is closed it returns an error wrapping sem.ErrClosed. Acquire(ctx, 0)
-// returns ctx.Err() without blocking. It panics if n < 0.
+// returns ctx.Err() without blocking, or that error once closed. It panics
+// if n < 0.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 	if n == 1 {
 		// The common case first: one permit is never a bad weight and
@@ -210,8 +211,11 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 	if n > s.size {
 		return check.ExceedsSize(pkg, n, s.size)
 	}
-	if err := ctx.Err(); err != nil || n == 0 {
+	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if n == 0 {
+		return s.zeroWeight()
 	}
 	return s.acquireMany(ctx, n)
 }
@@ -314,12 +318,13 @@ func (s *Semaphore) send(ctx context.Context, w *waiting) error {
 // whether it did. It takes all n or none, and fails while an Acquire waits
 // and while a multi-permit Acquire is in progress, even one that need not
 // wait.
-// TryAcquire(0) reports true. It panics if n < 0.
+// TryAcquire(0) reports true until the semaphore is closed. It panics if
+// n < 0.
 func (s *Semaphore) TryAcquire(n int64) bool {
 	check.Weight(pkg, "TryAcquire", n)
 	switch {
 	case n == 0:
-		return true
+		return s.zeroWeight() == nil
 	case n == 1:
 		return s.tryOne()
 	case n > s.size:

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/semacat/sem"
+	"github.com/semacat/sem/internal/check"
 )
 
 // Close fails every waiting Acquire, and every later one, with an error
@@ -76,4 +77,13 @@ func (w *waiting) end(err error) error {
 		(*w.f)(sem.WaitEvent{N: w.n, Start: w.since, End: time.Now(), Err: err})
 	}
 	return err
+}
+
+// zeroWeight returns the error of Acquire(ctx, 0) when ctx is not done: nil,
+// or the closed error once the semaphore is closed.
+func (s *Semaphore) zeroWeight() error {
+	if s.isClosed.Load() {
+		return check.Closed(pkg, 0)
+	}
+	return nil
 }

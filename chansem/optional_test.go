@@ -78,6 +78,8 @@ func TestCloseFailsFastPaths(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	require.ErrorIs(t, s.Acquire(ctx, 1), context.Canceled)
+	assert.False(t, s.TryAcquire(0), "TryAcquire(0) after Close")
+	require.ErrorIs(t, s.Acquire(context.Background(), 0), sem.ErrClosed, "Acquire(ctx, 0) after Close")
 	assert.Equal(t, int64(3), s.Available(), "a refused call kept a slot")
 	requests, _ := s.Waiting()
 	assert.Zero(t, requests)

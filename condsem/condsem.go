@@ -153,15 +153,18 @@ func (s *Semaphore) Available() int64 {
 // happened. If n exceeds the size it returns at once an error wrapping
 // sem.ErrExceedsSize, as it does if a Resize makes the size smaller than n
 // while it waits. Once the semaphore is closed it returns an error wrapping
-// sem.ErrClosed. Acquire(ctx, 0) returns ctx.Err() without blocking. It
-// panics if n < 0.
+// sem.ErrClosed. Acquire(ctx, 0) returns ctx.Err() without blocking, or
+// that error once closed. It panics if n < 0.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 	check.Weight(pkg, "Acquire", n)
 	if size := s.size.Load(); n > size {
 		return check.ExceedsSize(pkg, n, size)
 	}
-	if err := ctx.Err(); err != nil || n == 0 {
+	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if n == 0 {
+		return s.zeroWeight()
 	}
 	s.mu.Lock()
 	if s.limit-s.cur >= n {
@@ -195,6 +198,22 @@ func (s *Semaphore) wait(ctx context.Context, n int64) error {
 	return nil
 }
 
+// zeroWeight returns the error of Acquire(ctx, 0) when ctx is not done: nil,
+// or the closed error once the semaphore is closed.
+func (s *Semaphore) zeroWeight() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return closedError(s.closed)
+}
+
+// closedError returns nil, or if closed the error of a zero-weight request.
+func closedError(closed bool) error {
+	if closed {
+		return check.Closed(pkg, 0)
+	}
+	return nil
+}
+
 // failure returns the error a waiting Acquire(ctx, n) must return now, in
 // this order: ctx.Err(), the semaphore closed, n above the size.
 func failure(ctx context.Context, n, size int64, closed bool) error {
@@ -212,12 +231,12 @@ func failure(ctx context.Context, n, size int64, closed bool) error {
 
 // TryAcquire takes n permits only if they are free at once, and reports
 // whether it did. It takes all n or none. It succeeds whenever n permits are
-// free, even while an Acquire waits for more. TryAcquire(0) reports true. It
-// panics if n < 0.
+// free, even while an Acquire waits for more. TryAcquire(0) reports true
+// until the semaphore is closed. It panics if n < 0.
 func (s *Semaphore) TryAcquire(n int64) bool {
 	check.Weight(pkg, "TryAcquire", n)
 	if n == 0 {
-		return true
+		return s.zeroWeight() == nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

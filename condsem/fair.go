@@ -116,14 +116,18 @@ func (s *Fair) Available() int64 {
 // once an error wrapping sem.ErrExceedsSize, as it does if a Resize makes
 // the size smaller than n while it waits. Once the semaphore is closed it
 // returns an error wrapping sem.ErrClosed. Acquire(ctx, 0) returns
-// ctx.Err() without blocking or queueing. It panics if n < 0.
+// ctx.Err() without blocking or queueing, or that error once closed. It
+// panics if n < 0.
 func (s *Fair) Acquire(ctx context.Context, n int64) error {
 	check.Weight(pkg, "Acquire", n)
 	if size := s.size.Load(); n > size {
 		return check.ExceedsSize(pkg, n, size)
 	}
-	if err := ctx.Err(); err != nil || n == 0 {
+	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if n == 0 {
+		return s.zeroWeight()
 	}
 	s.mu.Lock()
 	if len(s.queue) == 0 && s.limit-s.cur >= n {
@@ -158,6 +162,14 @@ func (s *Fair) wait(ctx context.Context, n int64) error {
 	return nil
 }
 
+// zeroWeight returns the error of Acquire(ctx, 0) when ctx is not done: nil,
+// or the closed error once the semaphore is closed.
+func (s *Fair) zeroWeight() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return closedError(s.closed)
+}
+
 // leave removes the request with ticket t from the queue, waking the next
 // head if t was the head.
 func (s *Fair) leave(t uint64) {
@@ -179,11 +191,11 @@ func (s *Fair) wakeHead() {
 // TryAcquire takes n permits only if nobody is queued and they are free at
 // once, and reports whether it did. It takes all n or none, and fails while
 // an Acquire waits, even when n permits are free. TryAcquire(0) reports
-// true. It panics if n < 0.
+// true until the semaphore is closed. It panics if n < 0.
 func (s *Fair) TryAcquire(n int64) bool {
 	check.Weight(pkg, "TryAcquire", n)
 	if n == 0 {
-		return true
+		return s.zeroWeight() == nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -147,6 +147,8 @@ func TestClose(t *testing.T) {
 		cancel()
 		require.ErrorIs(t, s.Acquire(ctx, 1), context.Canceled, "a done context comes first")
 		require.NoError(t, s.Close(), "a second Close")
+		assert.False(t, s.TryAcquire(0), "TryAcquire(0) after Close")
+		require.ErrorIs(t, s.Acquire(context.Background(), 0), sem.ErrClosed, "Acquire(ctx, 0) after Close")
 		s.Resize(3)
 		assert.False(t, s.TryAcquire(1), "a Resize reopened a closed semaphore")
 		assert.PanicsWithValue(t, "condsem: Release(1): released more than held (0 held)", func() { s.Release(1) })

@@ -236,5 +236,7 @@ func TestCloseIdle(t *testing.T) {
 	require.NoError(t, s.Close())
 	assert.False(t, s.TryAcquire(1), "TryAcquire took a free permit after Close")
 	require.ErrorIs(t, s.Acquire(context.Background(), 1), sem.ErrClosed)
+	assert.False(t, s.TryAcquire(0), "TryAcquire(0) after Close")
+	require.ErrorIs(t, s.Acquire(context.Background(), 0), sem.ErrClosed, "Acquire(ctx, 0) after Close")
 	assert.Equal(t, int64(2), s.Available())
 }

@@ -180,14 +180,18 @@ func free(state uint64) int64 { return int64(state >> 1) }
 // permits were granted in the same instant: it hands them on. If n exceeds
 // the size it returns at once an error wrapping sem.ErrExceedsSize. Once the
 // semaphore is closed it returns an error wrapping sem.ErrClosed.
-// Acquire(ctx, 0) returns ctx.Err() without blocking. It panics if n < 0.
+// Acquire(ctx, 0) returns ctx.Err() without blocking, or that error once
+// closed. It panics if n < 0.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 	check.Weight(pkg, "Acquire", n)
 	if size := s.size.Load(); n > size {
 		return check.ExceedsSize(pkg, n, size)
 	}
-	if err := ctx.Err(); err != nil || n == 0 {
+	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if n == 0 {
+		return s.zeroWeight()
 	}
 	if s.tryAcquire(n) {
 		return nil
@@ -198,10 +202,25 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 // TryAcquire takes n permits only if it can do so at once, and reports
 // whether it did. It takes all n or none, and fails while any Acquire waits,
 // even when n permits are free, and once the semaphore is closed.
-// TryAcquire(0) reports true. It panics if n < 0.
+// TryAcquire(0) reports true until the semaphore is closed. It panics if
+// n < 0.
 func (s *Semaphore) TryAcquire(n int64) bool {
 	check.Weight(pkg, "TryAcquire", n)
-	return n == 0 || s.tryAcquire(n)
+	if n == 0 {
+		return s.zeroWeight() == nil
+	}
+	return s.tryAcquire(n)
+}
+
+// zeroWeight returns the error of Acquire(ctx, 0) when ctx is not done: nil,
+// or the closed error once the semaphore is closed.
+func (s *Semaphore) zeroWeight() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return check.Closed(pkg, 0)
+	}
+	return nil
 }
 
 // tryAcquire takes n permits if the slow bit is clear and they are free. No
