@@ -6,9 +6,8 @@
 //
 // One atomic word holds the state: the number of free permits, shifted left
 // by one, and in the low bit a flag that sends every caller to the mutex. It
-// is set while the wait queue is not empty, and also, for the optional
-// capabilities of issue 17, while the semaphore is closed or a shrink has
-// left more permits held than the size. Everything else (the queue of
+// is set while the wait queue is not empty, and also while the semaphore is
+// closed or a shrink has left more permits held than the size. Everything else (the queue of
 // waiters, the size, and every change of the flag) is guarded by a mutex;
 // the size is also kept in an atomic word so that the fast paths can read
 // it without the mutex.
@@ -48,7 +47,10 @@
 // is paid. A Release on the fast path reads the size after the state word;
 // if the permits would exceed that size it does not panic there but retries
 // under the mutex, so a Resize racing it can never make a correct Release
-// panic. Waiting and OnWait read the queue under the mutex; the wait
+// panic. (The converse is not airtight: a Release of more than is held that
+// races a shrink, and finds the state word brought back to the value it
+// loaded by other releases, can pass the check against the old size. Only
+// a program that already over-releases can meet it.) Waiting and OnWait read the queue under the mutex; the wait
 // function is loaded only by an Acquire that queues, and with none
 // installed nothing reads the clock.
 //
