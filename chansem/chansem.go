@@ -67,14 +67,42 @@
 // and a compare-and-swap in Release on top of the channel's own lock; see
 // BenchmarkSemaphore in benchmarks, chansem against the raw channel.
 //
+// # Beyond the contract
+//
+// chansem offers Close, Waiting and OnWait, and NewAvailable; it does not
+// offer Resize. A channel's capacity is fixed when it is made: growing would
+// need a new channel, and moving the parked senders and held slots of the
+// old one to it cannot be done atomically. A shrink-only Resize could park
+// phantom values in the buffer, but it could never grow back past the
+// capacity, and a semaphore that can only shrink is not what callers of
+// sem.Resizer expect; so chansem leaves it to the weighted package.
+//
+// Close costs the fast paths no work. The count of held permits carries a
+// mark once the semaphore is closed, which makes it negative, so the atomic add that
+// an Acquire or TryAcquire already makes after its send returns a negative
+// count, and the caller gives the slot back and fails; a Release finds the
+// count below its request, the branch it already takes for an over-release,
+// and only there removes the mark before judging. Waiters select on a
+// channel that Close closes, beside their send and their context. NewAvailable
+// starts with the buffer and the held count filled with the permits that
+// are not available.
+//
+// Only the slow paths observe: an Acquire that finds no free slot at once,
+// or a multi-permit Acquire when its gate or one of its sends would block,
+// counts itself in two atomic words for Waiting and, if a function is
+// installed by OnWait, reads the clock. Lock, which cannot fail, ignores
+// Close: it blocks until a permit comes back, as on an open semaphore.
+//
 // Choose chansem for single-permit limits where simplicity and FIFO order
 // matter; choose weighted for requests of mixed weights.
 package chansem
 
 import (
 	"context"
+	"math"
 	"sync/atomic"
 
+	"github.com/semacat/sem"
 	"github.com/semacat/sem/internal/check"
 	"github.com/semacat/sem/internal/grant"
 )
@@ -82,14 +110,26 @@ import (
 const pkg = "chansem"
 
 // Semaphore is a counting semaphore over a buffered channel. It implements
-// sem.Semaphore and sync.Locker. The zero value is not usable; call New.
+// sem.Semaphore, sync.Locker, sem.Closer and sem.Observer. The zero value is
+// not usable; call New or NewAvailable.
 type Semaphore struct {
 	slots chan struct{} // one value per permit taken or being gathered
 	gate  chan struct{} // held by the one multi-permit request gathering permits
-	held  atomic.Int64  // permits of completed acquisitions, not yet released
+	held  atomic.Int64  // permits of completed acquisitions, not yet released, plus closedMark once closed
 	multi atomic.Uint64 // multi-permit Acquires: started<<multiShift | in progress
 	size  int64
+
+	closed   chan struct{} // closed by Close
+	isClosed atomic.Bool   // makes Close idempotent
+	waits    atomic.Int64  // Acquire calls waiting
+	extra    atomic.Int64  // permits they ask for beyond one each
+	onWait   atomic.Pointer[func(sem.WaitEvent)]
 }
+
+// closedMark is added to the held count by Close. Any count of permits, from
+// 0 to math.MaxInt64, is negative once marked, and subtracting the mark
+// recovers it (int64 arithmetic wraps).
+const closedMark = math.MinInt64
 
 // The word multi counts in its low half the multi-permit Acquires in
 // progress and in its high half those ever started, which wraps harmlessly:
@@ -105,11 +145,31 @@ const (
 // less than 1.
 func New(size int64) *Semaphore {
 	check.Size(pkg, size)
-	return &Semaphore{
-		slots: make(chan struct{}, size),
-		gate:  make(chan struct{}, 1),
-		size:  size,
+	return newSemaphore(size, size)
+}
+
+// NewAvailable returns a semaphore with size permits of which only available
+// are free: it starts as if size-available permits were held, so Release may
+// give back that many more than were acquired. NewAvailable(1, 0) is a
+// signalling semaphore: Acquire waits for another goroutine's Release(1). It
+// panics if size is less than 1 or available is not between 0 and size.
+func NewAvailable(size, available int64) *Semaphore {
+	check.Available(pkg, "NewAvailable", size, available)
+	return newSemaphore(size, available)
+}
+
+func newSemaphore(size, available int64) *Semaphore {
+	s := &Semaphore{
+		slots:  make(chan struct{}, size),
+		gate:   make(chan struct{}, 1),
+		size:   size,
+		closed: make(chan struct{}),
 	}
+	for range size - available {
+		s.slots <- struct{}{}
+	}
+	s.held.Store(size - available)
+	return s
 }
 
 // Size returns the total number of permits.
@@ -126,8 +186,10 @@ func (s *Semaphore) Available() int64 { return s.size - int64(len(s.slots)) }
 // without acquiring, even when permits are free; if ctx is done while it
 // waits, it gives back any permits it gathered and returns ctx.Err(), also
 // when its last permit came in the same instant. If n exceeds the size it
-// returns at once an error wrapping sem.ErrExceedsSize. Acquire(ctx, 0)
-// returns ctx.Err() without blocking. It panics if n < 0.
+// returns at once an error wrapping sem.ErrExceedsSize. Once the semaphore
+// is closed it returns an error wrapping sem.ErrClosed. Acquire(ctx, 0)
+// returns ctx.Err() without blocking, or that error once closed. It panics
+// if n < 0.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 	if n == 1 {
 		// The common case first: one permit is never a bad weight and
@@ -137,7 +199,9 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 		}
 		select {
 		case s.slots <- struct{}{}:
-			s.held.Add(1)
+			if s.held.Add(1) < 0 {
+				return s.refuse(ctx, 1)
+			}
 			return nil
 		default:
 			return s.waitOne(ctx)
@@ -147,65 +211,106 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 	if n > s.size {
 		return check.ExceedsSize(pkg, n, s.size)
 	}
-	if err := ctx.Err(); err != nil || n == 0 {
+	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if n == 0 {
+		return s.zeroWeight()
 	}
 	return s.acquireMany(ctx, n)
 }
 
-// waitOne waits for a single permit or for ctx to be done.
+// waitOne waits for a single permit, for ctx to be done, or for Close.
 func (s *Semaphore) waitOne(ctx context.Context) error {
-	done := ctx.Done()
-	if done == nil {
-		// A context that can never be done (context.Background) needs no
-		// select: a plain send parks directly in the channel's queue,
-		// which is what makes the raw channel fast under contention.
-		s.Lock()
-		return nil
+	w := waiting{s: s, n: 1}
+	w.start()
+	if err := s.send(ctx, &w); err != nil {
+		return w.end(err)
 	}
-	if !s.send(done) {
-		return ctx.Err()
-	}
-	s.held.Add(1)
-	return grant.Keep(ctx, s, 1)
+	return w.end(s.keep(ctx, 1))
 }
 
 // acquireMany gathers n > 1 permits one at a time, holding the gate so that
-// no other multi-permit request gathers at the same time.
+// no other multi-permit request gathers at the same time. It counts as
+// waiting from the first step that would block.
 func (s *Semaphore) acquireMany(ctx context.Context, n int64) error {
 	s.multi.Add(multiStart)
 	defer s.multi.Add(multiEnd)
-	done := ctx.Done()
+	w := waiting{s: s, n: n}
 	select {
 	case s.gate <- struct{}{}:
-	case <-done:
-		return ctx.Err()
+	default:
+		w.start()
+		select {
+		case s.gate <- struct{}{}:
+		case <-ctx.Done():
+			return w.end(ctx.Err())
+		case <-s.closed:
+			return w.end(s.refusal(ctx, n))
+		}
 	}
 	defer func() { <-s.gate }()
 	for got := range n {
-		if !s.send(done) {
+		if err := s.send(ctx, &w); err != nil {
 			s.giveBack(got)
-			return ctx.Err()
+			return w.end(err)
 		}
 	}
-	s.held.Add(n)
+	return w.end(s.keep(ctx, n))
+}
+
+// keep ends an Acquire(ctx, n) that waited and took its n slots: it counts
+// them held and returns nil, unless the semaphore was closed or ctx is done
+// by now; then it gives them back and returns why.
+func (s *Semaphore) keep(ctx context.Context, n int64) error {
+	if s.held.Add(n) < 0 {
+		return s.refuse(ctx, n)
+	}
 	return grant.Keep(ctx, s, n)
+}
+
+// refuse gives back n permits an Acquire(ctx, n) took and counted on a
+// closed semaphore, and returns the error it reports.
+func (s *Semaphore) refuse(ctx context.Context, n int64) error {
+	s.Release(n)
+	return s.refusal(ctx, n)
+}
+
+// refusal returns the error of an Acquire(ctx, n) on a closed semaphore: a
+// done context comes first.
+func (s *Semaphore) refusal(ctx context.Context, n int64) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return check.Closed(pkg, n)
 }
 
 // testHookSend, when set by a test, runs just before a waiter's send.
 var testHookSend func()
 
-// send takes one slot, waiting until one is free or done is closed, and
-// reports whether it took it.
-func (s *Semaphore) send(done <-chan struct{}) bool {
+// send takes one slot for the waiter w. Unless w already waits, it first
+// tries to take one at once; then it counts w as waiting until a slot frees,
+// ctx is done or the semaphore is closed. It returns nil if it took the
+// slot, else the error to report.
+func (s *Semaphore) send(ctx context.Context, w *waiting) error {
 	if testHookSend != nil {
 		testHookSend()
 	}
+	if !w.started {
+		select {
+		case s.slots <- struct{}{}:
+			return nil
+		default:
+		}
+		w.start()
+	}
 	select {
 	case s.slots <- struct{}{}:
-		return true
-	case <-done:
-		return false
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.closed:
+		return s.refusal(ctx, w.n)
 	}
 }
 
@@ -213,12 +318,13 @@ func (s *Semaphore) send(done <-chan struct{}) bool {
 // whether it did. It takes all n or none, and fails while an Acquire waits
 // and while a multi-permit Acquire is in progress, even one that need not
 // wait.
-// TryAcquire(0) reports true. It panics if n < 0.
+// TryAcquire(0) reports true until the semaphore is closed. It panics if
+// n < 0.
 func (s *Semaphore) TryAcquire(n int64) bool {
 	check.Weight(pkg, "TryAcquire", n)
 	switch {
 	case n == 0:
-		return true
+		return s.zeroWeight() == nil
 	case n == 1:
 		return s.tryOne()
 	case n > s.size:
@@ -243,7 +349,10 @@ func (s *Semaphore) tryOne() bool {
 		s.giveBack(1)
 		return false
 	}
-	s.held.Add(1)
+	if s.held.Add(1) < 0 {
+		s.Release(1)
+		return false
+	}
 	return true
 }
 
@@ -265,7 +374,10 @@ func (s *Semaphore) tryMany(n int64) bool {
 			return false
 		}
 	}
-	s.held.Add(n)
+	if s.held.Add(n) < 0 {
+		s.Release(n)
+		return false
+	}
 	return true
 }
 
@@ -295,15 +407,21 @@ func (s *Semaphore) Release(n int64) {
 }
 
 // unhold takes n permits off the count of held ones and reports true, or
-// changes nothing and reports false with the count if fewer are held.
+// changes nothing and reports false with the count if fewer are held. Only
+// when the count looks too small does it look for the mark of Close.
 func (s *Semaphore) unhold(n int64) (held int64, ok bool) {
 	for {
-		held = s.held.Load()
-		if n > held {
-			return held, false
+		word := s.held.Load()
+		if n > word {
+			if word >= 0 {
+				return word, false
+			}
+			if held = word - closedMark; n > held {
+				return held, false
+			}
 		}
-		if s.held.CompareAndSwap(held, held-n) {
-			return held - n, true
+		if s.held.CompareAndSwap(word, word-n) {
+			return 0, true
 		}
 	}
 }
@@ -318,7 +436,8 @@ func (s *Semaphore) giveBack(n int64) {
 }
 
 // Lock takes one permit, blocking until it is available, so that a
-// semaphore of size 1 can stand in for a sync.Mutex.
+// semaphore of size 1 can stand in for a sync.Mutex. It cannot fail, so it
+// ignores Close.
 func (s *Semaphore) Lock() {
 	s.slots <- struct{}{}
 	s.held.Add(1)

@@ -1,7 +1,7 @@
 package weighted
 
 // SetTestHookQueue makes f run in the window between an Acquire's finding
-// that its request does not fit and its setting of the queued bit. It
+// that its request does not fit and its setting of the slow bit. It
 // returns a function that removes the hook.
 func SetTestHookQueue(f func()) (restore func()) {
 	testHookQueue = f

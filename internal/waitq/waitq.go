@@ -28,6 +28,10 @@ type Waiter struct {
 	// Since is free for the semaphore's use, such as the time the waiter
 	// started waiting (spinsem's starvation mode).
 	Since int64
+	// Err is set by the semaphore, under its mutex, when it removes the
+	// waiter from the queue with an error instead of permits (a Close, or
+	// a Resize below its request).
+	Err error
 
 	wake       chan struct{}
 	prev, next *Waiter
@@ -41,6 +45,15 @@ func (w *Waiter) Wake() {
 	case w.wake <- struct{}{}:
 	default:
 	}
+}
+
+// Next returns the waiter queued behind w, or nil if w is the last or is not
+// queued.
+func (w *Waiter) Next() *Waiter {
+	if !w.queued {
+		return nil // next links the free list
+	}
+	return w.next
 }
 
 // Woken returns the channel on which the waiter receives its wake-up.
@@ -102,7 +115,7 @@ func (q *Queue) Recycle(w *Waiter) {
 	case <-w.wake:
 	default:
 	}
-	w.N, w.Granted, w.Since = 0, false, 0
+	w.N, w.Granted, w.Since, w.Err = 0, false, 0, nil
 	w.next = q.free
 	q.free = w
 }
