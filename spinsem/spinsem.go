@@ -5,11 +5,12 @@
 //
 // # Design
 //
-// The state word holds the number of free permits above a small counter and
-// three flags: starving (permits go to the head of the queue, nobody else
-// may take them), woken (the head of the queue has been woken and is on its
-// way to try again, so a Release need not wake anyone) and waiting (the wait
-// queue is not empty).
+// The state word holds the number of free permits above a resize
+// generation, a small counter and four flags: starving (permits go to the
+// head of the queue, nobody else may take them), woken (the head of the
+// queue has been woken and is on its way to try again, so a Release need not
+// wake anyone), waiting (the wait queue is not empty) and closed. The free
+// permits are signed: a shrink may leave more held than the size.
 //
 // Fast path. Acquire takes its permits with one compare-and-swap when enough
 // are free and the semaphore is not starving, whether or not goroutines are
@@ -90,6 +91,18 @@
 // them, looks at its context once more, and if it is done by then gives
 // them back and returns the context's error, since the cancellation may
 // have come first. Only goroutines that spun or parked pay for that look.
+//
+// Resize, Close, observation. Each folds into the word the fast paths
+// already read, so they gain no work. Close sets the closed flag, which
+// Acquire and TryAcquire test in the same mask as starving, so a closed
+// semaphore sends them to the slow path, which fails; parked waiters are
+// taken out of the queue and woken to fail. Resize adds the difference of
+// sizes to the free permits (below zero if need be) and bumps the
+// generation in one compare-and-swap, so a concurrent fast path's
+// compare-and-swap fails and it looks again; the size itself lives outside
+// the word, in the slot the generation picks (Resize explains why that
+// snapshot is exact). Waiting counts parked waiters; OnWait's function is
+// looked up only on the slow path.
 //
 // # Tuning
 //
