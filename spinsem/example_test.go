@@ -119,12 +119,7 @@ func ExampleSemaphore_Close() {
 	s.TryAcquire(1)
 	errc := make(chan error)
 	go func() { errc <- s.Acquire(context.Background(), 1) }()
-	for {
-		if n, _ := s.Waiting(); n == 1 {
-			break
-		}
-		runtime.Gosched() // until the goroutine waits
-	}
+	untilWaiting(s, 1)
 	s.Close()
 	fmt.Println(errors.Is(<-errc, sem.ErrClosed))
 	s.Release(1)
@@ -143,12 +138,7 @@ func ExampleSemaphore_OnWait() {
 	s.TryAcquire(3)
 	done := make(chan error)
 	go func() { done <- s.Acquire(context.Background(), 2) }()
-	for {
-		if n, _ := s.Waiting(); n == 1 {
-			break
-		}
-		runtime.Gosched() // until the goroutine waits
-	}
+	untilWaiting(s, 1)
 	requests, permits := s.Waiting()
 	fmt.Println("waiting:", requests, "asking for:", permits)
 	s.Release(2)
@@ -174,4 +164,14 @@ func ExampleNewAvailable() {
 	fmt.Println(result)
 	// Output:
 	// computed
+}
+
+// untilWaiting yields until n Acquire calls wait on s.
+func untilWaiting(s *spinsem.Semaphore, n int) {
+	for {
+		if requests, _ := s.Waiting(); requests == n {
+			return
+		}
+		runtime.Gosched()
+	}
 }

@@ -25,12 +25,9 @@ var (
 // permits and wakes the next one that fits.
 func TestResizeGrowServesWaiters(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := spinsem.New(1)
-		require.True(t, s.TryAcquire(1))
-		first := acquiretest.Go(s, 1)
-		synctest.Wait()
-		second := acquiretest.Go(s, 1)
-		synctest.Wait()
+		s := exhausted(t, 1)
+		first := parked(s, 1)
+		second := parked(s, 1)
 		require.Equal(t, spinsem.Mode{Waiting: true, Queued: 2}, s.Mode())
 
 		s.Resize(3)
@@ -49,13 +46,10 @@ func TestResizeGrowServesWaiters(t *testing.T) {
 // sooner.
 func TestResizeGrowHandsOffInOrderWhenStarving(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := spinsem.New(2)
-		require.True(t, s.TryAcquire(2))
-		large := acquiretest.Go(s, 2)
-		synctest.Wait()
+		s := exhausted(t, 2)
+		large := parked(s, 2)
 		time.Sleep(2 * spinsem.StarvationThreshold)
-		small := acquiretest.Go(s, 1)
-		synctest.Wait()
+		small := parked(s, 1)
 		s.Release(1)
 		synctest.Wait()
 		require.Equal(t, spinsem.Mode{Free: 1, Starving: true, Waiting: true, Queued: 2}, s.Mode())
@@ -99,12 +93,9 @@ func TestResizeShrinkKeepsHeldPermits(t *testing.T) {
 // the smaller waiters behind it keep their places and are served.
 func TestResizeShrinkFailsLargerWaiters(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := spinsem.New(4)
-		require.True(t, s.TryAcquire(4))
-		large := acquiretest.Go(s, 3)
-		synctest.Wait()
-		small := acquiretest.Go(s, 1)
-		synctest.Wait()
+		s := exhausted(t, 4)
+		large := parked(s, 3)
+		small := parked(s, 1)
 		require.Equal(t, 2, s.Mode().Queued)
 
 		s.Resize(2)
@@ -129,19 +120,11 @@ func TestResizeShrinkFailsLargerWaiters(t *testing.T) {
 // the test wakes it and shrinks.
 func TestResizeShrinkFailsWokenWaiter(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := spinsem.New(4)
-		require.True(t, s.TryAcquire(4))
-		proceed := make(chan struct{})
-		parks := 0
-		defer spinsem.SetTestHookPark(func() {
-			if parks++; parks == 1 {
-				<-proceed
-			}
-		})()
-		woken := acquiretest.Go(s, 3)
-		synctest.Wait()
-		behind := acquiretest.Go(s, 1)
-		synctest.Wait()
+		s := exhausted(t, 4)
+		proceed, restore := holdFirstPark()
+		defer restore()
+		woken := parked(s, 3)
+		behind := parked(s, 1)
 		s.Release(3)
 		require.True(t, s.Mode().Woken, "the Release did not wake the head")
 		s.Resize(2) // 1 held: 1 free, which the waiter behind fits in
@@ -154,6 +137,33 @@ func TestResizeShrinkFailsWokenWaiter(t *testing.T) {
 		s.Release(2)
 		assert.Equal(t, spinsem.Mode{Free: 2}, s.Mode())
 	})
+}
+
+// exhausted returns a semaphore of size permits, all held.
+func exhausted(t *testing.T, size int64) *spinsem.Semaphore {
+	s := spinsem.New(size)
+	require.True(t, s.TryAcquire(size))
+	return s
+}
+
+// parked starts Acquire(s, n) and returns once it has parked (or returned).
+func parked(s *spinsem.Semaphore, n int64) *acquiretest.Call {
+	c := acquiretest.Go(s, n)
+	synctest.Wait()
+	return c
+}
+
+// holdFirstPark makes the first Acquire that parks stop just before it
+// blocks, already queued, until proceed is closed; restore removes the hook.
+func holdFirstPark() (proceed chan struct{}, restore func()) {
+	proceed = make(chan struct{})
+	parks := 0
+	restore = spinsem.SetTestHookPark(func() {
+		if parks++; parks == 1 {
+			<-proceed
+		}
+	})
+	return proceed, restore
 }
 
 // Resizes racing with Acquire and Release never make an honest Release
@@ -200,12 +210,9 @@ func TestResizeBadInput(t *testing.T) {
 // and the over-release rule still holds; a done context still wins.
 func TestCloseFailsWaitersAndLaterAcquires(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := spinsem.New(2)
-		require.True(t, s.TryAcquire(2))
-		one := acquiretest.Go(s, 1)
-		synctest.Wait()
-		two := acquiretest.Go(s, 2)
-		synctest.Wait()
+		s := exhausted(t, 2)
+		one := parked(s, 1)
+		two := parked(s, 2)
 		require.Equal(t, 2, s.Mode().Queued)
 
 		require.NoError(t, s.Close())
@@ -238,19 +245,11 @@ func TestCloseFailsWaitersAndLaterAcquires(t *testing.T) {
 // wakes it and closes.
 func TestCloseClearsQueueFlags(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := spinsem.New(2)
-		require.True(t, s.TryAcquire(2))
-		proceed := make(chan struct{})
-		parks := 0
-		defer spinsem.SetTestHookPark(func() {
-			if parks++; parks == 1 {
-				<-proceed
-			}
-		})()
-		woken := acquiretest.Go(s, 1)
-		synctest.Wait()
-		large := acquiretest.Go(s, 2)
-		synctest.Wait()
+		s := exhausted(t, 2)
+		proceed, restore := holdFirstPark()
+		defer restore()
+		woken := parked(s, 1)
+		large := parked(s, 2)
 		s.Release(1) // wakes the head, which is held before it runs
 		require.Equal(t, spinsem.Mode{Free: 1, Woken: true, Waiting: true, Queued: 2}, s.Mode())
 		require.NoError(t, s.Close())
@@ -270,8 +269,7 @@ func TestCloseClearsQueueFlags(t *testing.T) {
 func TestCloseStopsSpinner(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		defer spinsem.SetProcs(2)()
-		s := spinsem.New(1)
-		require.True(t, s.TryAcquire(1))
+		s := exhausted(t, 1)
 		rounds := 0
 		defer spinsem.SetSpinHook(func() {
 			if rounds++; rounds == 1 {
@@ -295,10 +293,8 @@ func TestWaitingCountsParkedCalls(t *testing.T) {
 		assert.Equal(t, 0, requests)
 		assert.Equal(t, int64(0), permits)
 		require.True(t, s.TryAcquire(3))
-		two := acquiretest.Go(s, 2)
-		synctest.Wait()
-		one := acquiretest.Go(s, 1)
-		synctest.Wait()
+		two := parked(s, 2)
+		one := parked(s, 1)
 		requests, permits = s.Waiting()
 		assert.Equal(t, 2, requests)
 		assert.Equal(t, int64(3), permits)
@@ -331,8 +327,7 @@ func TestOnWaitReportsWaits(t *testing.T) {
 		require.NoError(t, s.Acquire(context.Background(), 1))
 		assert.Empty(t, events, "an Acquire that did not wait was reported")
 
-		granted := acquiretest.Go(s, 1)
-		synctest.Wait()
+		granted := parked(s, 1)
 		time.Sleep(5 * time.Millisecond)
 		s.Release(1)
 		synctest.Wait()
@@ -342,15 +337,13 @@ func TestOnWaitReportsWaits(t *testing.T) {
 		assert.NoError(t, events[0].Err)
 		assert.Equal(t, 5*time.Millisecond, events[0].Waited())
 
-		canceled := acquiretest.Go(s, 1)
-		synctest.Wait()
+		canceled := parked(s, 1)
 		canceled.Cancel()
 		synctest.Wait()
 		require.Len(t, events, 2)
 		assert.ErrorIs(t, events[1].Err, context.Canceled)
 
-		closed := acquiretest.Go(s, 1)
-		synctest.Wait()
+		closed := parked(s, 1)
 		require.NoError(t, s.Close())
 		synctest.Wait()
 		require.True(t, closed.Returned())
@@ -373,8 +366,7 @@ func TestNewAvailableSignals(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := spinsem.NewAvailable(1, 0)
 		assert.Equal(t, spinsem.Mode{}, s.Mode())
-		waiter := acquiretest.Go(s, 1)
-		synctest.Wait()
+		waiter := parked(s, 1)
 		require.False(t, waiter.Returned(), "Acquire did not wait for the signal")
 		s.Release(1)
 		synctest.Wait()
