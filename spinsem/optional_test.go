@@ -2,7 +2,10 @@ package spinsem_test
 
 import (
 	"context"
+	"errors"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -166,35 +169,68 @@ func holdFirstPark() (proceed chan struct{}, restore func()) {
 	return proceed, restore
 }
 
-// Resizes racing with Acquire and Release never make an honest Release
-// panic nor lose a permit: the size and the free permits are read as one
-// snapshot, or read again under the mutex.
-func TestResizeRacesAcquireAndRelease(t *testing.T) {
+// Resizes racing with weighted Acquire and Release calls, which spin, park,
+// are failed by a shrink or time out, and then a Close, which half of them,
+// without a deadline, may be parked for when it comes: an honest Release
+// never panics (the size and the free permits are read as one snapshot, or
+// read again under the mutex), every Acquire returns, each with nil or one
+// of the errors it may have, and no permit is lost.
+func TestResizeAndCloseRaceAcquireAndRelease(t *testing.T) {
 	s := spinsem.New(4)
-	ctx := context.Background()
-	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	for range 4 {
+	var granted, exceeded, timedOut, waitedExceeded atomic.Int64
+	s.OnWait(func(e sem.WaitEvent) {
+		if errors.Is(e.Err, sem.ErrExceedsSize) {
+			waitedExceeded.Add(1) // failed by a shrink while it spun or parked
+		}
+	})
+	for g := range 6 {
 		wg.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
+			for i := 0; ; i++ {
+				n := int64(1 + (g+i)%3)
+				ctx, cancel := context.WithCancel(context.Background())
+				if g%2 == 0 { // the others wait until served or failed
+					ctx, cancel = context.WithTimeout(ctx, time.Duration(i%50)*time.Microsecond)
 				}
-				if s.Acquire(ctx, 1) == nil {
-					s.Release(1)
+				err := s.Acquire(ctx, n)
+				cancel()
+				switch {
+				case err == nil:
+					granted.Add(1)
+					s.Release(n)
+				case errors.Is(err, sem.ErrClosed):
+					return
+				case errors.Is(err, sem.ErrExceedsSize):
+					exceeded.Add(1)
+				case errors.Is(err, context.DeadlineExceeded):
+					timedOut.Add(1)
+				default:
+					t.Errorf("Acquire(%d): unexpected error %v", n, err)
+					return
 				}
 			}
 		})
 	}
-	for i := range 2000 {
-		s.Resize(int64(1 + i%8))
+	// Resize until every outcome has been seen often: each is a branch the
+	// test means to reach.
+	for i := 0; granted.Load() < 2000 || exceeded.Load() < 200 || timedOut.Load() < 20 || waitedExceeded.Load() < 20; i++ {
+		s.Resize(int64(1 + i*7%8))
+		runtime.Gosched()
 	}
-	close(stop)
+	// Hold the one permit so that waiters stay parked, and close once
+	// several are: those without a deadline can only leave through Close.
+	s.Resize(1)
+	require.NoError(t, s.Acquire(context.Background(), 1))
+	for requests, _ := s.Waiting(); requests < 3; requests, _ = s.Waiting() {
+		runtime.Gosched()
+	}
+	require.NoError(t, s.Close())
 	wg.Wait()
+	s.Release(1)
 	s.Resize(4)
-	assert.Equal(t, spinsem.Mode{Free: 4}, s.Mode())
+	assert.Equal(t, spinsem.Mode{Free: 4, Closed: true}, s.Mode(), "permits were lost or made up")
+	t.Logf("granted %d, exceeded %d (%d after waiting), timed out %d",
+		granted.Load(), exceeded.Load(), waitedExceeded.Load(), timedOut.Load())
 }
 
 func TestResizeBadInput(t *testing.T) {
