@@ -37,9 +37,13 @@ func (s *Semaphore) OnWait(f func(sem.WaitEvent)) {
 	s.onWait.Store(&f)
 }
 
-// acquireSlow waits for n permits after the fast path failed, and reports
-// the wait to OnWait's function, if any.
+// acquireSlow fails Acquire(n) at once if n exceeds the size or the
+// semaphore is closed; otherwise it waits for n permits and reports the wait
+// to OnWait's function, if any.
 func (s *Semaphore) acquireSlow(ctx context.Context, n int64) error {
+	if err := s.exceeds(n); err != nil {
+		return err
+	}
 	if err := closedErr(s.state.Load(), n); err != nil {
 		return err
 	}

@@ -255,24 +255,34 @@ func free(state uint64) int64 { return int64(state) >> permitShift }
 // n < 0.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 	check.Weight(pkg, "Acquire", n)
-	old := s.state.Load()
-	if size := s.sizeAt(old); n > size {
-		return check.ExceedsSize(pkg, n, size)
-	}
 	if done := ctx.Done(); done != nil {
 		select {
 		case <-done:
+			if err := s.exceeds(n); err != nil {
+				return err
+			}
 			return ctx.Err()
 		default:
 		}
 	}
 	if n == 0 {
-		return closedErr(old, n)
+		return closedErr(s.state.Load(), n)
 	}
+	// Free permits never outnumber the size, so a request that finds
+	// enough free needs no size check; acquireSlow makes it.
+	old := s.state.Load()
 	if old&noBarging == 0 && free(old) >= n && s.state.CompareAndSwap(old, old-uint64(n)<<permitShift) {
 		return nil
 	}
 	return s.acquireSlow(ctx, n)
+}
+
+// exceeds returns the error of Acquire(n) if n exceeds the size, or nil.
+func (s *Semaphore) exceeds(n int64) error {
+	if size := s.Size(); n > size {
+		return check.ExceedsSize(pkg, n, size)
+	}
+	return nil
 }
 
 // TryAcquire takes n permits only if it can do so at once, and reports
