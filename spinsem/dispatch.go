@@ -76,7 +76,7 @@ func (s *Semaphore) handoffLocked() {
 		if s.wokenW == w {
 			s.wokenW = nil
 		}
-		s.q.Remove(w)
+		s.unqueueLocked(w)
 		w.Granted = true
 		w.Wake()
 		if last || young {

@@ -2,11 +2,12 @@ package spinsem
 
 // Mode is a snapshot of the semaphore's internal state, for tests.
 type Mode struct {
-	Free     int64
+	Free     int64 // negative while a shrink leaves more held than the size
 	Starving bool
 	Woken    bool
 	Waiting  bool
 	Queued   int
+	Closed   bool
 }
 
 // Mode reports the semaphore's state word and queue length.
@@ -20,6 +21,7 @@ func (s *Semaphore) Mode() Mode {
 		Woken:    st&woken != 0,
 		Waiting:  st&waiting != 0,
 		Queued:   s.q.Len(),
+		Closed:   st&closed != 0,
 	}
 }
 

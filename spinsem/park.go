@@ -3,12 +3,13 @@ package spinsem
 import (
 	"context"
 
+	"github.com/semacat/sem/internal/check"
 	"github.com/semacat/sem/internal/grant"
 	"github.com/semacat/sem/internal/waitq"
 )
 
-// acquireSlow spins, then parks.
-func (s *Semaphore) acquireSlow(ctx context.Context, n int64) error {
+// wait spins, then parks.
+func (s *Semaphore) wait(ctx context.Context, n int64) error {
 	if s.spin(ctx, n) {
 		return grant.Keep(ctx, s, n)
 	}
@@ -23,8 +24,11 @@ func (s *Semaphore) acquireSlow(ctx context.Context, n int64) error {
 func (s *Semaphore) park(ctx context.Context, n int64) error {
 	refreshProcs()
 	s.mu.Lock()
-	w := s.takeOrQueueLocked(n)
+	w, err := s.takeOrQueueLocked(n)
 	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
 	if w == nil {
 		return grant.Keep(ctx, s, n)
 	}
@@ -34,7 +38,10 @@ func (s *Semaphore) park(ctx context.Context, n int64) error {
 	for {
 		select {
 		case <-w.Woken():
-			if s.served(w) {
+			if done, err := s.served(w); done {
+				if err != nil {
+					return err
+				}
 				return grant.Keep(ctx, s, n)
 			}
 		case <-ctx.Done():
@@ -47,27 +54,36 @@ func (s *Semaphore) park(ctx context.Context, n int64) error {
 // the moment at which its wake-up and its context may both become ready.
 var testHookPark func()
 
-// served handles a wake-up of w and reports whether w now holds its permits,
-// handed to it or taken on its turn, and has left the queue.
-func (s *Semaphore) served(w *waitq.Waiter) bool {
+// served handles a wake-up of w and reports whether w is done waiting and
+// has left the queue: it holds its permits, handed to it or taken on its
+// turn, or it was failed by Close or Resize, and then the error says why.
+func (s *Semaphore) served(w *waitq.Waiter) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	got := w.Granted || s.retryLocked(w)
-	if got {
+	err := failure(w)
+	done := err != nil || w.Granted || s.retryLocked(w)
+	if done {
 		s.q.Recycle(w)
 	}
-	return got
+	return done, err
 }
 
 // takeOrQueueLocked, with s.mu held, takes n permits if it may, or queues a
 // waiter for them at the tail. It returns the waiter, or nil if it took the
-// permits.
-func (s *Semaphore) takeOrQueueLocked(n int64) *waitq.Waiter {
+// permits, or an error if the semaphore is closed or n exceeds its size,
+// which cannot change while s.mu is held.
+func (s *Semaphore) takeOrQueueLocked(n int64) (*waitq.Waiter, error) {
 	for {
 		old := s.state.Load()
+		if err := closedErr(old, n); err != nil {
+			return nil, err
+		}
+		if size := s.sizeAt(old); n > size {
+			return nil, check.ExceedsSize(pkg, n, size)
+		}
 		if old&starving == 0 && free(old) >= n {
 			if s.state.CompareAndSwap(old, old-uint64(n)<<permitShift) {
-				return nil
+				return nil, nil
 			}
 			continue
 		}
@@ -77,7 +93,8 @@ func (s *Semaphore) takeOrQueueLocked(n int64) *waitq.Waiter {
 	}
 	w := s.q.PushBack(n)
 	w.Since = s.nanotime()
-	return w
+	s.parked[w] = struct{}{}
+	return w, nil
 }
 
 // retryLocked, with s.mu held, is the turn of w, woken in normal mode while
@@ -102,7 +119,7 @@ func (s *Semaphore) retryLocked(w *waitq.Waiter) bool {
 		}
 		if s.state.CompareAndSwap(old, new) {
 			if took {
-				s.q.Remove(w)
+				s.unqueueLocked(w)
 			}
 			s.dispatchLocked()
 			return took
@@ -124,7 +141,7 @@ func (s *Semaphore) cancel(ctx context.Context, w *waitq.Waiter) error {
 			s.wokenW = nil
 			clear |= woken
 		}
-		s.q.Remove(w)
+		s.unqueueLocked(w)
 		if s.q.Len() == 0 {
 			clear |= waiting | starving
 		}
@@ -134,4 +151,11 @@ func (s *Semaphore) cancel(ctx context.Context, w *waitq.Waiter) error {
 	s.dispatchLocked()
 	s.mu.Unlock()
 	return ctx.Err()
+}
+
+// unqueueLocked, with s.mu held, takes w out of the queue. It does nothing
+// if w is not queued.
+func (s *Semaphore) unqueueLocked(w *waitq.Waiter) {
+	s.q.Remove(w)
+	delete(s.parked, w)
 }

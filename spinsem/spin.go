@@ -34,7 +34,8 @@ const (
 
 // spin tries to take n permits for a bounded number of rounds, pausing
 // between tries. It reports whether it took them. It returns false early if
-// ctx is done, if the semaphore starves or if spinning cannot help.
+// ctx is done, if the semaphore starves or is closed, or if spinning cannot
+// help.
 func (s *Semaphore) spin(ctx context.Context, n int64) bool {
 	if procs.Load() <= 1 {
 		return false
@@ -44,7 +45,7 @@ func (s *Semaphore) spin(ctx context.Context, n int64) bool {
 	done := ctx.Done()
 	for i := int32(0); i < limit; i++ {
 		old := s.state.Load()
-		if old&starving != 0 {
+		if old&noBarging != 0 {
 			break
 		}
 		if free(old) >= n && s.state.CompareAndSwap(old, old-uint64(n)<<permitShift) {

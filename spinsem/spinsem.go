@@ -5,11 +5,12 @@
 //
 // # Design
 //
-// The state word holds the number of free permits above a small counter and
-// three flags: starving (permits go to the head of the queue, nobody else
-// may take them), woken (the head of the queue has been woken and is on its
-// way to try again, so a Release need not wake anyone) and waiting (the wait
-// queue is not empty).
+// The state word holds the number of free permits above a resize
+// generation, a small counter and four flags: starving (permits go to the
+// head of the queue, nobody else may take them), woken (the head of the
+// queue has been woken and is on its way to try again, so a Release need not
+// wake anyone), waiting (the wait queue is not empty) and closed. The free
+// permits are signed: a shrink may leave more held than the size.
 //
 // Fast path. Acquire takes its permits with one compare-and-swap when enough
 // are free and the semaphore is not starving, whether or not goroutines are
@@ -91,6 +92,18 @@
 // them back and returns the context's error, since the cancellation may
 // have come first. Only goroutines that spun or parked pay for that look.
 //
+// Resize, Close, observation. Each folds into the word the fast paths
+// already read, so they gain no work. Close sets the closed flag, which
+// Acquire and TryAcquire test in the same mask as starving, so a closed
+// semaphore sends them to the slow path, which fails; parked waiters are
+// taken out of the queue and woken to fail. Resize adds the difference of
+// sizes to the free permits (below zero if need be) and bumps the
+// generation in one compare-and-swap, so a concurrent fast path's
+// compare-and-swap fails and it looks again; the size itself lives outside
+// the word, in the slot the generation picks (Resize explains why that
+// snapshot is exact). Waiting counts parked waiters; OnWait's function is
+// looked up only on the slow path.
+//
 // # Tuning
 //
 // The spin budget (spinMin, spinMax, spinIters) and starvationThreshold are
@@ -115,32 +128,47 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/semacat/sem"
 	"github.com/semacat/sem/internal/check"
 	"github.com/semacat/sem/internal/waitq"
 )
 
 const pkg = "spinsem"
 
-// The state word: free permits above a counter and three flags.
+// The state word: free permits, a resize generation, a counter and four
+// flags.
 const (
 	starving = 1 << iota // handoff mode: permits go to the head of the queue only
 	woken                // a woken waiter will try again; Release need not wake another
 	waiting              // the queue is not empty
+	closed               // Close was called: Acquire fails, TryAcquire reports false
 
 	// skipped counts, modulo skipMax+1, the Releases that did not look at
 	// the queue because a woken waiter was on its way. When it wraps, the
 	// Release looks anyway, to catch a head that starves while the woken
 	// goroutine waits for a processor (see Design).
-	skipShift   = iota
-	skipBits    = 6
-	skipMax     = 1<<skipBits - 1
-	skipMask    = skipMax << skipShift
-	permitShift = skipShift + skipBits // free permits are state >> permitShift
+	skipShift = iota
+	skipBits  = 6
+	skipMax   = 1<<skipBits - 1
+	skipMask  = skipMax << skipShift
+
+	// gen counts the Resizes, modulo 1<<genBits; its low bit picks which of
+	// the two size slots holds the size (see Resize).
+	genShift = skipShift + skipBits
+	genBits  = 8
+	genMask  = (1<<genBits - 1) << genShift
+
+	permitShift = genShift + genBits // free permits are int64(state) >> permitShift
 )
 
+// noBarging is the flags under which an arriving goroutine may not take free
+// permits: one test on the fast path covers both.
+const noBarging = starving | closed
+
 // MaxSize is the largest size a semaphore can have: the free permits share
-// one word with the flags.
-const MaxSize = 1<<(64-permitShift) - 1
+// one word with the flags, and are signed, since after a Resize that shrinks
+// the semaphore more permits may be held than its size.
+const MaxSize = 1<<(63-permitShift) - 1
 
 // starvationThreshold is how long the head of the queue may wait before it
 // switches the semaphore to starvation mode, as in sync.Mutex.
@@ -150,18 +178,23 @@ const starvationThreshold = time.Millisecond
 // to direct handoff when a waiter starves. It implements sem.Semaphore. The
 // zero value is not usable; call New.
 type Semaphore struct {
-	state atomic.Uint64 // free<<permitShift | waiting | woken | starving
-	size  int64
-	epoch time.Time // the zero of the waiters' arrival times (monotonic)
+	state  atomic.Uint64                       // free<<permitShift | gen | skipped | flags
+	sizes  [2]atomic.Int64                     // the size is sizes[gen&1] (see Resize)
+	epoch  time.Time                           // the zero of the waiters' arrival times (monotonic)
+	onWait atomic.Pointer[func(sem.WaitEvent)] // OnWait's function, or nil
 
 	// spins is the running average of the spin rounds a spin phase needed,
 	// kept apart from state so that updating it does not slow the fast path.
 	_     [64]byte
 	spins atomic.Int32
 
-	mu     sync.Mutex    // guards q and wokenW, and every change to the flags
-	q      waitq.Queue   // parked waiters; Since is the arrival time since epoch
+	mu     sync.Mutex    // guards q, parked and wokenW, every change to the flags and the size
+	q      waitq.Queue   // parked waiters; Since is the arrival time since epoch, or a failure mark
 	wokenW *waitq.Waiter // the waiter the woken flag stands for, still queued
+
+	// parked holds the waiters in q, so that Close, Resize and Waiting can
+	// visit them all; q keeps their order.
+	parked map[*waitq.Waiter]struct{}
 }
 
 // New returns a semaphore with size permits, all free. It panics if size is
@@ -169,20 +202,42 @@ type Semaphore struct {
 func New(size int64) *Semaphore {
 	check.Size(pkg, size)
 	check.SizeAtMost(pkg, size, MaxSize)
-	s := &Semaphore{size: size, epoch: time.Now()}
-	s.state.Store(uint64(size) << permitShift)
+	return newSemaphore(size, size)
+}
+
+// NewAvailable returns a semaphore with size permits of which only available
+// are free, as if size-available were held: Release may give back up to
+// that many more than were acquired. NewAvailable(1, 0) is a signalling
+// semaphore, whose Acquire waits for another goroutine's Release(1). It
+// panics if size is less than 1 or more than MaxSize, or if available is
+// negative or more than size.
+func NewAvailable(size, available int64) *Semaphore {
+	checkAvailable(size, available)
+	return newSemaphore(size, available)
+}
+
+func newSemaphore(size, available int64) *Semaphore {
+	s := &Semaphore{epoch: time.Now(), parked: make(map[*waitq.Waiter]struct{})}
+	s.sizes[0].Store(size)
+	s.state.Store(uint64(available) << permitShift)
 	return s
 }
 
 // Size returns the total number of permits.
-func (s *Semaphore) Size() int64 { return s.size }
+func (s *Semaphore) Size() int64 { return s.sizeAt(s.state.Load()) }
 
-// Available returns the number of permits free at this instant. In
-// starvation mode free permits may be set aside for the head of the queue.
-// It is a snapshot for monitoring and teaching, stale as soon as it returns.
-func (s *Semaphore) Available() int64 { return free(s.state.Load()) }
+// sizeAt returns the size of the semaphore when its state was state.
+func (s *Semaphore) sizeAt(state uint64) int64 { return s.sizes[state>>genShift&1].Load() }
 
-func free(state uint64) int64 { return int64(state >> permitShift) }
+// Available returns the number of permits free at this instant: none while a
+// shrink leaves more permits held than the size. In starvation mode free
+// permits may be set aside for the head of the queue. It is a snapshot for
+// monitoring and teaching, stale as soon as it returns.
+func (s *Semaphore) Available() int64 { return max(free(s.state.Load()), 0) }
+
+// free returns the free permits in state, negative when more are held than
+// the size.
+func free(state uint64) int64 { return int64(state) >> permitShift }
 
 // Acquire takes n permits, blocking until they are available or ctx is done.
 // It does not serve waiters in arrival order: a running goroutine may take
@@ -194,42 +249,55 @@ func free(state uint64) int64 { return int64(state >> permitShift) }
 // ctx is done while it spins or waits, it returns ctx.Err() holding nothing,
 // also when its permits came in the same instant, and the semaphore is as if
 // it had never been called. If n exceeds the size it returns at once an
-// error wrapping sem.ErrExceedsSize. Acquire(ctx, 0) returns ctx.Err()
-// without blocking. It panics if n < 0.
+// error wrapping sem.ErrExceedsSize. After Close it returns an error
+// wrapping sem.ErrClosed (or ctx.Err() if ctx is done). Acquire(ctx, 0)
+// returns the same errors without blocking, and otherwise nil. It panics if
+// n < 0.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 	check.Weight(pkg, "Acquire", n)
-	if n > s.size {
-		return check.ExceedsSize(pkg, n, s.size)
-	}
 	if done := ctx.Done(); done != nil {
 		select {
 		case <-done:
+			if err := s.exceeds(n); err != nil {
+				return err
+			}
 			return ctx.Err()
 		default:
 		}
 	}
 	if n == 0 {
-		return nil
+		return closedErr(s.state.Load(), n)
 	}
+	// Free permits never outnumber the size, so a request that finds
+	// enough free needs no size check; acquireSlow makes it.
 	old := s.state.Load()
-	if old&starving == 0 && free(old) >= n && s.state.CompareAndSwap(old, old-uint64(n)<<permitShift) {
+	if old&noBarging == 0 && free(old) >= n && s.state.CompareAndSwap(old, old-uint64(n)<<permitShift) {
 		return nil
 	}
 	return s.acquireSlow(ctx, n)
 }
 
+// exceeds returns the error of Acquire(n) if n exceeds the size, or nil.
+func (s *Semaphore) exceeds(n int64) error {
+	if size := s.Size(); n > size {
+		return check.ExceedsSize(pkg, n, size)
+	}
+	return nil
+}
+
 // TryAcquire takes n permits only if it can do so at once, and reports
 // whether it did. It takes all n or none. It may take permits while others
-// wait, except in starvation mode, where it fails. TryAcquire(0) reports
-// true. It panics if n < 0.
+// wait, except in starvation mode, where it fails. After Close it reports
+// false. TryAcquire(0) reports true unless the semaphore is closed. It
+// panics if n < 0.
 func (s *Semaphore) TryAcquire(n int64) bool {
 	check.Weight(pkg, "TryAcquire", n)
 	if n == 0 {
-		return true
+		return s.state.Load()&closed == 0
 	}
 	for {
 		old := s.state.Load()
-		if old&starving != 0 || free(old) < n {
+		if old&noBarging != 0 || free(old) < n {
 			return false
 		}
 		if s.state.CompareAndSwap(old, old-uint64(n)<<permitShift) {
@@ -240,7 +308,8 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 
 // Release returns n permits and wakes, or hands them to, a parked waiter
 // when one may now proceed. It panics if n is negative or more than the
-// permits held; the check happens before any permit is returned.
+// permits held; the check happens before any permit is returned. It is
+// accepted after Close.
 func (s *Semaphore) Release(n int64) {
 	check.Weight(pkg, "Release", n)
 	if n == 0 {
@@ -248,8 +317,9 @@ func (s *Semaphore) Release(n int64) {
 	}
 	for {
 		old := s.state.Load()
-		if held := s.size - free(old); n > held {
-			check.OverRelease(pkg, n, held)
+		if n > s.sizeAt(old)-free(old) {
+			s.releaseChecked(n)
+			return
 		}
 		new := old + uint64(n)<<permitShift
 		slow := false
