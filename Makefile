@@ -8,16 +8,28 @@ TOOL    := $(GO) tool -modfile=$(CURDIR)/tools/go.mod
 # dependencies away from users of the core packages.
 MODULES := $(patsubst ./%,%,$(patsubst %/go.mod,%,$(shell find . -name go.mod -not -path './tools/*' -not -path '*/testdata/*' | sort)))
 
-.PHONY: all test vet cover lint bench bench-long bench-reference bench-compare
+.PHONY: all test testdeps vet cover lint bench bench-long bench-reference bench-compare bench-render docs
 
 all: test
 
-## test: go vet and the race-enabled tests of every module
-test:
-	@set -e; for m in $(MODULES); do \
-		echo "== $$m: go vet && go test -race"; \
-		(cd $$m && $(GO) vet ./... && $(GO) test -race -count=1 ./...); \
-	done
+## test: go vet and the race-enabled tests of every module, one line per
+## package (gotestsum); a failure names the test and shows its output
+test: testdeps
+	@failed=""; for m in $(MODULES); do \
+		echo "== $$m"; \
+		(cd $$m && $(GO) vet ./... && \
+			$(TOOL) gotestsum --format pkgname --format-hide-empty-pkg --hide-summary=skipped -- -race -count=1 ./...) \
+		|| failed="$$failed $$m"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "make test: FAIL in:$$failed"; exit 1; fi; \
+	echo "make test: ok, every module passed: $(MODULES)"
+
+## testdeps: install what the tests need beyond Go (redis-server,
+## redis-sentinel) when missing and allowed, else say the command to run;
+## then check that script itself on simulated machines
+testdeps:
+	@sh tools/testdeps.sh
+	@sh tools/testdeps_test.sh >/dev/null || sh tools/testdeps_test.sh
 
 ## cover: tests with coverage of the root module, summary per function
 cover:
