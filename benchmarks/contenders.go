@@ -44,12 +44,6 @@ type Contender struct {
 	IgnoresContext bool
 }
 
-// Supports reports whether c can run a scenario of the given size and
-// largest request.
-func (c Contender) Supports(size, maxWeight int64) bool {
-	return (c.MaxSize == 0 || size <= c.MaxSize) && (!c.UnitOnly || maxWeight <= 1)
-}
-
 // Skip reports why c cannot run sc, or "" when it can.
 func (c Contender) Skip(sc Scenario) string {
 	switch {
