@@ -135,7 +135,7 @@ func Curve(run *report.Run, st Style, fixed, unit, title, ylabel string) (*plot.
 			}
 		}
 	}
-	if n < 2 {
+	if n < 2 || len(series) == 0 {
 		return nil, nil
 	}
 	p := newPlot(title, "goroutines", ylabel)

@@ -78,6 +78,10 @@ func TestCurve(t *testing.T) {
 	p, err = Curve(run, st, "size=1/work=0", report.NsPerOp, "", "")
 	require.NoError(t, err)
 	assert.Nil(t, p, "no curve from fewer than two points")
+
+	p, err = Curve(run, st, "size=4/work=short", "no-such-unit", "", "")
+	require.NoError(t, err)
+	assert.Nil(t, p, "no curve without a value (the latency pass did not run)")
 }
 
 func TestPercentiles(t *testing.T) {
