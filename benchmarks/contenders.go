@@ -8,6 +8,9 @@
 // possible: the raw channel's Acquire is a bare send and its Release a bare
 // receive, exactly what a user writes by hand, with no context support.
 //
+// A contended scenario is measured in its steady state, after a warm-up
+// whose rule is in steady.go, for the -benchtime.
+//
 // Run the benchmarks with `go test -bench . ./benchmarks` (or `make bench`)
 // and compare contenders with benchstat, e.g. `benchstat -col /impl`.
 package benchmarks
