@@ -270,9 +270,12 @@ func (r *Run) Markdown(w io.Writer, d Document) error {
 	b.WriteString(`
 How to read the tables: one op is one Acquire+Release pair (one attempt in the
 cancel and tryacquire scenarios). ns/op is the median of the runs, ± its 95%
-confidence interval, and × ` + Reference + ` the ratio to golang.org/x/sync/semaphore's
-median, marked ~ when the difference is not significant (p ≥ 0.05); all from
-golang.org/x/perf/benchmath, the statistics behind benchstat. Waits are timed
+confidence interval, × ` + Reference + ` the ratio to golang.org/x/sync/semaphore's
+median, and × chan and × mutex the ratios to a raw channel and sync.Mutex where
+they ran, each marked ~ when the difference is not significant (p ≥ 0.05); all from
+golang.org/x/perf/benchmath, the statistics behind benchstat. A contended
+scenario is measured in its steady state, after the warm-up of
+benchmarks/steady.go (its length is the warmup-ms metric of results.txt). Waits are timed
 from the acquirer's side in a separate pass, so that reading the clock never
 inflates ns/op; they include one clock read. Fairness is Jain's index over the
 ops each goroutine completed: 1 when all got the same share, 1/n when one got
