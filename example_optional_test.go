@@ -1,5 +1,3 @@
-//go:build semacat_x17
-
 package sem_test
 
 import (

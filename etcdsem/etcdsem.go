@@ -102,6 +102,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/semacat/sem"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc/codes"
@@ -124,8 +125,9 @@ var (
 	// already created with another size.
 	ErrSizeMismatch = errors.New("etcdsem: semaphore exists with a different size")
 
-	// ErrClosed is returned by the methods of a closed handle.
-	ErrClosed = errors.New("etcdsem: semaphore handle is closed")
+	// ErrClosed is returned by the methods of a closed handle. It wraps [sem.ErrClosed], so code written
+	// against the sem interfaces can test for it with errors.Is.
+	ErrClosed = fmt.Errorf("etcdsem: semaphore handle is closed: %w", sem.ErrClosed)
 
 	// ErrUnavailable is wrapped by the errors of round trips to etcd that
 	// failed or timed out; the original error is wrapped too.

@@ -127,6 +127,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/semacat/sem"
 
 	"github.com/semacat/sem/internal/check"
 )
@@ -145,8 +146,9 @@ var (
 	ErrSizeMismatch = errors.New("redissem: semaphore exists with a different size")
 
 	// ErrClosed is returned by Acquire on a Semaphore that was closed, and by
-	// waiting Acquires when Close is called.
-	ErrClosed = errors.New("redissem: semaphore handle is closed")
+	// waiting Acquires when Close is called. It wraps [sem.ErrClosed], so code written
+	// against the sem interfaces can test for it with errors.Is.
+	ErrClosed = fmt.Errorf("redissem: semaphore handle is closed: %w", sem.ErrClosed)
 
 	// ErrUnavailable is wrapped by the errors of operations that could not
 	// complete a round trip to Redis: the connection failed, or no reply came

@@ -24,16 +24,12 @@ func (c *config) testClose(t *testing.T) {
 	})
 }
 
-// checksClose reports whether the Close checks run. In real time they are
-// skipped for now: the distributed semaphores' Close came before
-// sem.ErrClosed, and their errors do not wrap it yet.
-func (c *config) checksClose() bool { return c.has.closer && !c.realTime() }
+// checksClose reports whether the Close checks run: for every semaphore
+// that implements sem.Closer, in synctest bubbles and in real time alike.
+func (c *config) checksClose() bool { return c.has.closer }
 
 // closeMissing says why the Close checks are skipped.
 func (c *config) closeMissing() string {
-	if c.has.closer {
-		return "Close is not checked in real time yet (a distributed Close's errors must wrap sem.ErrClosed first)"
-	}
 	return "the semaphore does not implement sem.Closer"
 }
 

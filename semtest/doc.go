@@ -78,7 +78,7 @@
 //	  Size                    Size and Available report the new size (if offered)
 //	  BadSize                 Resize(0), Resize(-1), Resize(MinInt64) panic, naming the value
 //	  OverRelease             after a shrink, the held permits come back, and no more
-//	Close          sem.Closer (not yet in real time: see WithSettle)
+//	Close          sem.Closer
 //	  FailsWaiters  every waiting Acquire returns ErrClosed, holding nothing
 //	  LaterAcquire  a later Acquire returns ErrClosed with every permit free
 //	                (with a done context, ctx.Err() is accepted too)

@@ -39,8 +39,7 @@ type Option func(*config)
 // started has either blocked in Acquire or returned; a distributed
 // implementation typically waits until its waiters are registered on the
 // server, or for a fixed interval that comfortably covers a round trip. Use
-// it only when synctest cannot see the implementation's blocking. In real
-// time the Close checks are skipped for now.
+// it only when synctest cannot see the implementation's blocking.
 func WithSettle(settle func()) Option {
 	return func(c *config) { c.settle = settle }
 }
