@@ -69,10 +69,9 @@ func eat(f []*chansem.Semaphore, a, b int) {
 	f[a].Release(1)
 }
 
-// ordered: the lower-numbered fork first.
-func ordered(ctx context.Context, f []*chansem.Semaphore, i int) error {
-	a, b := i, (i+1)%philosophers
-	a, b = min(a, b), max(a, b)
+// takeAndEat takes fork a, then fork b, waiting for each, and eats; it
+// gives up with nothing held when ctx is done.
+func takeAndEat(ctx context.Context, f []*chansem.Semaphore, a, b int) error {
 	if err := f[a].Acquire(ctx, 1); err != nil {
 		return err
 	}
@@ -85,6 +84,12 @@ func ordered(ctx context.Context, f []*chansem.Semaphore, i int) error {
 	return nil
 }
 
+// ordered: the lower-numbered fork first.
+func ordered(ctx context.Context, f []*chansem.Semaphore, i int) error {
+	a, b := i, (i+1)%philosophers
+	return takeAndEat(ctx, f, min(a, b), max(a, b))
+}
+
 // withWaiter returns the waiter cure: at most philosophers-1 may reach for
 // forks at once, each taking its left fork first as in the deadlock.
 func withWaiter() cure {
@@ -94,17 +99,7 @@ func withWaiter() cure {
 			return err
 		}
 		defer room.Release(1)
-		a, b := i, (i+1)%philosophers
-		if err := f[a].Acquire(ctx, 1); err != nil {
-			return err
-		}
-		time.Sleep(reach)
-		if err := f[b].Acquire(ctx, 1); err != nil {
-			f[a].Release(1)
-			return err
-		}
-		eat(f, a, b)
-		return nil
+		return takeAndEat(ctx, f, i, (i+1)%philosophers)
 	}
 }
 
