@@ -2,7 +2,6 @@ package fairsem_test
 
 import (
 	"context"
-	"os"
 	"testing"
 	"testing/synctest"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/docs/exercises/solutions/fairsem"
+	"github.com/semacat/sem/docs/exercises/solutions/internal/graded"
 	"github.com/semacat/sem/semtest"
 )
 
@@ -20,16 +20,10 @@ func TestMain(m *testing.M) {
 
 var _ sem.Semaphore = (*fairsem.Semaphore)(nil)
 
-func requireAsked(t *testing.T) {
-	if os.Getenv("SEMACAT_SOLUTIONS") == "" {
-		t.Skip("a solution; run with SEMACAT_SOLUTIONS=1 to grade it")
-	}
-}
-
 // The grading of exercise 5: each variant keeps the contract and the
 // guarantees it claims.
 func TestConformance(t *testing.T) {
-	requireAsked(t)
+	graded.RequireAsked(t)
 	t.Run("FirstFit", func(t *testing.T) {
 		semtest.Run(t, func(size int64) sem.Semaphore { return fairsem.NewFirstFit(size) },
 			semtest.Guarantees{UnitFIFO: true, NoBarging: true})
@@ -44,7 +38,7 @@ func TestConformance(t *testing.T) {
 // Acquire(2) queued, then an Acquire(1). One permit comes back. First fit
 // lets the Acquire(1) pass the Acquire(2); FIFO keeps it behind.
 func TestSmallPassesLargeOnlyInFirstFit(t *testing.T) {
-	requireAsked(t)
+	graded.RequireAsked(t)
 	for _, tc := range []struct {
 		name        string
 		newSem      func(int64) *fairsem.Semaphore

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/semacat/sem/chansem"
+	"github.com/semacat/sem/docs/exercises/solutions/internal/graded"
 )
 
 var errBadRequest = errors.New("bad request")
@@ -57,7 +58,7 @@ func serve(handler func(context.Context, *chansem.Semaphore, string) error, s *c
 }
 
 func TestPanicLeaksPermits(t *testing.T) {
-	requireAsked(t)
+	graded.RequireAsked(t)
 	synctest.Test(t, func(t *testing.T) {
 		s := chansem.New(2)
 		assert.ErrorIs(t, serve(handleLeaky, s, ""), errBadRequest)
@@ -69,7 +70,7 @@ func TestPanicLeaksPermits(t *testing.T) {
 }
 
 func TestDeferredReleaseSurvivesPanics(t *testing.T) {
-	requireAsked(t)
+	graded.RequireAsked(t)
 	synctest.Test(t, func(t *testing.T) {
 		s := chansem.New(2)
 		assert.ErrorIs(t, serve(handle, s, ""), errBadRequest)
