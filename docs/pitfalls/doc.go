@@ -5,5 +5,8 @@
 //
 // Everything about blocking and time runs inside testing/synctest bubbles, so
 // deadlocks are detected by a timeout on a simulated clock: the programs never
-// hang and take no real time.
+// hang and take no real time. The one exception is
+// Example_spinWhileHoldingTheLock: a spinning goroutine never blocks, so a
+// bubble's clock would never reach its deadline; it spins in real time until
+// a short one.
 package pitfalls

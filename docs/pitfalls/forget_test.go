@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"testing"
+	"testing/synctest"
 	"time"
+
+	"github.com/stretchr/testify/assert"
 
 	"github.com/semacat/sem/chansem"
 )
@@ -37,20 +41,23 @@ func lookup(ctx context.Context, s *chansem.Semaphore, key string) error {
 }
 
 // Three failed lookups leak all three permits; every later caller waits
-// forever, or, with a deadline, finds out that something is wrong.
-func Example_forgottenRelease() {
-	s := chansem.New(3)
-	for range 3 {
-		_ = lookupLeaky(context.Background(), s, "")
-	}
-	fmt.Println("free after three failed lookups:", s.Available())
+// forever, or, with a deadline, waits all of it and finds out that something
+// is wrong. In the bubble the minute passes on the simulated clock.
+func TestForgottenRelease(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := chansem.New(3)
+		for range 3 {
+			assert.ErrorIs(t, lookupLeaky(context.Background(), s, ""), errNotFound)
+		}
+		assert.Zero(t, s.Available(), "free after three failed lookups")
 
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
-	defer cancel()
-	fmt.Println("next lookup:", lookupLeaky(ctx, s, "key"))
-	// Output:
-	// free after three failed lookups: 0
-	// next lookup: context deadline exceeded
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		start := time.Now()
+		assert.ErrorIs(t, lookupLeaky(ctx, s, "key"), context.DeadlineExceeded)
+		assert.Equal(t, time.Minute, time.Since(start), "the next lookup waits out its whole deadline")
+		s.Release(3 - s.Available()) // what the leaky lookups kept
+	})
 }
 
 // The fix: defer s.Release right after the Acquire succeeded.

@@ -1,0 +1,163 @@
+// Package fairsem is a solution to exercise 5 of docs/exercises.md: two fair
+// semaphores that differ in one decision, to show what claiming FIFO adds to
+// UnitFIFO.
+//
+// Both keep the waiters in a queue in arrival order. Whoever frees permits
+// (a Release, or a canceled waiter leaving the queue) walks the queue from
+// its head and grants each waiter its permits through the waiter's own
+// channel, so no waiter wakes for nothing. TryAcquire, and an Acquire that
+// finds permits free, refuse while anybody is queued: no barging.
+//
+// The decision is what the walk does at a waiter that does not fit:
+//
+//   - NewFirstFit passes it and goes on, so a small request may overtake a
+//     larger one that arrived first. Permits never idle while a waiter that
+//     fits is queued, and single-permit requests keep their arrival order (a
+//     request of one fits whenever anything is free), but a large request
+//     can wait forever while small ones keep arriving. It claims UnitFIFO
+//     and NoBarging.
+//   - NewFIFO stops there: the head blocks everyone behind it. Permits may
+//     idle while the head waits for more, but requests of any weight are
+//     served in arrival order, and a large request is served once the
+//     permits ahead of it come back. It claims FIFO, NoBarging and
+//     NoStarvation.
+package fairsem
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/semacat/sem"
+)
+
+// Semaphore is a counting semaphore with a queue of waiters.
+type Semaphore struct {
+	mu       sync.Mutex
+	size     int64
+	held     int64     // granted and not released, waiters' grants included
+	queue    []*waiter // in arrival order
+	firstFit bool      // the walk passes a waiter that does not fit
+}
+
+// waiter is one Acquire that found no room.
+type waiter struct {
+	n       int64
+	granted chan struct{} // closed, under mu, when its n permits are counted in held
+}
+
+// NewFIFO returns a semaphore with size permits that serves requests of any
+// weight in arrival order. It panics if size is less than 1.
+func NewFIFO(size int64) *Semaphore { return newSemaphore("NewFIFO", size, false) }
+
+// NewFirstFit returns a semaphore with size permits that serves, in arrival
+// order, every waiter that fits, passing those that do not. It panics if
+// size is less than 1.
+func NewFirstFit(size int64) *Semaphore { return newSemaphore("NewFirstFit", size, true) }
+
+func newSemaphore(ctor string, size int64, firstFit bool) *Semaphore {
+	if size < 1 {
+		panic(fmt.Sprintf("fairsem: %s(%d): size must be at least 1", ctor, size))
+	}
+	return &Semaphore{size: size, firstFit: firstFit}
+}
+
+// Acquire takes n permits, blocking until they are granted or ctx is done.
+func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
+	checkWeight("Acquire", n)
+	if n > s.size {
+		return fmt.Errorf("fairsem: Acquire(%d) on a semaphore of size %d: %w", n, s.size, sem.ErrExceedsSize)
+	}
+	if err := ctx.Err(); err != nil || n == 0 {
+		return err
+	}
+	s.mu.Lock()
+	if s.free(n) {
+		s.held += n
+		s.mu.Unlock()
+		return nil
+	}
+	w := &waiter{n: n, granted: make(chan struct{})}
+	s.queue = append(s.queue, w)
+	s.mu.Unlock()
+
+	select {
+	case <-w.granted:
+	case <-ctx.Done():
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err := ctx.Err()
+	if err == nil {
+		return nil // only the grant ends the select with ctx alive
+	}
+	// The cancellation wins, even over a grant that came just before it was
+	// seen: give the permits (or the place in the queue) to those behind.
+	select {
+	case <-w.granted:
+		s.held -= n
+	default:
+		s.queue = slices.DeleteFunc(s.queue, func(q *waiter) bool { return q == w })
+	}
+	s.grant()
+	return err
+}
+
+// TryAcquire takes n permits only if they are free and nobody is queued,
+// and reports whether it did.
+func (s *Semaphore) TryAcquire(n int64) bool {
+	checkWeight("TryAcquire", n)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.free(n) {
+		return false
+	}
+	s.held += n
+	return true
+}
+
+// Release gives back n permits and grants them to the waiters they let in.
+// It panics, before changing anything, if fewer than n are held.
+func (s *Semaphore) Release(n int64) {
+	checkWeight("Release", n)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n > s.held {
+		panic(fmt.Sprintf("fairsem: Release(%d): released more than held (%d held)", n, s.held))
+	}
+	s.held -= n
+	s.grant()
+}
+
+// free reports whether n permits may be taken at once: they are free and
+// no waiter is queued ahead. The caller holds mu.
+func (s *Semaphore) free(n int64) bool {
+	return len(s.queue) == 0 && s.held+n <= s.size
+}
+
+// grant walks the queue from its head and grants every waiter that fits,
+// stopping at the first that does not unless the semaphore is first-fit.
+// The caller holds mu.
+func (s *Semaphore) grant() {
+	waiting := s.queue[:0]
+	blocked := false
+	for _, w := range s.queue {
+		if blocked || s.held+w.n > s.size {
+			waiting = append(waiting, w)
+			blocked = !s.firstFit
+			continue
+		}
+		s.held += w.n
+		close(w.granted)
+	}
+	clear(s.queue[len(waiting):])
+	s.queue = waiting
+}
+
+// checkWeight panics if n is negative, naming the method.
+func checkWeight(method string, n int64) {
+	if n < 0 {
+		panic(fmt.Sprintf("fairsem: %s(%d): negative weight; the number of permits must be at least 0", method, n))
+	}
+}

@@ -1,0 +1,79 @@
+package fairsem_test
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+
+	"github.com/stretchr/testify/assert"
+	"go.uber.org/goleak"
+
+	"github.com/semacat/sem"
+	"github.com/semacat/sem/docs/exercises/solutions/fairsem"
+	"github.com/semacat/sem/docs/exercises/solutions/internal/graded"
+	"github.com/semacat/sem/semtest"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+var _ sem.Semaphore = (*fairsem.Semaphore)(nil)
+
+// The grading of exercise 5: each variant keeps the contract and the
+// guarantees it claims.
+func TestConformance(t *testing.T) {
+	graded.RequireAsked(t)
+	t.Run("FirstFit", func(t *testing.T) {
+		semtest.Run(t, func(size int64) sem.Semaphore { return fairsem.NewFirstFit(size) },
+			semtest.Guarantees{UnitFIFO: true, NoBarging: true})
+	})
+	t.Run("FIFO", func(t *testing.T) {
+		semtest.Run(t, func(size int64) sem.Semaphore { return fairsem.NewFIFO(size) },
+			semtest.Guarantees{FIFO: true, NoBarging: true, NoStarvation: true})
+	})
+}
+
+// What claiming FIFO changes, seen directly: size 2, both permits held, an
+// Acquire(2) queued, then an Acquire(1). One permit comes back. First fit
+// lets the Acquire(1) pass the Acquire(2); FIFO keeps it behind.
+func TestSmallPassesLargeOnlyInFirstFit(t *testing.T) {
+	graded.RequireAsked(t)
+	for _, tc := range []struct {
+		name        string
+		newSem      func(int64) *fairsem.Semaphore
+		smallPasses bool
+	}{
+		{"FirstFit", fairsem.NewFirstFit, true},
+		{"FIFO", fairsem.NewFIFO, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := tc.newSem(2)
+				assert.True(t, s.TryAcquire(2))
+				ctx, cancel := context.WithCancel(t.Context())
+				defer cancel()
+				large, small := make(chan error, 1), make(chan error, 1)
+				go func() { large <- s.Acquire(ctx, 2) }()
+				synctest.Wait() // the large request is queued first
+				go func() { small <- s.Acquire(ctx, 1) }()
+				synctest.Wait()
+
+				s.Release(1)
+				synctest.Wait()
+				assert.Equal(t, tc.smallPasses, len(small) == 1, "whether the Acquire(1) passed the queued Acquire(2)")
+				assert.Empty(t, large, "the Acquire(2) was served with 1 permit free")
+
+				cancel()
+				synctest.Wait()
+				if err := <-small; err == nil {
+					s.Release(1)
+				}
+				assert.ErrorIs(t, <-large, context.Canceled)
+				s.Release(1)
+				assert.True(t, s.TryAcquire(2), "every permit is free at the end")
+				s.Release(2)
+			})
+		})
+	}
+}

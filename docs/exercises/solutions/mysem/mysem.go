@@ -1,0 +1,106 @@
+// Package mysem is a solution to exercise 1 of docs/exercises.md: the
+// textbook semaphore, a mutex, a counter and a condition variable, keeping
+// the whole semacat contract and claiming no guarantee beyond it.
+//
+// A waiter sleeps on the condition variable until its request fits in the
+// free permits. Release broadcasts, because the waiters want different
+// weights and the releaser cannot tell which of them now fits. sync.Cond
+// cannot watch a context, so a waiter registers a context.AfterFunc that
+// broadcasts when its context is done; woken, the waiter looks at its
+// context before it looks at the permits, so a cancellation that came
+// before the Release wins.
+//
+// What it does not promise, and semtest shows when claimed: a TryAcquire or
+// a newcomer may take permits a sleeping waiter was about to get (no
+// NoBarging), and a large request can wait forever while small ones keep
+// taking what is freed (no NoStarvation).
+package mysem
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/semacat/sem"
+)
+
+// Semaphore is a counting semaphore on a mutex and a condition variable.
+type Semaphore struct {
+	mu   sync.Mutex
+	cond sync.Cond // signaled on every Release and every canceled context
+	size int64
+	held int64
+}
+
+// New returns a semaphore with size permits, all free. It panics if size is
+// less than 1.
+func New(size int64) *Semaphore {
+	if size < 1 {
+		panic(fmt.Sprintf("mysem: New(%d): size must be at least 1", size))
+	}
+	s := &Semaphore{size: size}
+	s.cond.L = &s.mu
+	return s
+}
+
+// Acquire takes n permits, blocking until they are free or ctx is done.
+func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
+	checkWeight("Acquire", n)
+	if n > s.size {
+		return fmt.Errorf("mysem: Acquire(%d) on a semaphore of size %d: %w", n, s.size, sem.ErrExceedsSize)
+	}
+	if err := ctx.Err(); err != nil || n == 0 {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	stop := context.AfterFunc(ctx, func() {
+		s.mu.Lock()
+		s.cond.Broadcast()
+		s.mu.Unlock()
+	})
+	defer stop()
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if s.held+n <= s.size {
+			s.held += n
+			return nil
+		}
+		s.cond.Wait()
+	}
+}
+
+// TryAcquire takes n permits only if they are free now, and reports whether
+// it did.
+func (s *Semaphore) TryAcquire(n int64) bool {
+	checkWeight("TryAcquire", n)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.held+n > s.size {
+		return false
+	}
+	s.held += n
+	return true
+}
+
+// Release gives back n permits and wakes every waiter to look again. It
+// panics, before changing anything, if fewer than n are held.
+func (s *Semaphore) Release(n int64) {
+	checkWeight("Release", n)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n > s.held {
+		panic(fmt.Sprintf("mysem: Release(%d): released more than held (%d held)", n, s.held))
+	}
+	s.held -= n
+	s.cond.Broadcast()
+}
+
+// checkWeight panics if n is negative, naming the method.
+func checkWeight(method string, n int64) {
+	if n < 0 {
+		panic(fmt.Sprintf("mysem: %s(%d): negative weight; the number of permits must be at least 0", method, n))
+	}
+}
