@@ -90,6 +90,12 @@ func Lookup(scenario, strategy string) (Scenario, Strategy, bool) {
 	return sc, st, found == 2
 }
 
+// watch makes the scenario's one semaphore, of the given size, watched as
+// "s", and returns it with the instant the scenario starts.
+func watch(rec *timeline.Recorder, newSem func(int64) sem.Semaphore, size int64) (*timeline.Watched, time.Time) {
+	return rec.Watch("s", newSem(size)), time.Now()
+}
+
 // sleepUntil sleeps until d after origin on the bubble's clock.
 func sleepUntil(origin time.Time, d time.Duration) {
 	time.Sleep(time.Until(origin.Add(d)))
@@ -112,18 +118,16 @@ func hold(ctx context.Context, l sem.Semaphore, n int64, d time.Duration) bool {
 // Broadcast wakes the others for nothing; a queue wakes only the one it
 // serves.
 func herd(rec *timeline.Recorder, newSem func(int64) sem.Semaphore) {
-	s := rec.Watch("s", newSem(3))
+	s, origin := watch(rec, newSem, 3)
 	defer s.Stop()
-	origin := time.Now()
-	bg := context.Background()
 	holder := s.Lane("holder")
-	_ = holder.Acquire(bg, 3)
+	_ = holder.Acquire(context.Background(), 3)
 	var wg sync.WaitGroup
 	for i, n := range []int64{1, 2, 3} {
 		l := s.Lane(waiterName(n))
 		wg.Go(func() {
 			sleepUntil(origin, time.Duration(i+1)*100*time.Millisecond)
-			hold(bg, l, n, 2500*time.Millisecond)
+			hold(context.Background(), l, n, 2500*time.Millisecond)
 		})
 	}
 	for i := range 3 {
@@ -143,22 +147,20 @@ func waiterName(n int64) string { return "wants " + string(rune('0'+n)) }
 // until it detects the starvation (spinsem after 1ms, as sync.Mutex); a
 // queue serves the waiter at the first Release.
 func barging(rec *timeline.Recorder, newSem func(int64) sem.Semaphore) {
-	s := rec.Watch("s", newSem(1))
+	s, origin := watch(rec, newSem, 1)
 	defer s.Stop()
-	origin := time.Now()
-	bg := context.Background()
 	var wg sync.WaitGroup
 	barger := s.Lane("barger")
 	wg.Go(func() {
 		for range 12 {
-			hold(bg, barger, 1, 400*time.Microsecond)
+			hold(context.Background(), barger, 1, 400*time.Microsecond)
 		}
 	})
 	for i, arrive := range []time.Duration{100 * time.Microsecond, 2500 * time.Microsecond} {
 		l := s.Lane("waiter " + string(rune('1'+i)))
 		wg.Go(func() {
 			sleepUntil(origin, arrive)
-			hold(bg, l, 1, 400*time.Microsecond)
+			hold(context.Background(), l, 1, 400*time.Microsecond)
 		})
 	}
 	wg.Wait()
@@ -169,24 +171,22 @@ func barging(rec *timeline.Recorder, newSem func(int64) sem.Semaphore) {
 // other at 3s. A strict queue keeps the small request behind the head
 // until the head gives up; a strategy without a queue serves it at once.
 func canceledHead(rec *timeline.Recorder, newSem func(int64) sem.Semaphore) {
-	s := rec.Watch("s", newSem(2))
+	s, origin := watch(rec, newSem, 2)
 	defer s.Stop()
-	origin := time.Now()
-	bg := context.Background()
 	holder := s.Lane("holder")
-	_ = holder.Acquire(bg, 2)
+	_ = holder.Acquire(context.Background(), 2)
 	var wg sync.WaitGroup
 	head := s.Lane("head, wants 2")
 	wg.Go(func() {
 		sleepUntil(origin, 100*time.Millisecond)
-		ctx, cancel := context.WithTimeout(bg, 1900*time.Millisecond)
+		ctx, cancel := context.WithTimeout(context.Background(), 1900*time.Millisecond)
 		defer cancel()
 		hold(ctx, head, 2, time.Second)
 	})
 	small := s.Lane("wants 1")
 	wg.Go(func() {
 		sleepUntil(origin, 200*time.Millisecond)
-		hold(bg, small, 1, 500*time.Millisecond)
+		hold(context.Background(), small, 1, 500*time.Millisecond)
 	})
 	sleepUntil(origin, time.Second)
 	holder.Release(1)
@@ -200,24 +200,22 @@ func canceledHead(rec *timeline.Recorder, newSem func(int64) sem.Semaphore) {
 // arrives. Without a queue the permits are never all free at once while
 // the small ones cycle; with one, the small ones wait behind it.
 func large(rec *timeline.Recorder, newSem func(int64) sem.Semaphore) {
-	s := rec.Watch("s", newSem(3))
+	s, origin := watch(rec, newSem, 3)
 	defer s.Stop()
-	origin := time.Now()
-	bg := context.Background()
 	var wg sync.WaitGroup
 	for i := range 3 {
 		l := s.Lane("small " + string(rune('1'+i)))
 		wg.Go(func() {
 			sleepUntil(origin, time.Duration(i)*300*time.Millisecond)
 			for range 4 {
-				hold(bg, l, 1, time.Second)
+				hold(context.Background(), l, 1, time.Second)
 			}
 		})
 	}
 	big := s.Lane("large, wants 3")
 	wg.Go(func() {
 		sleepUntil(origin, 500*time.Millisecond)
-		hold(bg, big, 3, 500*time.Millisecond)
+		hold(context.Background(), big, 3, 500*time.Millisecond)
 	})
 	wg.Wait()
 }

@@ -21,37 +21,30 @@ func line(t *testing.T, tl timeline.Timeline, name string) timeline.LaneLine {
 	return l
 }
 
-// marksAt returns the lane's marks at instant at.
-func marksAt(l timeline.LaneLine, at time.Duration) []timeline.Mark {
-	var ms []timeline.Mark
-	for _, m := range l.Marks {
-		if m.At == at {
-			ms = append(ms, m)
+// filter returns the elements of xs that keep accepts.
+func filter[T any](xs []T, keep func(T) bool) []T {
+	var kept []T
+	for _, x := range xs {
+		if keep(x) {
+			kept = append(kept, x)
 		}
 	}
-	return ms
+	return kept
+}
+
+// marksAt returns the lane's marks at instant at.
+func marksAt(l timeline.LaneLine, at time.Duration) []timeline.Mark {
+	return filter(l.Marks, func(m timeline.Mark) bool { return m.At == at })
 }
 
 // count returns how many of the lane's marks are of the kind.
 func count(l timeline.LaneLine, kind timeline.MarkKind) int {
-	n := 0
-	for _, m := range l.Marks {
-		if m.Kind == kind {
-			n++
-		}
-	}
-	return n
+	return len(filter(l.Marks, func(m timeline.Mark) bool { return m.Kind == kind }))
 }
 
 // spans returns the lane's spans of the kind.
 func spans(l timeline.LaneLine, kind timeline.SpanKind) []timeline.Span {
-	var ss []timeline.Span
-	for _, s := range l.Spans {
-		if s.Kind == kind {
-			ss = append(ss, s)
-		}
-	}
-	return ss
+	return filter(l.Spans, func(s timeline.Span) bool { return s.Kind == kind })
 }
 
 // holdsStartingIn counts the lane's holds that begin in (from, to).
@@ -68,12 +61,7 @@ func holdsStartingIn(l timeline.LaneLine, from, to time.Duration) int {
 // onlyWait returns the lane's one wait, granted or failed.
 func onlyWait(t *testing.T, l timeline.LaneLine) timeline.Span {
 	t.Helper()
-	var ws []timeline.Span
-	for _, s := range l.Spans {
-		if s.Kind != timeline.Holding {
-			ws = append(ws, s)
-		}
-	}
+	ws := filter(l.Spans, func(s timeline.Span) bool { return s.Kind != timeline.Holding })
 	require.Len(t, ws, 1, "lane %q", l.Name)
 	return ws[0]
 }
