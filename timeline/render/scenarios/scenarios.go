@@ -96,6 +96,13 @@ func watch(rec *timeline.Recorder, newSem func(int64) sem.Semaphore, size int64)
 	return rec.Watch("s", newSem(size)), time.Now()
 }
 
+// holdAll returns the lane "holder", holding all size permits of s.
+func holdAll(s *timeline.Watched, size int64) sem.Semaphore {
+	holder := s.Lane("holder")
+	_ = holder.Acquire(context.Background(), size)
+	return holder
+}
+
 // sleepUntil sleeps until d after origin on the bubble's clock.
 func sleepUntil(origin time.Time, d time.Duration) {
 	time.Sleep(time.Until(origin.Add(d)))
@@ -120,8 +127,7 @@ func hold(ctx context.Context, l sem.Semaphore, n int64, d time.Duration) bool {
 func herd(rec *timeline.Recorder, newSem func(int64) sem.Semaphore) {
 	s, origin := watch(rec, newSem, 3)
 	defer s.Stop()
-	holder := s.Lane("holder")
-	_ = holder.Acquire(context.Background(), 3)
+	holder := holdAll(s, 3)
 	var wg sync.WaitGroup
 	for i, n := range []int64{1, 2, 3} {
 		l := s.Lane(waiterName(n))
@@ -173,8 +179,7 @@ func barging(rec *timeline.Recorder, newSem func(int64) sem.Semaphore) {
 func canceledHead(rec *timeline.Recorder, newSem func(int64) sem.Semaphore) {
 	s, origin := watch(rec, newSem, 2)
 	defer s.Stop()
-	holder := s.Lane("holder")
-	_ = holder.Acquire(context.Background(), 2)
+	holder := holdAll(s, 2)
 	var wg sync.WaitGroup
 	head := s.Lane("head, wants 2")
 	wg.Go(func() {
