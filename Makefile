@@ -8,7 +8,7 @@ TOOL    := $(GO) tool -modfile=$(CURDIR)/tools/go.mod
 # dependencies away from users of the core packages.
 MODULES := $(patsubst ./%,%,$(patsubst %/go.mod,%,$(shell find . -name go.mod -not -path './tools/*' -not -path '*/testdata/*' | sort)))
 
-.PHONY: all test testdeps vet cover lint bench bench-long bench-reference bench-compare bench-render
+.PHONY: all test testdeps vet cover lint bench bench-long bench-reference bench-compare bench-render timelines
 
 all: test
 
@@ -77,3 +77,10 @@ bench-compare:
 	if [ -d "$$old" ]; then old="$$old/results.txt"; fi; \
 	if [ -d "$$new" ]; then new="$$new/results.txt"; fi; \
 	$(TOOL) benchstat old="$$old" new="$$new"
+
+## timelines: draw again every timeline picture the docs show
+## (docs/timelines/*.svg), each scenario played in a testing/synctest bubble
+## so that the pictures are the same on every machine; a test fails while
+## a committed picture differs from what this would draw
+timelines:
+	cd timeline/render && $(GO) test -count=1 -run 'TestCommittedPicturesAreCurrent' ./scenarios -args -update
