@@ -1,0 +1,223 @@
+package checker_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/semacat/sem/internal/faults/checker"
+	"github.com/semacat/sem/internal/faults/history"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// The hand-made histories below use a lease of 1s; a holder cut off counts
+// as holding for 500ms more; permits must be back within 1.5s.
+var cfg = checker.Config{Size: 1, Lease: time.Second, Cutoff: 500 * time.Millisecond, BackBound: 500 * time.Millisecond}
+
+var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// h builds a history; every event is placed at a millisecond offset from t0.
+type h []history.Event
+
+func (x h) add(ms int, worker string, kind history.Kind, token int64) h {
+	e := history.Event{Worker: worker, Kind: kind, Wall: t0.Add(time.Duration(ms) * time.Millisecond), Token: token, Key: "k"}
+	if kind == history.Granted || kind == history.AcquireStart {
+		e.Weight = 1
+	}
+	return append(x, e)
+}
+
+// hold adds a full acquire-write-release cycle of worker with token, the
+// store's decision included.
+func (x h) hold(from, to int, worker string, token int64) h {
+	return x.add(from, worker, history.AcquireStart, 0).
+		add(from+1, worker, history.Granted, token).
+		add(from+2, checker.StoreWorker, history.WriteAccepted, token).
+		add(from+3, worker, history.WriteAccepted, token).
+		add(to, worker, history.ReleaseStart, token).
+		add(to+1, worker, history.Released, token)
+}
+
+func (x h) fault(ms int, detail, target string) h {
+	return append(x, history.Event{Worker: "nemesis", Kind: history.Fault, Wall: t0.Add(time.Duration(ms) * time.Millisecond),
+		Detail: detail, Target: target})
+}
+
+func (x h) exit(ms int, workers ...string) h {
+	for _, w := range workers {
+		x = x.add(ms, w, history.Exit, 0)
+	}
+	return x
+}
+
+func kinds(r *checker.Report) []string {
+	var k []string
+	for _, v := range r.Violations {
+		k = append(k, v.Kind)
+	}
+	return k
+}
+
+// A valid run: holders take turns, one is killed while holding and its
+// permit comes back within the lease.
+func TestValidHistory(t *testing.T) {
+	events := h{}.
+		hold(0, 100, "a", 10).
+		add(50, "b", history.AcquireStart, 0).
+		add(101, "b", history.Granted, 11).
+		add(102, checker.StoreWorker, history.WriteAccepted, 11).
+		fault(150, history.FaultKill, "b").
+		hold(1100, 1200, "a", 12).
+		exit(1300, "a")
+	r := checker.Check(cfg, events)
+	assert.Empty(t, r.Violations)
+	assert.Equal(t, 3, r.Grants)
+	assert.Equal(t, 1, r.Faults)
+	assert.Equal(t, []time.Duration{951 * time.Millisecond}, r.PermitsBack)
+	assert.Equal(t, 951*time.Millisecond, r.Percentile(99))
+}
+
+func TestOverAdmission(t *testing.T) {
+	events := h{}.hold(0, 100, "a", 10).hold(50, 150, "b", 11).exit(200, "a", "b")
+	r := checker.Check(cfg, events)
+	assert.Equal(t, []string{checker.OverAdmission}, kinds(r))
+}
+
+// A holder cut off counts as holding for Cutoff: a grant to another before
+// that is over-admission, one after it is not.
+func TestCutoffBoundsValidity(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		grantAt int
+		want    []string
+	}{
+		{"granted-after-cutoff", 700, nil},
+		{"granted-within-cutoff", 400, []string{checker.OverAdmission}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			events := h{}.
+				add(0, "a", history.AcquireStart, 0).
+				add(1, "a", history.Granted, 10).
+				fault(100, history.FaultKill, "a").
+				hold(tc.grantAt, tc.grantAt+50, "b", 11).
+				exit(2000, "b")
+			r := checker.Check(cfg, events)
+			assert.Equal(t, tc.want, kinds(r))
+		})
+	}
+}
+
+// A stop shorter than Cutoff leaves the holder valid past the stop time
+// plus Cutoff: the grant to b at 700ms overlaps it.
+func TestShortStopKeepsHolderValid(t *testing.T) {
+	events := h{}.
+		add(0, "a", history.AcquireStart, 0).
+		add(1, "a", history.Granted, 10).
+		fault(100, history.FaultStop, "a").
+		fault(300, history.FaultCont, "a").
+		add(800, "a", history.ReleaseStart, 10).
+		hold(700, 850, "b", 11).
+		exit(2000, "a", "b")
+	r := checker.Check(cfg, events)
+	assert.Equal(t, []string{checker.OverAdmission}, kinds(r))
+}
+
+func TestFenceOrder(t *testing.T) {
+	events := h{}.hold(0, 100, "a", 10).hold(200, 300, "b", 11).
+		add(400, checker.StoreWorker, history.WriteAccepted, 10).
+		exit(500, "a", "b")
+	r := checker.Check(cfg, events)
+	assert.Equal(t, []string{checker.FenceOrder}, kinds(r))
+}
+
+// pausedHolder is a holder stopped for 2s, longer than the lease, while b
+// takes over and writes; a resumes and writes with its old token.
+func pausedHolder(accepted, canSignal, doneFired bool) h {
+	events := h{}.
+		add(0, "a", history.AcquireStart, 0).
+		add(1, "a", history.Granted, 10).
+		add(2, checker.StoreWorker, history.WriteAccepted, 10).
+		fault(100, history.FaultStop, "a").
+		hold(1200, 1300, "b", 11).
+		fault(2100, history.FaultCont, "a")
+	events[1].CanSignal = canSignal
+	if doneFired {
+		events = events.add(2101, "a", history.DoneFired, 10)
+	}
+	if accepted {
+		events = events.add(2102, checker.StoreWorker, history.WriteAccepted, 10).add(2103, "a", history.WriteAccepted, 10)
+	} else {
+		events = events.add(2102, checker.StoreWorker, history.WriteRejected, 10).add(2103, "a", history.WriteRejected, 10)
+	}
+	return events.add(2200, "a", history.ReleaseStart, 10).add(2201, "a", history.Released, 10).exit(2300, "a", "b")
+}
+
+func TestLateWrite(t *testing.T) {
+	for _, tc := range []struct {
+		name                          string
+		accepted, canSignal, doneSeen bool
+		want                          []string
+		rejected                      int
+		note                          bool
+	}{
+		{"rejected-no-signal", false, false, false, nil, 1, true},
+		{"rejected-done-fired", false, true, true, nil, 1, false},
+		{"rejected-done-missing", false, true, false, []string{checker.DoneNotFired}, 1, false},
+		{"accepted", true, false, false, []string{checker.FenceOrder, checker.LateWriteAccepted}, 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := checker.Check(cfg, pausedHolder(tc.accepted, tc.canSignal, tc.doneSeen))
+			assert.ElementsMatch(t, tc.want, kinds(r))
+			assert.Equal(t, 1, r.LateWrites)
+			assert.Equal(t, tc.rejected, r.LateRejected)
+			assert.Equal(t, tc.note, len(r.Notes) > 0, r.Notes)
+		})
+	}
+}
+
+func TestPermitsNotBack(t *testing.T) {
+	killed := h{}.
+		add(0, "a", history.AcquireStart, 0).
+		add(1, "a", history.Granted, 10).
+		fault(100, history.FaultKill, "a")
+	late := killed.hold(1700, 1800, "b", 11).exit(2000, "b")
+	r := checker.Check(cfg, late)
+	assert.Equal(t, []string{checker.PermitsNotBack}, kinds(r))
+	assert.Equal(t, []time.Duration{1601 * time.Millisecond}, r.PermitsBack)
+
+	never := killed.add(50, "b", history.AcquireStart, 0).add(3000, "b", history.AcquireFailed, 0).exit(3001, "b")
+	r = checker.Check(cfg, never)
+	assert.Equal(t, []string{checker.PermitsNotBack}, kinds(r))
+}
+
+func TestStrandedAndVanished(t *testing.T) {
+	events := h{}.hold(0, 100, "a", 10).add(200, "a", history.AcquireStart, 0).exit(300, "a").
+		hold(400, 500, "b", 11)
+	r := checker.Check(cfg, events)
+	assert.ElementsMatch(t, []string{checker.Stranded, checker.Vanished}, kinds(r))
+}
+
+// A worker killed while writing leaves a torn last line, which Load drops.
+func TestLoadDropsTornLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.jsonl")
+	w, err := history.Create(path, "a")
+	require.NoError(t, err)
+	require.NoError(t, w.Log(history.Event{Kind: history.AcquireStart, Weight: 1}))
+	require.NoError(t, w.Close())
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"worker":"a","kind":"gran`)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	events, err := checker.Load(path)
+	require.NoError(t, err)
+	require.Len(t, events, 1)
+	assert.Equal(t, "a", events[0].Worker)
+	assert.Equal(t, history.AcquireStart, events[0].Kind)
+}
