@@ -44,6 +44,8 @@ const (
 	ReleaseStart Kind = "release-start"
 	// Released: release returned; Err is its error, if any.
 	Released Kind = "released"
+	// Error: an operation other than acquire and release failed with Err.
+	Error Kind = "error"
 	// Exit: the worker finished its run and is about to exit.
 	Exit Kind = "exit"
 	// Fault: the nemesis injected Detail (see the Fault* constants) on

@@ -1,0 +1,151 @@
+package faults_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/semacat/sem/internal/faults/checker"
+	"github.com/semacat/sem/internal/faults/history"
+	"github.com/semacat/sem/internal/faults/servers"
+)
+
+// scenario is one fault applied to holders of a size-1 semaphore, repeated
+// as the mode says, with what the checker must find.
+type scenario struct {
+	name   string
+	inject func(r *run)
+	opts   []option
+	expect func(t *testing.T, rep *checker.Report)
+}
+
+// The scenarios every strategy must survive, one fault each, and one
+// deliberately broken worker the checker must catch.
+var holderScenarios = []scenario{
+	{"kill-holder", (*run).killHolder, nil, func(t *testing.T, rep *checker.Report) {
+		assert.Empty(t, rep.Violations)
+		assert.NotEmpty(t, rep.PermitsBack, "no permits came back after the kill: the kill missed every holder")
+	}},
+	{"stop-holder", func(r *run) { r.stopHolder(2 * lease) }, nil, expectLateWritesRejected},
+	{"partition-holder", func(r *run) { r.partitionHolder(2 * lease) }, nil, func(t *testing.T, rep *checker.Report) {
+		assert.Empty(t, rep.Violations)
+		assert.NotEmpty(t, rep.PermitsBack, "nobody was granted after the partition")
+	}},
+	{"broken-ignores-fence", func(r *run) { r.stopHolder(2 * lease) }, []option{ignoreFence}, func(t *testing.T, rep *checker.Report) {
+		assert.Positive(t, rep.Count(checker.FenceOrder), "the checker missed the unfenced late write")
+		assert.Positive(t, rep.Count(checker.LateWriteAccepted), "the checker missed the unfenced late write")
+	}},
+}
+
+// expectLateWritesRejected: a holder stopped past its lease wrote late, and
+// the fence rejected every late write.
+func expectLateWritesRejected(t *testing.T, rep *checker.Report) {
+	assert.Empty(t, rep.Violations)
+	assert.Positive(t, rep.LateWrites, "the stopped holder made no late write: the scenario did not reach its hazard")
+	assert.Equal(t, rep.LateWrites, rep.LateRejected)
+}
+
+func (s scenario) run(t *testing.T, strategy string, upstreams []string) {
+	r := newRun(t, strategy)
+	r.start(currentMode().workers, upstreams, nil, s.opts...)
+	for range currentMode().faults {
+		time.Sleep(lease / 2) // let the workers contend before the fault
+		s.inject(r)
+	}
+	s.expect(t, r.finish())
+}
+
+func hostPorts(urls []string) []string {
+	var out []string
+	for _, u := range urls {
+		out = append(out, strings.TrimPrefix(u, "http://"))
+	}
+	return out
+}
+
+// TestEtcd runs the holder scenarios, then the SIGKILL of the leader's
+// process, on one 3-member cluster of separate processes.
+func TestEtcd(t *testing.T) {
+	c := servers.StartEtcd(t, t.TempDir(), 3)
+	for _, s := range holderScenarios {
+		t.Run(s.name, func(t *testing.T) { s.run(t, "etcd", hostPorts(c.Endpoints)) })
+	}
+	t.Run("kill-leader", func(t *testing.T) {
+		s := scenario{inject: func(r *run) {
+			leader, err := c.Leader(10 * time.Second)
+			if !assert.NoError(t, err) {
+				return
+			}
+			c.Kill(leader)
+			r.fault(history.FaultServer, "etcd-leader")
+			time.Sleep(lease) // the member stays dead for a lease
+			c.Restart(leader)
+			r.fault(history.FaultRestart, "etcd-leader")
+		}, expect: func(t *testing.T, rep *checker.Report) {
+			assert.Empty(t, rep.Violations)
+			assert.NotEmpty(t, rep.PermitsBack, "nobody was granted after the leader died")
+		}}
+		s.run(t, "etcd", hostPorts(c.Endpoints))
+	})
+}
+
+// TestRedis runs the holder scenarios on one redis-server.
+func TestRedis(t *testing.T) {
+	srv := servers.StartRedis(t, t.TempDir())
+	for _, s := range holderScenarios {
+		t.Run(s.name, func(t *testing.T) { s.run(t, "redis", []string{srv.Addr()}) })
+	}
+}
+
+// TestRedisKillRestart kills redis-server with SIGKILL and restarts it from
+// its RDB snapshot: grants made since the last snapshot are lost, which
+// redissem documents as a case of over-admission. The fence must still
+// hold, and no waiter may be stranded.
+func TestRedisKillRestart(t *testing.T) {
+	srv := servers.StartRedis(t, filepath.Join(t.TempDir(), "redis"))
+	s := scenario{inject: func(r *run) {
+		srv.Kill()
+		r.fault(history.FaultServer, "redis")
+		time.Sleep(lease / 4) // a quick restart, within the lease
+		srv.Restart()
+		r.fault(history.FaultRestart, "redis")
+	}, expect: expectOnlyDocumentedOverAdmission}
+	s.run(t, "redis", []string{srv.Addr()})
+}
+
+// TestSentinelFailover kills the Redis primary; the Sentinel promotes the
+// replica and the workers follow it. Replication is asynchronous, so grants
+// the replica had not received are lost, which redissem documents.
+func TestSentinelFailover(t *testing.T) {
+	sn := servers.StartSentinel(t, t.TempDir(), 500*time.Millisecond)
+	r := newRun(t, "sentinel")
+	r.start(currentMode().workers, nil, []string{sn.Addr()})
+	time.Sleep(lease / 2)
+	old, err := sn.Master()
+	assert.NoError(t, err)
+	sn.Primary.Kill()
+	r.fault(history.FaultServer, "redis-primary")
+	now, err := sn.WaitFailover(old, 20*time.Second)
+	assert.NoError(t, err)
+	r.fault(history.FaultRestart, "redis-primary "+now)
+	rep := r.finish()
+	expectOnlyDocumentedOverAdmission(t, rep)
+}
+
+// expectOnlyDocumentedOverAdmission: after Redis lost writes, more than the
+// size may hold (reported, not failed), but the fence keeps order, and
+// every waiter ends.
+func expectOnlyDocumentedOverAdmission(t *testing.T, rep *checker.Report) {
+	for _, v := range rep.Violations {
+		if v.Kind != checker.OverAdmission {
+			t.Errorf("unexpected violation: %v", v)
+		}
+	}
+	if n := rep.Count(checker.OverAdmission); n > 0 {
+		t.Logf("over-admission after Redis lost writes (documented by redissem): %d episodes", n)
+	}
+	assert.NotEmpty(t, rep.PermitsBack, "nobody was granted after the server fault")
+}
