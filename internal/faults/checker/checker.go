@@ -83,9 +83,10 @@ func (v Violation) String() string {
 // Report is the outcome of a check.
 type Report struct {
 	Grants       int             // grants made to workers
-	Faults       int             // faults injected (heal and cont are not counted)
+	Faults       int             // faults injected (cont, heal and restart are not counted)
+	HolderFaults int             // faults that hit a worker while it held a grant
 	Violations   []Violation     // every broken promise, in no particular order
-	PermitsBack  []time.Duration // per fault: from the fault to the next grant to another worker
+	PermitsBack  []time.Duration // per holder or server fault: from the fault to the next grant to another worker
 	LateWrites   int             // writes with a token of a grant cut off for longer than the lease
 	LateRejected int             // of those, rejected by the fence
 	Notes        []string        // checks that could not be made, and why
@@ -133,7 +134,7 @@ func Check(cfg Config, events []history.Event) *Report {
 	grants := run.grants(cfg)
 	r.Grants = len(grants)
 	for _, f := range run.faults {
-		if f.Detail != history.FaultCont && f.Detail != history.FaultHeal {
+		if !recovery(f) {
 			r.Faults++
 		}
 	}
@@ -143,6 +144,15 @@ func Check(cfg Config, events []history.Event) *Report {
 	checkBack(r, cfg, run, grants)
 	checkWaiters(r, run)
 	return r
+}
+
+// recovery says whether f records the end of a fault rather than a fault.
+func recovery(f history.Event) bool {
+	switch f.Detail {
+	case history.FaultCont, history.FaultHeal, history.FaultRestart:
+		return true
+	}
+	return false
 }
 
 // run is a history split by its source.
@@ -390,17 +400,25 @@ func newerAccepted(store []history.Event, token int64, at time.Time) int64 {
 	return 0
 }
 
-// checkBack measures, for every fault, how long until a worker other than
-// the one hit (any worker, for a server fault) was granted; after a holder
-// was cut off it must be within Lease + BackBound.
+// checkBack measures, for every fault that hit a holder or a server, how
+// long until a worker other than the one hit (any worker, for a server
+// fault) was granted; after a holder was killed it must be within Lease +
+// BackBound. For a size-1 semaphore that is when the permit came back.
 func checkBack(r *Report, cfg Config, run *run, grants []*grant) {
 	for _, f := range run.faults {
-		if f.Detail == history.FaultCont || f.Detail == history.FaultHeal {
+		if recovery(f) {
 			continue
+		}
+		_, onWorker := run.workers[f.Target]
+		held := holding(grants, f.Target, f.Wall)
+		if held {
+			r.HolderFaults++
+		} else if onWorker {
+			continue // a waiter was hit: no permits to come back
 		}
 		next, ok := nextGrant(grants, f.Target, f.Wall)
 		if !ok {
-			if f.Detail == history.FaultKill && holding(grants, f.Target, f.Wall) {
+			if f.Detail == history.FaultKill && held {
 				r.Violations = append(r.Violations, Violation{PermitsNotBack, f.Wall,
 					fmt.Sprintf("nobody was granted after %s of holder %s", f.Detail, f.Target)})
 			}
@@ -408,7 +426,7 @@ func checkBack(r *Report, cfg Config, run *run, grants []*grant) {
 		}
 		back := next.Sub(f.Wall)
 		r.PermitsBack = append(r.PermitsBack, back)
-		if f.Detail == history.FaultKill && holding(grants, f.Target, f.Wall) && back > cfg.Lease+cfg.BackBound {
+		if f.Detail == history.FaultKill && held && back > cfg.Lease+cfg.BackBound {
 			r.Violations = append(r.Violations, Violation{PermitsNotBack, f.Wall,
 				fmt.Sprintf("permits of killed holder %s came back after %v, more than lease %v + %v", f.Target, back, cfg.Lease, cfg.BackBound)})
 		}

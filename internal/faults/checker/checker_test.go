@@ -79,6 +79,7 @@ func TestValidHistory(t *testing.T) {
 	assert.Empty(t, r.Violations)
 	assert.Equal(t, 3, r.Grants)
 	assert.Equal(t, 1, r.Faults)
+	assert.Equal(t, 1, r.HolderFaults)
 	assert.Equal(t, []time.Duration{951 * time.Millisecond}, r.PermitsBack)
 	assert.Equal(t, 951*time.Millisecond, r.Percentile(99))
 }
@@ -220,4 +221,26 @@ func TestLoadDropsTornLine(t *testing.T) {
 	require.Len(t, events, 1)
 	assert.Equal(t, "a", events[0].Worker)
 	assert.Equal(t, history.AcquireStart, events[0].Kind)
+}
+
+// Restarts, conts and heals end faults and are not counted as faults; a
+// fault that hits a waiter measures nothing; a server fault measures the
+// time to the next grant.
+func TestFaultAccounting(t *testing.T) {
+	events := h{}.
+		hold(0, 100, "a", 10).
+		add(50, "b", history.AcquireStart, 0).
+		fault(60, history.FaultStop, "b").
+		fault(70, history.FaultCont, "b").
+		add(101, "b", history.Granted, 11).
+		add(150, "b", history.ReleaseStart, 11).
+		fault(200, history.FaultServer, "redis").
+		fault(300, history.FaultRestart, "redis").
+		hold(400, 500, "a", 12).
+		exit(600, "a", "b")
+	r := checker.Check(cfg, events)
+	assert.Empty(t, r.Violations)
+	assert.Equal(t, 2, r.Faults)
+	assert.Equal(t, 0, r.HolderFaults)
+	assert.Equal(t, []time.Duration{201 * time.Millisecond}, r.PermitsBack)
 }
