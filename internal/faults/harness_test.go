@@ -222,38 +222,48 @@ func (r *run) signal(p *proc, sig syscall.Signal, detail string) {
 	r.fault(detail, p.name)
 }
 
+// frozenHolder returns a worker that holds the semaphore, stopped with
+// SIGSTOP for the instant the harness needs to put a fault inside its
+// grant: a worker checked while running could release before the fault
+// lands. The freeze is not recorded: it lasts far less than any lease.
+func (r *run) frozenHolder() *proc {
+	for {
+		p := r.waitHolder()
+		require.NoError(r.t, p.cmd.Process.Signal(syscall.SIGSTOP))
+		if holding(p) {
+			return p
+		}
+		require.NoError(r.t, p.cmd.Process.Signal(syscall.SIGCONT))
+	}
+}
+
+func (r *run) thaw(p *proc) { require.NoError(r.t, p.cmd.Process.Signal(syscall.SIGCONT)) }
+
 // killHolder kills a worker while it holds the semaphore.
 func (r *run) killHolder() {
-	p := r.waitHolder()
+	p := r.frozenHolder()
 	r.signal(p, syscall.SIGKILL, history.FaultKill)
 	<-p.exited
 }
 
-// stopHolder stops a worker while it holds the semaphore for longer than
-// the lease, then lets it go on. A worker that released between the check
-// and the stop is let go at once and another stop is tried.
+// stopHolder stops a worker while it holds the semaphore, for d, then lets
+// it go on.
 func (r *run) stopHolder(d time.Duration) {
-	for {
-		p := r.waitHolder()
-		r.signal(p, syscall.SIGSTOP, history.FaultStop)
-		if !holding(p) {
-			r.signal(p, syscall.SIGCONT, history.FaultCont)
-			continue
-		}
-		time.Sleep(d) // the fault's length
-		r.signal(p, syscall.SIGCONT, history.FaultCont)
-		return
-	}
+	p := r.frozenHolder()
+	r.fault(history.FaultStop, p.name)
+	time.Sleep(d) // the fault's length
+	r.signal(p, syscall.SIGCONT, history.FaultCont)
 }
 
 // partitionHolder blackholes every connection of a holder to its servers
 // for d, then heals.
 func (r *run) partitionHolder(d time.Duration) {
-	p := r.waitHolder()
+	p := r.frozenHolder()
 	for _, px := range p.proxies {
 		require.NoError(r.t, px.Blackhole())
 	}
 	r.fault(history.FaultPartition, p.name)
+	r.thaw(p)
 	time.Sleep(d) // the fault's length
 	for _, px := range p.proxies {
 		require.NoError(r.t, px.Heal())
