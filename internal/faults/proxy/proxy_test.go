@@ -51,16 +51,23 @@ func dial(t *testing.T, p *proxy.Proxy) net.Conn {
 	return c
 }
 
+// connected starts a proxy to an echo server and returns it with a
+// connection through it that has carried a round trip.
+func connected(t *testing.T) (*proxy.Proxy, net.Conn) {
+	p, err := proxy.Start(echo(t))
+	require.NoError(t, err)
+	t.Cleanup(p.Close)
+	c := dial(t, p)
+	require.NoError(t, roundTrip(c, time.Second))
+	return p, c
+}
+
 // A blackhole swallows bytes without an error; Heal ends it, closing the
 // connection it corrupted, and new connections work.
 func TestBlackholeAndHeal(t *testing.T) {
-	p, err := proxy.Start(echo(t))
-	require.NoError(t, err)
-	defer p.Close()
-	c := dial(t, p)
-	require.NoError(t, roundTrip(c, time.Second))
+	p, c := connected(t)
 	require.NoError(t, p.Blackhole())
-	err = roundTrip(c, 200*time.Millisecond)
+	err := roundTrip(c, 200*time.Millisecond)
 	var ne net.Error
 	require.ErrorAs(t, err, &ne)
 	assert.True(t, ne.Timeout(), "want a timeout, got %v", err)
@@ -71,23 +78,17 @@ func TestBlackholeAndHeal(t *testing.T) {
 
 // Cut closes open connections at once and accepts new ones.
 func TestCut(t *testing.T) {
-	p, err := proxy.Start(echo(t))
-	require.NoError(t, err)
-	defer p.Close()
-	c := dial(t, p)
-	require.NoError(t, roundTrip(c, time.Second))
+	p, c := connected(t)
 	require.NoError(t, p.Cut())
 	_ = c.SetDeadline(time.Now().Add(time.Second))
-	_, err = c.Read(make([]byte, 1))
+	_, err := c.Read(make([]byte, 1))
 	assert.ErrorIs(t, err, io.EOF)
 	require.NoError(t, roundTrip(dial(t, p), time.Second))
 }
 
 // Delay holds every chunk back in both directions.
 func TestDelay(t *testing.T) {
-	p, err := proxy.Start(echo(t))
-	require.NoError(t, err)
-	defer p.Close()
+	p, _ := connected(t)
 	const d = 100 * time.Millisecond
 	require.NoError(t, p.Delay(d))
 	c := dial(t, p)
