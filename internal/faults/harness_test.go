@@ -164,6 +164,7 @@ func (r *run) start(n int, upstreams, endpoints []string, opts ...option) {
 		p.cmd = exec.Command(exe, "-test.run=^$")
 		p.cmd.Env = append(os.Environ(), spec.Env())
 		p.cmd.Stderr = os.Stderr
+		servers.DieWithParent(p.cmd)
 		require.NoError(r.t, p.cmd.Start())
 		go func() { _ = p.cmd.Wait(); close(p.exited) }()
 		r.t.Cleanup(func() { _ = p.cmd.Process.Kill(); <-p.exited })

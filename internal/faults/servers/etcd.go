@@ -103,6 +103,7 @@ func (c *EtcdCluster) start(i int) {
 	cmd := exec.Command(exe, "-test.run=^$")
 	cmd.Env = append(os.Environ(), MemberEnv+"="+string(spec))
 	cmd.Stderr = os.Stderr
+	DieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
 		c.t.Fatalf("servers: starting etcd member %d: %v", i, err)
 	}

@@ -59,6 +59,7 @@ func (r *Redis) Kill() {
 func (r *Redis) Restart() {
 	r.t.Helper()
 	r.cmd = exec.Command("redis-server", r.args...)
+	DieWithParent(r.cmd)
 	if err := r.cmd.Start(); err != nil {
 		r.t.Fatalf("servers: starting redis-server: %v", err)
 	}

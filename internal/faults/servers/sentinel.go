@@ -54,6 +54,7 @@ func StartSentinel(t testing.TB, dir string, downAfter time.Duration) *Sentinel 
 		t.Fatalf("servers: %v", err)
 	}
 	s.sentinel = exec.Command("redis-sentinel", conf)
+	DieWithParent(s.sentinel)
 	if err := s.sentinel.Start(); err != nil {
 		t.Fatalf("servers: starting redis-sentinel: %v", err)
 	}
