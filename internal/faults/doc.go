@@ -1,10 +1,45 @@
 // Package faults is the fault-injection harness of semacat's distributed
-// strategies: real servers in their own processes (package servers),
-// worker processes that use a strategy and log what they see (package
-// worker), a fenced store (package fence), a network fault proxy (package
-// proxy), and a checker that judges a run from its histories alone
-// (package checker). The scenarios are its tests.
+// strategies, etcdsem and redissem. Everything in it is real: servers and
+// clients are separate OS processes on loopback ports, a crash is SIGKILL,
+// a pause is SIGSTOP, a partition is a proxy that swallows bytes.
 //
-// The default test run is bounded for make test; SEMACAT_FAULTS=long runs
-// every scenario with more workers, for longer, with repeated faults.
+//   - servers: a 3-member etcd cluster whose members are this test binary
+//     re-executed in member mode, redis-server snapshotting to RDB, and a
+//     primary, replica and redis-sentinel.
+//   - proxy: a toxiproxy proxy per worker and server, run in the test
+//     process, that blackholes, delays or cuts connections.
+//   - worker: this test binary re-executed as a client that loops acquire,
+//     fenced write, hold, fenced write, release, logging each step to its
+//     own fsync'd history file.
+//   - fence: the fenced store, accepting a write only with a token at least
+//     the largest it accepted, logging every decision.
+//   - checker: judges a run from the history files alone.
+//
+// # Scenarios
+//
+// Each scenario runs workers on a size-1 semaphore with a 2s lease, injects
+// its fault, waits for the workers to finish, and checks the histories;
+// each prints a summary row (operations, faults, violations, and how long
+// after the fault the next worker was granted, p50 and p99):
+//
+//	kill-holder           SIGKILL of a worker that holds     etcd, redis
+//	stop-holder           SIGSTOP of a holder for two leases  etcd, redis
+//	partition-holder      blackhole of a holder's connections for two leases
+//	broken-ignores-fence  stop-holder with workers that skip the fence:
+//	                      the checker must report the stale write
+//	kill-leader           SIGKILL of the etcd leader's process, restart
+//	                      from its data directory
+//	TestRedisKillRestart  SIGKILL of redis-server while a worker holds,
+//	                      restart from the RDB snapshot
+//	TestSentinelFailover  SIGKILL of the Redis primary while a worker holds;
+//	                      the Sentinel promotes the replica
+//
+// Losing Redis's unsnapshotted or unreplicated writes may admit a second
+// holder, as redissem documents: those scenarios report over-admission
+// without failing, and require the fence to hold.
+//
+// The default run is bounded for make test (3 workers, 5s each, one fault
+// per scenario). SEMACAT_FAULTS=long runs 5 workers for 30s each with four
+// faults per scenario (the Sentinel fails over once), and prints the table
+// after the last scenario.
 package faults
