@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 	case os.Getenv(worker.SpecEnv) != "":
 		os.Exit(worker.Main())
 	}
-	goleak.VerifyTestMain(tableMain{m})
+	goleak.VerifyTestMain(tableMain{m}, goleak.IgnoreTopFunction(proxy.LeakedGoroutine))
 }
 
 // tableMain prints the summary table after every scenario ran.

@@ -13,7 +13,9 @@ import (
 	"github.com/semacat/sem/internal/faults/proxy"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction(proxy.LeakedGoroutine))
+}
 
 // echo starts a server that echoes every connection until t ends.
 func echo(t *testing.T) string {
