@@ -120,6 +120,9 @@ func newRun(t *testing.T, strategy string) *run {
 	return r
 }
 
+// holdTime is how long a worker holds each grant unless told otherwise.
+const holdTime = 200 * time.Millisecond
+
 // options of a worker beyond the defaults.
 type option func(*worker.Spec)
 
@@ -147,7 +150,7 @@ func (r *run) start(n int, upstreams, endpoints []string, opts ...option) {
 			}
 		}
 		spec := worker.Spec{
-			Config: worker.Config{Name: p.name, Weight: 1, Hold: 200 * time.Millisecond,
+			Config: worker.Config{Name: p.name, Weight: 1, Hold: holdTime,
 				Duration: currentMode().duration, AcquireTimeout: 3 * lease, ReleaseTimeout: lease,
 				Store: r.store.URL(), Key: r.name},
 			Strategy: r.strategy, Endpoints: eps, MasterName: "", Semaphore: r.name, Size: 1,
@@ -197,6 +200,19 @@ func holding(p *proc) bool {
 	return in
 }
 
+// midHold reports whether p, frozen, is in the quiet middle of a grant:
+// its first write logged less than a quarter of the hold ago, so that no
+// other write or release of that grant can be in flight.
+func midHold(p *proc) bool {
+	events, err := history.Read(p.history)
+	if err != nil || len(events) < 2 {
+		return false
+	}
+	last, before := events[len(events)-1], events[len(events)-2]
+	return before.Kind == history.Granted && last.Kind == history.WriteAccepted &&
+		time.Since(last.Wall) < holdTime/4
+}
+
 // waitHolder returns a live worker that holds the semaphore now.
 func (r *run) waitHolder() *proc {
 	deadline := time.Now().Add(3 * lease)
@@ -224,18 +240,22 @@ func (r *run) signal(p *proc, sig syscall.Signal, detail string) {
 }
 
 // frozenHolder returns a worker that holds the semaphore, stopped with
-// SIGSTOP for the instant the harness needs to put a fault inside its
-// grant: a worker checked while running could release before the fault
-// lands. The freeze is not recorded: it lasts far less than any lease.
+// SIGSTOP in the middle of its grant for the instant the harness needs to
+// put a fault there: a worker checked while running could write or release
+// before the fault lands. The freeze is not recorded: it lasts far less
+// than any lease.
 func (r *run) frozenHolder() *proc {
-	for {
+	deadline := time.Now().Add(3 * lease)
+	for time.Now().Before(deadline) {
 		p := r.waitHolder()
 		require.NoError(r.t, p.cmd.Process.Signal(syscall.SIGSTOP))
-		if holding(p) {
+		if midHold(p) {
 			return p
 		}
-		require.NoError(r.t, p.cmd.Process.Signal(syscall.SIGCONT))
+		r.thaw(p)
 	}
+	r.t.Fatalf("no worker was caught in the middle of a grant within %v", 3*lease)
+	return nil
 }
 
 func (r *run) thaw(p *proc) { require.NoError(r.t, p.cmd.Process.Signal(syscall.SIGCONT)) }

@@ -46,8 +46,13 @@ import (
 	"github.com/semacat/sem/internal/faults/history"
 )
 
-// StoreWorker is the Worker name of the fenced store's events.
-const StoreWorker = "store"
+// StoreWorker is the Worker name of the fenced store's events, whose Detail
+// names the worker that wrote, followed by UnfencedSuffix for a write that
+// bypassed the fence.
+const (
+	StoreWorker    = "store"
+	UnfencedSuffix = " (unfenced)"
+)
 
 // Config describes the run being checked.
 type Config struct {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/semacat/sem/internal/faults/history"
@@ -72,7 +73,10 @@ func checkFence(r *Report, store []history.Event) {
 }
 
 // checkLate looks at the writes that holders made with the token of a grant
-// they held when cut off for longer than the lease.
+// they held when cut off for longer than the lease. A write is late when the
+// store decided on it after the cut-off plus the lease: the store's log, not
+// the worker's, says when, since a worker stopped between sending a write
+// and logging its answer logs it only when it runs again.
 func checkLate(r *Report, cfg Config, run *run, grants []*grant) {
 	cuts := run.cuts()
 	horizon := run.horizon()
@@ -84,14 +88,14 @@ func checkLate(r *Report, cfg Config, run *run, grants []*grant) {
 				continue
 			}
 			lateFrom := c.start.Add(cfg.Lease)
-			for _, w := range run.workers[g.worker] {
-				if w.Kind != history.WriteAccepted && w.Kind != history.WriteRejected || w.Token != g.token || !w.Wall.After(lateFrom) {
+			for i, w := range run.store {
+				if w.Token != g.token || writer(w) != g.worker || !w.Wall.After(lateFrom) {
 					continue
 				}
 				r.LateWrites++
 				if w.Kind == history.WriteRejected {
 					r.LateRejected++
-				} else if newer := newerAccepted(run.store, g.token, w.Wall); newer != 0 {
+				} else if newer := newerAccepted(run.store[:i], g.token); newer != 0 {
 					r.Violations = append(r.Violations, Violation{LateWriteAccepted, w.Wall,
 						fmt.Sprintf("%s wrote with token %d after being cut off (%s at %s) and the store accepted it, though it had accepted token %d",
 							g.worker, g.token, c.detail, c.start.Format("15:04:05.000"), newer)})
@@ -111,11 +115,16 @@ func checkLate(r *Report, cfg Config, run *run, grants []*grant) {
 	}
 }
 
-// newerAccepted returns a token above token that the store accepted before
-// at, or 0.
-func newerAccepted(store []history.Event, token int64, at time.Time) int64 {
-	for _, e := range store {
-		if e.Kind == history.WriteAccepted && e.Token > token && e.Wall.Before(at) {
+// writer returns the worker a store decision was for.
+func writer(e history.Event) string {
+	return strings.TrimSuffix(e.Detail, UnfencedSuffix)
+}
+
+// newerAccepted returns a token above token among the store's accepted
+// writes in decisions, or 0.
+func newerAccepted(decisions []history.Event, token int64) int64 {
+	for _, e := range decisions {
+		if e.Kind == history.WriteAccepted && e.Token > token {
 			return e.Token
 		}
 	}

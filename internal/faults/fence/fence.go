@@ -22,6 +22,9 @@ import (
 	"github.com/semacat/sem/internal/faults/history"
 )
 
+// unfencedSuffix follows the writer's name in the log of an unfenced write.
+const unfencedSuffix = " (unfenced)"
+
 // Store is a running fenced store.
 type Store struct {
 	srv *http.Server
@@ -93,7 +96,7 @@ func (s *Store) decide(key string, token int64, writer string, unfenced bool) (b
 	}
 	detail := writer
 	if unfenced {
-		detail += " (unfenced)"
+		detail += unfencedSuffix
 	}
 	return accepted, s.log.Log(history.Event{Kind: kind, Key: key, Token: token, Detail: detail})
 }
