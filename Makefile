@@ -8,16 +8,28 @@ TOOL    := $(GO) tool -modfile=$(CURDIR)/tools/go.mod
 # dependencies away from users of the core packages.
 MODULES := $(patsubst ./%,%,$(patsubst %/go.mod,%,$(shell find . -name go.mod -not -path './tools/*' -not -path '*/testdata/*' | sort)))
 
-.PHONY: all test vet cover lint bench bench-long bench-reference bench-compare
+.PHONY: all test testdeps vet cover lint bench bench-long bench-reference bench-compare bench-render
 
 all: test
 
-## test: go vet and the race-enabled tests of every module
-test:
-	@set -e; for m in $(MODULES); do \
-		echo "== $$m: go vet && go test -race"; \
-		(cd $$m && $(GO) vet ./... && $(GO) test -race -count=1 ./...); \
-	done
+## test: go vet and the race-enabled tests of every module, one line per
+## package (gotestsum); a failure names the test and shows its output
+test: testdeps
+	@failed=""; for m in $(MODULES); do \
+		echo "== $$m"; \
+		(cd $$m && $(GO) vet ./... && \
+			$(TOOL) gotestsum --format pkgname --format-hide-empty-pkg --hide-summary=skipped -- -race -count=1 ./...) \
+		|| failed="$$failed $$m"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "make test: FAIL in:$$failed"; exit 1; fi; \
+	echo "make test: ok, every module passed: $(MODULES)"
+
+## testdeps: install what the tests need beyond Go (redis-server,
+## redis-sentinel) when missing and allowed, else say the command to run;
+## then check that script itself on simulated machines
+testdeps:
+	@sh tools/testdeps.sh
+	@sh tools/testdeps_test.sh >/dev/null || sh tools/testdeps_test.sh
 
 ## cover: tests with coverage of the root module, summary per function
 cover:
@@ -31,10 +43,13 @@ lint:
 		(cd $$m && $(TOOL) staticcheck ./...); \
 	done
 
-## bench: the head-to-head run of every strategy against the references
-## (about 3 minutes on 2 cores): progress per scenario, a summary table, and
-## benchmarks/results/latest/{results.txt,results.md,*.svg}
+## bench: the head-to-head run of every strategy against the references,
+## each contended scenario in its steady state (see benchmarks/steady.go),
+## 6 rounds of 15ms each (under 5 minutes on 2 cores): a progress line per
+## scenario with the time left, a summary table, and
+## benchmarks/results/latest/{results.txt,results.md,blocks.md,*.svg}
 SEMABENCH := cd benchmarks/semabench && $(GO) run . -root $(CURDIR)
+REFERENCE := $(CURDIR)/benchmarks/results/reference
 bench:
 	$(SEMABENCH) -command "make bench" -benchtime 15ms -out $(CURDIR)/benchmarks/results/latest
 
@@ -42,11 +57,17 @@ bench:
 bench-long:
 	$(SEMABENCH) -command "make bench-long" -long -rounds 10 -benchtime 100ms -out $(CURDIR)/benchmarks/results/latest
 
-## bench-reference: the default scenarios, 50ms each (long enough for FIFO
-## convoys to form under contention), into the committed
-## benchmarks/results/reference that the README and docs embed
+## bench-reference: the default scenarios, 50ms each, into the committed
+## benchmarks/results/reference, and the README's and docs' figures from it
+## (run it on a quiet machine)
 bench-reference:
-	$(SEMABENCH) -command "make bench-reference" -benchtime 50ms -out $(CURDIR)/benchmarks/results/reference
+	$(SEMABENCH) -command "make bench-reference" -benchtime 50ms -out $(REFERENCE) -docs
+
+## bench-render: the reference report (results.md, blocks.md, charts) and
+## the README's and docs' figures again from the committed
+## benchmarks/results/reference/results.txt, without running anything
+bench-render:
+	$(SEMABENCH) -command "make bench-reference" -from $(REFERENCE)/results.txt -out $(REFERENCE) -docs
 
 ## bench-compare: benchstat OLD NEW, each a results.txt or a results directory,
 ## e.g. make bench-compare OLD=benchmarks/results/reference NEW=benchmarks/results/latest

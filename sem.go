@@ -41,8 +41,8 @@
 // package checks each row.
 //
 //   - New(size) with size < 1 panics with a message naming the package and value.
-//   - A negative n passed to any method panics with a message naming the method
-//     and value.
+//   - A negative n passed to any method panics with a message naming the
+//     package, method and value.
 //   - Acquire(ctx, 0), TryAcquire(0) and Release(0) are no-ops: Acquire(ctx, 0)
 //     never blocks and returns ctx.Err(); TryAcquire(0) reports true.
 //   - Acquire(ctx, n) with n > size returns at once an error for which
@@ -53,12 +53,41 @@
 //   - If ctx is done while Acquire waits, Acquire returns ctx.Err() and the
 //     semaphore is exactly as if the call had never happened: a canceled
 //     waiter never strands permits or the waiters queued behind it.
+//   - A cancellation that happens before the permits are granted wins: when
+//     ctx is done before a Release makes the permits free (go.dev/issue/63615:
+//     size 2, 1 held, Acquire(ctx, 2) waiting, cancel(), then Release(1)),
+//     Acquire returns ctx.Err() and the permits go to the next waiter or stay
+//     free. A waiter granted its permits before ctx was done may either
+//     return nil holding them, or give them back and return ctx.Err().
 //   - Acquire returns nil only when the caller holds the n permits, and an
-//     error only when it holds none of them.
-//   - Releasing more than is held panics with "released more than held",
-//     before any state is changed.
+//     error only when it holds none of them: never both, never neither.
+//   - Releasing more than is held panics with a message naming the package
+//     and containing "released more than held", before any state is changed,
+//     also while other callers wait or release at the same time. Permits a
+//     waiting Acquire has gathered but not yet been granted count as held by
+//     nobody: releasing them panics too.
+//   - A Release happens before the Acquire or TryAcquire that its permits
+//     enable, in the sense of the Go memory model.
 //   - Never are more than size permits held at once, never is a wake-up lost,
-//     never is a goroutine left behind once all calls have returned.
+//     never is a goroutine or a context registration (context.AfterFunc) left
+//     behind once all calls have returned, even when their contexts are never
+//     canceled.
+//
+// # Beyond the contract
+//
+// Some strategies offer more, through optional interfaces that code asks for
+// with a type assertion, each with exact semantics in its documentation and
+// its own semtest checks: [Resizer] (change the size while in use), [Closer]
+// (fail every waiting and later Acquire with [ErrClosed]) and [Observer] (how
+// many wait, for how many permits, and a function called when a wait ends).
+//
+// Strategies that can start with fewer free permits than their size offer a
+// constructor NewAvailable(size, available int64), with 0 <= available <=
+// size: the semaphore starts as if size-available permits were held, so
+// Release may give back up to that many more than were acquired, and no more
+// (the over-release rule counts against the size). NewAvailable(1, 0) is
+// Dijkstra's signalling semaphore: Acquire waits until another goroutine
+// calls Release(1).
 package sem
 
 import (
@@ -72,14 +101,19 @@ type Semaphore interface {
 	// Acquire takes n permits, blocking until they are available or ctx is
 	// done. On success it returns nil and the caller holds n permits. On
 	// failure it returns ctx.Err() (or an error wrapping ErrExceedsSize when
-	// n exceeds the size) and the caller holds none.
+	// n exceeds the size) and the caller holds none. A cancellation that
+	// happens before the permits are granted wins: Acquire then returns
+	// ctx.Err() even if a Release frees the permits a moment later. A waiter
+	// granted the permits before ctx was done may return nil, or give them
+	// back and return ctx.Err().
 	Acquire(ctx context.Context, n int64) error
 
 	// TryAcquire takes n permits only if it can do so without blocking, and
 	// reports whether it did. It takes all n or none.
 	TryAcquire(n int64) bool
 
-	// Release returns n permits. It panics if that is more than are held.
+	// Release returns n permits. It panics, changing nothing, if that is
+	// more than are held.
 	Release(n int64)
 }
 

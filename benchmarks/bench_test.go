@@ -2,6 +2,7 @@ package benchmarks
 
 import (
 	"flag"
+	"slices"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -17,7 +18,7 @@ var long = flag.Bool("long", false, "also run LongScenarios (make bench-long)")
 
 func scenarios() []Scenario {
 	if *long {
-		return concat(Scenarios, LongScenarios)
+		return slices.Concat(Scenarios, LongScenarios)
 	}
 	return Scenarios
 }

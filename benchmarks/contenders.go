@@ -8,6 +8,9 @@
 // possible: the raw channel's Acquire is a bare send and its Release a bare
 // receive, exactly what a user writes by hand, with no context support.
 //
+// A contended scenario is measured in its steady state, after a warm-up
+// whose rule is in steady.go, for the -benchtime.
+//
 // Run the benchmarks with `go test -bench . ./benchmarks` (or `make bench`)
 // and compare contenders with benchstat, e.g. `benchstat -col /impl`.
 package benchmarks
@@ -42,12 +45,6 @@ type Contender struct {
 	// IgnoresContext is set when Acquire never returns early on a done
 	// context, so scenarios that cancel waiters cannot run.
 	IgnoresContext bool
-}
-
-// Supports reports whether c can run a scenario of the given size and
-// largest request.
-func (c Contender) Supports(size, maxWeight int64) bool {
-	return (c.MaxSize == 0 || size <= c.MaxSize) && (!c.UnitOnly || maxWeight <= 1)
 }
 
 // Skip reports why c cannot run sc, or "" when it can.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
-	"sync"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -82,7 +82,7 @@ type Scenario struct {
 
 // Scenarios are the default scenarios, run by `make bench`. The four first
 // names are quoted elsewhere and must not change.
-var Scenarios = concat(
+var Scenarios = slices.Concat(
 	[]Scenario{
 		{Name: "uncontended/size=1", Goroutines: 1, Size: 1, MaxWeight: 1},
 		{Name: "goroutines=16/size=1/work=0", Goroutines: 16, Size: 1, MaxWeight: 1},
@@ -111,7 +111,7 @@ var Scenarios = concat(
 
 // LongScenarios are added to Scenarios by `make bench-long` (the test flag
 // -long): more goroutine counts and heavier versions of the probes.
-var LongScenarios = concat(
+var LongScenarios = slices.Concat(
 	sweep(1, 0, 128, 256),
 	sweep(4, WorkShort, 3, 6, 12, 24, 48, 96, 192, 384, 1024),
 	[]Scenario{
@@ -137,26 +137,37 @@ func sweep(size int64, work int, goroutines ...int) []Scenario {
 	return out
 }
 
-func concat(lists ...[]Scenario) []Scenario {
-	var out []Scenario
-	for _, l := range lists {
-		out = append(out, l...)
-	}
-	return out
-}
-
 // Run measures s under the scenario; one op is one Acquire+Release pair (one
-// attempt, in Cancel and Try scenarios, where it also reports fails/op).
+// attempt, in Cancel and Try scenarios, where it also reports fails/op). A
+// contended scenario is measured in its steady state (see steady.go) and
+// also reports how long it warmed up (warmup-ms).
 //
-// Nothing here reads the clock: wait latencies are measured by RunLatency in
-// a separate pass, because two time.Now calls per op would double the cost
-// of the fastest contenders and distort the ratios.
+// Nothing here reads the clock per op: wait latencies are measured by
+// RunLatency in a separate pass, because two time.Now calls per op would
+// double the cost of the fastest contenders and distort the ratios.
 func (sc Scenario) Run(b *testing.B, s sem.Semaphore) {
 	b.ReportAllocs()
-	ws := sc.drive(s, b.N, b.ResetTimer, false)
-	b.StopTimer()
+	if sc.Goroutines <= 1 {
+		w := sc.driveOne(s, b.N, b.ResetTimer, false)
+		b.StopTimer()
+		if sc.Kind == Try {
+			b.ReportMetric(float64(w.fails)/float64(b.N), "fails/op")
+		}
+		return
+	}
+	var before, after runtime.MemStats
+	m, _ := sc.steady(s, defaultSteady(), false,
+		func() { runtime.ReadMemStats(&before) }, func() { runtime.ReadMemStats(&after) })
+	if m.ops == 0 {
+		b.Fatalf("%s: no op completed in %v", sc.Name, m.elapsed)
+	}
+	ops := float64(m.ops)
+	b.ReportMetric(m.nsPerOp(), "ns/op")
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/ops, "B/op")
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/ops, "allocs/op")
+	b.ReportMetric(float64(m.warmup.Milliseconds()), "warmup-ms")
 	if sc.Kind == Cancel || sc.Kind == Try {
-		b.ReportMetric(float64(tally(ws).Fails)/float64(b.N), "fails/op")
+		b.ReportMetric(float64(m.fails)/ops, "fails/op")
 	}
 }
 
@@ -167,59 +178,78 @@ func (sc Scenario) Run(b *testing.B, s sem.Semaphore) {
 // worst wait (big-max-ns). Its own time per op includes the clock reads and
 // is suppressed: take ns/op from Run.
 func (sc Scenario) RunLatency(b *testing.B, s sem.Semaphore) {
-	ws := sc.drive(s, b.N, b.ResetTimer, true)
-	b.StopTimer()
+	var lat Latency
+	if sc.Goroutines <= 1 {
+		w := sc.driveOne(s, b.N, b.ResetTimer, true)
+		b.StopTimer()
+		lat = sc.latency([]*worker{w})
+	} else {
+		var m measured
+		m, lat = sc.steady(s, defaultSteady(), true, func() {}, func() {})
+		b.ReportMetric(Jain(m.perGoroutine), "jain")
+	}
 	b.ReportMetric(0, "ns/op") // 0 suppresses the distorted figure
-	t, lat := tally(ws), sc.latency(ws)
 	if lat.Count() > 0 {
 		b.ReportMetric(float64(lat.Percentile(50)), "p50-ns")
 		b.ReportMetric(float64(lat.Percentile(99)), "p99-ns")
 		b.ReportMetric(float64(lat.Max()), "max-ns")
-	}
-	if sc.Goroutines > 1 {
-		b.ReportMetric(Jain(t.PerGoroutine), "jain")
 	}
 	if sc.Kind == Starvation && lat.Big.Count() > 0 {
 		b.ReportMetric(float64(lat.Big.Max()), "big-max-ns")
 	}
 }
 
-// Tally is what the goroutines of one run did.
-type Tally struct {
-	// PerGoroutine is the number of ops each goroutine completed.
-	PerGoroutine []int64
-	// Fails counts timed-out Acquires (Cancel) and failed TryAcquires (Try).
-	Fails int64
-}
-
-// Ops is the total number of ops.
-func (t Tally) Ops() int64 {
-	var n int64
-	for _, x := range t.PerGoroutine {
-		n += x
+// newWorkers makes the scenario's goroutines' state.
+func (sc Scenario) newWorkers(timed bool) []*worker {
+	ws := make([]*worker, max(sc.Goroutines, 1))
+	for i := range ws {
+		ws[i] = &worker{id: i, r: rand.New(rand.NewPCG(uint64(i), 2))}
+		if timed {
+			ws[i].wait = NewHistogram()
+		}
 	}
-	return n
+	return ws
 }
 
-// Drive performs ops ops on s as the scenario describes, calling ready once
-// every goroutine is set to start, and reports what each goroutine did.
-func (sc Scenario) Drive(s sem.Semaphore, ops int, ready func()) Tally {
-	return tally(sc.drive(s, ops, ready, false))
-}
-
-// DriveLatency is Drive, also timing every blocking Acquire.
-func (sc Scenario) DriveLatency(s sem.Semaphore, ops int, ready func()) (Tally, Latency) {
-	ws := sc.drive(s, ops, ready, true)
-	return tally(ws), sc.latency(ws)
-}
-
-func tally(ws []*worker) Tally {
-	t := Tally{PerGoroutine: make([]int64, len(ws))}
-	for i, w := range ws {
-		t.PerGoroutine[i] = w.ops
-		t.Fails += w.fails
+// body is one op of the scenario: the lean one when the untimed pass can
+// take it.
+func (sc Scenario) body(s sem.Semaphore, timed bool) func(*worker) {
+	if sc.lean() && !timed {
+		return func(w *worker) { leanCycle(s, w, sc.Work) }
 	}
-	return t
+	return func(w *worker) { sc.op(s, w) }
+}
+
+// steady measures the scenario's goroutines on s by the steady-state rule
+// of cfg, calling start and stop around the measurement; timed records
+// every wait of the measurement phase.
+func (sc Scenario) steady(s sem.Semaphore, cfg steadyConfig, timed bool, start, stop func()) (measured, Latency) {
+	ws := sc.newWorkers(timed)
+	var phase atomic.Int32
+	for _, w := range ws {
+		w.phase = &phase
+	}
+	m := measureSteady(ws, cfg, sc.body(s, timed), &phase, start, stop)
+	if !timed {
+		return m, Latency{}
+	}
+	return m, sc.latency(ws)
+}
+
+// driveOne performs ops ops on s as a single goroutine, calling ready just
+// before the first.
+func (sc Scenario) driveOne(s sem.Semaphore, ops int, ready func(), timed bool) *worker {
+	w := sc.newWorkers(timed)[0]
+	ready()
+	if sc.lean() && !timed && sc.Work == 0 {
+		leanLoop(s, w, ops)
+		return w
+	}
+	body := sc.body(s, timed)
+	for range ops {
+		body(w)
+	}
+	return w
 }
 
 // worker is one goroutine's state. Each is allocated apart and padded so
@@ -230,13 +260,21 @@ type worker struct {
 	ops   int64
 	fails int64
 	wait  *Histogram // nil unless the run is timed
-	_     [64]byte
+	// phase, in a steady-state run, is the run's phase: waits are
+	// recorded only while measuring.
+	phase *atomic.Int32
+	// published is ops, published during the warm-up for its windows.
+	published atomic.Int64
+	// startOps and startFails are ops and fails when this goroutine saw
+	// the measurement start.
+	startOps, startFails int64
+	_                    [64]byte
 }
 
 // acquire is s.Acquire(ctx, n), timed if the run is: the untimed path is a
 // direct call, so that Run measures the semaphore and nothing else.
 func (w *worker) acquire(ctx context.Context, s sem.Semaphore, n int64) error {
-	if w.wait == nil {
+	if w.wait == nil || (w.phase != nil && w.phase.Load() != measuring) {
 		return s.Acquire(ctx, n)
 	}
 	t0 := time.Now()
@@ -247,42 +285,15 @@ func (w *worker) acquire(ctx context.Context, s sem.Semaphore, n int64) error {
 	return err
 }
 
-func (sc Scenario) drive(s sem.Semaphore, ops int, ready func(), timed bool) []*worker {
-	ws := make([]*worker, max(sc.Goroutines, 1))
-	for i := range ws {
-		ws[i] = &worker{id: i, r: rand.New(rand.NewPCG(uint64(i), 2))}
-		if timed {
-			ws[i].wait = NewHistogram()
-		}
-	}
-	body := func(w *worker) { sc.op(s, w) }
-	if sc.lean() && !timed {
-		body = func(w *worker) { leanCycle(s, w, sc.Work) }
-	}
-	if len(ws) == 1 {
-		ready()
-		if sc.lean() && !timed && sc.Work == 0 {
-			leanLoop(s, ws[0], ops)
-			return ws
-		}
-		for range ops {
-			body(ws[0])
-		}
-		return ws
-	}
-	parallel(ws, ops, ready, body)
-	return ws
-}
-
 // lean reports whether the scenario's op is a plain Acquire(1), hold,
 // Release(1), which the untimed pass runs through leanCycle and leanLoop.
 func (sc Scenario) lean() bool { return sc.Kind == Cycle && sc.MaxWeight <= 1 }
 
 // leanLoop is the uncontended scenario's loop: nothing but the semaphore's two
 // calls. The general op (a switch on the kind, the scenario copied into each
-// call, the hold and timing hooks) cost about 10ns per op on the reference
-// machine, more than a sync.Mutex Lock+Unlock, and squeezed every ratio
-// toward 1 (sync.Mutex measured 16ns through it, 6ns here).
+// call, the hold and timing hooks) costs more per op than a sync.Mutex
+// Lock+Unlock, and squeezed every uncontended ratio toward 1: compare the
+// mutex contender of BenchmarkSemaphore/uncontended through both loops.
 func leanLoop(s sem.Semaphore, w *worker, ops int) {
 	ctx := context.Background()
 	for range ops {
@@ -354,40 +365,6 @@ func (sc Scenario) cycle(s sem.Semaphore, w *worker, n int64) {
 	}
 	hold(sc.Work)
 	s.Release(n)
-}
-
-// grain is how many ops a goroutine claims from the shared budget at once,
-// so that the counter itself does not become the contended resource.
-const grain = 32
-
-// parallel runs exactly one goroutine per worker; together they perform ops
-// calls of body. (Unlike b.RunParallel, whose goroutine count is a multiple
-// of GOMAXPROCS.) A goroutine that gets the semaphore more often claims more
-// of the budget, so the ops each one did measure fairness.
-func parallel(ws []*worker, ops int, ready func(), body func(*worker)) {
-	var claimed atomic.Int64
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for _, w := range ws {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			for {
-				end := claimed.Add(grain)
-				todo := min(grain, int64(ops)-(end-grain))
-				if todo <= 0 {
-					return
-				}
-				for range todo {
-					body(w)
-				}
-			}
-		}()
-	}
-	ready()
-	close(start)
-	wg.Wait()
 }
 
 var spinSink atomic.Int64

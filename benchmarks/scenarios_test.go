@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -28,25 +29,40 @@ func requireAllFree(t *testing.T, s sem.Semaphore, size int64) {
 	s.Release(size)
 }
 
+// quick is a steady-state rule short enough for tests.
+var quick = steadyConfig{window: time.Millisecond, minWarmup: 2 * time.Millisecond, maxWarmup: 4 * time.Millisecond, measure: 3 * time.Millisecond}
+
 // Every contender completes every scenario it supports, every op is counted
 // once, and no permit is left held: the harness is tested as code, not just
 // run.
 func TestScenariosRun(t *testing.T) {
 	const ops = 1000
-	for _, sc := range concat(Scenarios, LongScenarios) {
+	for _, sc := range slices.Concat(Scenarios, LongScenarios) {
 		for _, c := range Contenders {
 			if c.Skip(sc) != "" {
 				continue
 			}
 			t.Run(sc.Name+"/impl="+c.Name, func(t *testing.T) {
 				s := c.New(sc.Size)
-				ready := 0
-				tally := sc.Drive(s, ops, func() { ready++ })
-				assert.Equal(t, 1, ready, "ready must be called once")
-				assert.Len(t, tally.PerGoroutine, max(sc.Goroutines, 1))
-				assert.Equal(t, int64(ops), tally.Ops())
-				if sc.Kind == Cycle || sc.Kind == Starvation {
-					assert.Zero(t, tally.Fails)
+				if sc.Goroutines <= 1 {
+					ready := 0
+					w := sc.driveOne(s, ops, func() { ready++ }, false)
+					assert.Equal(t, 1, ready, "ready must be called once")
+					assert.Equal(t, int64(ops), w.ops)
+				} else {
+					started, stopped := 0, 0
+					m, _ := sc.steady(s, quick, false, func() { started++ }, func() { stopped++ })
+					assert.Equal(t, []int{1, 1}, []int{started, stopped}, "start and stop must be called once")
+					assert.Len(t, m.perGoroutine, sc.Goroutines)
+					var sum int64
+					for _, n := range m.perGoroutine {
+						sum += n
+					}
+					assert.Equal(t, m.ops, sum)
+					assert.GreaterOrEqual(t, m.warmup, quick.minWarmup)
+					if sc.Kind == Cycle || sc.Kind == Starvation {
+						assert.Zero(t, m.fails)
+					}
 				}
 				requireAllFree(t, s, sc.Size)
 			})
@@ -54,21 +70,22 @@ func TestScenariosRun(t *testing.T) {
 	}
 }
 
-// The latency pass completes too, and records one wait per blocking Acquire.
+// The latency pass completes too, and records the waits of blocking
+// Acquires.
 func TestScenariosRunTimed(t *testing.T) {
 	for _, sc := range Scenarios {
 		t.Run(sc.Name, func(t *testing.T) {
 			s := chansem.New(sc.Size)
-			tally, lat := sc.DriveLatency(s, 200, func() {})
-			require.Equal(t, int64(200), tally.Ops())
-			switch sc.Kind {
-			case Cycle:
-				assert.Equal(t, int64(200), lat.Count())
-			case Starvation:
-				assert.Equal(t, int64(200), lat.Count()+lat.Big.Count())
-				assert.Equal(t, tally.PerGoroutine[0], lat.Big.Count())
-			default: // only successful, blocking Acquires are timed
-				assert.LessOrEqual(t, lat.Count(), int64(200)-tally.Fails)
+			var lat Latency
+			if sc.Goroutines <= 1 {
+				lat = sc.latency([]*worker{sc.driveOne(s, 200, func() {}, true)})
+			} else {
+				long := quick
+				long.measure = 20 * time.Millisecond // time for every scenario to complete a few waits
+				_, lat = sc.steady(s, long, true, func() {}, func() {})
+			}
+			if sc.Kind == Cycle {
+				assert.Positive(t, lat.Count())
 			}
 			requireAllFree(t, s, sc.Size)
 		})
@@ -80,7 +97,7 @@ func TestScenariosRunTimed(t *testing.T) {
 func TestScenarioNames(t *testing.T) {
 	seen := map[string]bool{}
 	kv := regexp.MustCompile(`^[a-z]+=[0-9a-z-]+$`)
-	for _, sc := range concat(Scenarios, LongScenarios) {
+	for _, sc := range slices.Concat(Scenarios, LongScenarios) {
 		require.False(t, seen[sc.Name], "duplicate scenario %s", sc.Name)
 		seen[sc.Name] = true
 		keys := map[string]string{}
@@ -172,10 +189,17 @@ func TestStarvationProbe(t *testing.T) {
 	assert.Equal(t, int64(1), lat.Count())
 	assert.InEpsilon(t, time.Microsecond, lat.Max(), 0.01)
 
-	tally := sc.Drive(s, 1000, func() {})
-	assert.Equal(t, tally.PerGoroutine[0]+1, s.byWeight[4].Load())
-	assert.Equal(t, 1000-tally.PerGoroutine[0]+1, s.byWeight[1].Load())
+	sc.steady(s, quick, false, func() {}, func() {})
+	assert.Greater(t, s.byWeight[4].Load(), int64(1))
+	assert.Greater(t, s.byWeight[1].Load(), int64(1))
 	assert.Zero(t, s.byWeight[2].Load()+s.byWeight[3].Load())
+	requireAllFree(t, s, 4)
+}
+
+// offBeat is a rule for fake time whose measurement starts at 31.5ms, off
+// the whole milliseconds at which the tests' ops complete, and lasts measure.
+func offBeat(measure time.Duration) steadyConfig {
+	return steadyConfig{window: 10500 * time.Microsecond, minWarmup: 30 * time.Millisecond, maxWarmup: 50 * time.Millisecond, measure: measure}
 }
 
 // With every permit held by someone else, every Acquire of a Cancel
@@ -185,12 +209,12 @@ func TestCancelScenarioCountsTimeouts(t *testing.T) {
 		sc := Scenario{Goroutines: 4, Size: 1, MaxWeight: 1, Kind: Cancel, Timeout: time.Millisecond}
 		s := chansem.New(1)
 		require.True(t, s.TryAcquire(1))
-		start := time.Now()
-		tally, lat := sc.DriveLatency(s, 4*grain, func() {})
-		assert.Equal(t, int64(4*grain), tally.Fails)
+		m, lat := sc.steady(s, offBeat(100*time.Millisecond), true, func() {}, func() {})
+		// 4 goroutines each try once per ms for 100ms.
+		assert.Equal(t, int64(400), m.ops)
+		assert.Equal(t, m.ops, m.fails)
 		assert.Zero(t, lat.Count(), "a timed-out Acquire is no wait")
-		// 4 goroutines share 4·grain attempts of 1ms each, in parallel.
-		assert.Equal(t, grain*time.Millisecond, time.Since(start))
+		assert.Equal(t, 100*time.Millisecond, m.elapsed)
 		s.Release(1)
 		requireAllFree(t, s, 1)
 	})
@@ -205,12 +229,12 @@ func (tryFails) TryAcquire(int64) bool { return false }
 // are TryAcquires, whose failures are counted.
 func TestTryScenarioCountsFailures(t *testing.T) {
 	sc := Scenario{Goroutines: 1, Size: 1, MaxWeight: 1, Kind: Try}
-	tally := sc.Drive(tryFails{chansem.New(1)}, 100, func() {})
-	assert.Equal(t, int64(100-100/TryEvery), tally.Fails)
+	w := sc.driveOne(tryFails{chansem.New(1)}, 100, func() {}, false)
+	assert.Equal(t, int64(100-100/TryEvery), w.fails)
 
 	s := chansem.New(1)
-	tally = sc.Drive(s, 100, func() {})
-	assert.Zero(t, tally.Fails)
+	w = sc.driveOne(s, 100, func() {}, false)
+	assert.Zero(t, w.fails)
 	requireAllFree(t, s, 1)
 }
 
@@ -229,8 +253,13 @@ func (s slow) Acquire(ctx context.Context, n int64) error {
 func TestLatencyMeasuresWaits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		sc := Scenario{Goroutines: 4, Size: 4, MaxWeight: 1}
-		_, lat := sc.DriveLatency(slow{chansem.New(4), 3 * time.Millisecond}, 400, func() {})
+		m, lat := sc.steady(slow{chansem.New(4), 3 * time.Millisecond}, offBeat(300*time.Millisecond), true, func() {}, func() {})
+		// 4 goroutines, 3ms per op, 300ms: 400 ops, and a wait recorded
+		// for each: an Acquire that straddles the start is neither counted
+		// nor recorded, one that straddles the end is both.
+		require.Equal(t, int64(400), m.ops)
 		require.Equal(t, int64(400), lat.Count())
+		assert.InEpsilon(t, 750*time.Microsecond, m.nsPerOp(), 0.01)
 		for _, got := range []time.Duration{lat.Percentile(50), lat.Percentile(99), lat.Max()} {
 			assert.InEpsilon(t, 3*time.Millisecond, got, 0.01)
 		}

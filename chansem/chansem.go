@@ -3,35 +3,95 @@
 //
 // # Design
 //
-// The channel has one buffer slot per permit. Acquiring a permit sends a value
-// into the channel; releasing one receives a value out of it. The number of
-// values in the buffer is the number of permits held, and the runtime's
-// channel lock makes each step atomic.
+// The channel has one buffer slot per permit. Taking a permit sends a value
+// into the channel; giving one back receives a value out of it, and the
+// runtime's channel lock makes each step atomic.
 //
 // What the runtime gives for free: when the buffer is full, senders park in
 // the channel's send queue in arrival order, and a receive hands the freed
 // slot straight to the first of them (it copies that sender's value into the
 // buffer before waking it). So single-permit requests are served first come,
 // first served, a newcomer can never take a slot a parked sender is owed, and
-// a non-blocking send (TryAcquire) fails while anyone is parked. Cancellation
-// is a select between the send and ctx.Done(); a sender that gives up simply
-// leaves the queue.
+// a non-blocking send fails while anyone is parked. Cancellation is a select
+// between the send and ctx.Done(); a sender that gives up simply leaves the
+// queue.
 //
 // What it does not give: weighted requests. A channel moves one value at a
 // time, so Acquire(n) sends n values one after another. Two such requests
 // gathering at once could each hold part of what the other needs and wait
 // forever, so a multi-permit request first takes a gate (a channel of one
 // slot, so that waiting for it can be canceled too) and only one gathers at
-// a time. While it gathers it holds permits nobody can use, and each of its
+// a time. While it gathers it holds slots nobody can use, and each of its
 // sends queues behind the single-permit senders already parked, so
 // multi-permit requests are served neither in strict arrival order nor
 // quickly under load; they are never starved, because every send eventually
 // reaches the head of a FIFO queue. A canceled multi-permit request gives
 // back what it gathered.
 //
-// Releasing more than is held would block forever on an empty channel; it
-// panics instead, after checking the buffer length and before taking any
-// value.
+// Two things the channel cannot tell apart need a word of their own each.
+//
+// Who holds what. The buffer counts the slots of completed acquisitions and
+// those of a request still gathering, so its length cannot tell a caller who
+// releases more than it holds from one who releases what it holds: checked
+// against it, an over-release would take slots a gatherer is owed. So the
+// permits of completed acquisitions are counted in an atomic word of their
+// own. Release takes its permits off that count with a compare-and-swap that
+// panics, changing nothing, if fewer are held, and only then receives; two
+// Releases racing for the same permits cannot both pass, and every receive
+// finds a value, because the count never exceeds what the buffer holds.
+// Lock and Unlock keep the same count, so the two pairs mix freely.
+//
+// Who is waiting. A gatherer woken by one Release is not parked again until
+// it runs its next send, and one handed the gate is not parked at all until
+// it runs; meanwhile a Release frees a slot that no parked sender claims,
+// and a bare non-blocking send would take it. So an atomic word counts the
+// multi-permit Acquires in progress, waiting for the gate or gathering, and
+// those ever started. TryAcquire(1) reads it before and after its send: if
+// one was in progress at the first look, or started by the second, it gives
+// the slot back and fails. An Acquire(1) is not held back that way: only
+// TryAcquire promises not to barge, and single-permit requests keep their
+// FIFO order among themselves.
+//
+// Cancellation that comes first wins. A send can complete in the same
+// instant the context is done, and the select may pick either; so after its
+// last send a waiter looks at ctx.Done() once more, and if it is closed
+// gives the slots back and reports ctx.Err(). That look costs only waiters,
+// never the non-blocking send that serves the uncontended case.
+//
+// So chansem keeps every guarantee it declares (arrival order for single
+// permits, no barging TryAcquire, no starvation) and the contract's exact
+// over-release check, rather than dropping a guarantee to stay a bare
+// channel: the over-release check is not optional, and once it needs a word
+// of its own the barging fix costs only TryAcquire and multi-permit requests.
+// The bookkeeping costs the single-permit fast path an atomic add in Acquire
+// and a compare-and-swap in Release on top of the channel's own lock; see
+// BenchmarkSemaphore in benchmarks, chansem against the raw channel.
+//
+// # Beyond the contract
+//
+// chansem offers Close, Waiting and OnWait, and NewAvailable; it does not
+// offer Resize. A channel's capacity is fixed when it is made: growing would
+// need a new channel, and moving the parked senders and held slots of the
+// old one to it cannot be done atomically. A shrink-only Resize could park
+// phantom values in the buffer, but it could never grow back past the
+// capacity, and a semaphore that can only shrink is not what callers of
+// sem.Resizer expect; so chansem leaves it to the weighted package.
+//
+// Close costs the fast paths no work. The count of held permits carries a
+// mark once the semaphore is closed, which makes it negative, so the atomic add that
+// an Acquire or TryAcquire already makes after its send returns a negative
+// count, and the caller gives the slot back and fails; a Release finds the
+// count below its request, the branch it already takes for an over-release,
+// and only there removes the mark before judging. Waiters select on a
+// channel that Close closes, beside their send and their context. NewAvailable
+// starts with the buffer and the held count filled with the permits that
+// are not available.
+//
+// Only the slow paths observe: an Acquire that finds no free slot at once,
+// or a multi-permit Acquire when its gate or one of its sends would block,
+// counts itself in two atomic words for Waiting and, if a function is
+// installed by OnWait, reads the clock. Lock, which cannot fail, ignores
+// Close: it blocks until a permit comes back, as on an open semaphore.
 //
 // Choose chansem for single-permit limits where simplicity and FIFO order
 // matter; choose weighted for requests of mixed weights.
@@ -39,29 +99,77 @@ package chansem
 
 import (
 	"context"
+	"math"
+	"sync/atomic"
 
+	"github.com/semacat/sem"
 	"github.com/semacat/sem/internal/check"
+	"github.com/semacat/sem/internal/grant"
 )
 
 const pkg = "chansem"
 
 // Semaphore is a counting semaphore over a buffered channel. It implements
-// sem.Semaphore and sync.Locker. The zero value is not usable; call New.
+// sem.Semaphore, sync.Locker, sem.Closer and sem.Observer. The zero value is
+// not usable; call New or NewAvailable.
 type Semaphore struct {
-	slots chan struct{} // one value per held permit
+	slots chan struct{} // one value per permit taken or being gathered
 	gate  chan struct{} // held by the one multi-permit request gathering permits
+	held  atomic.Int64  // permits of completed acquisitions, not yet released, plus closedMark once closed
+	multi atomic.Uint64 // multi-permit Acquires: started<<multiShift | in progress
 	size  int64
+
+	closed   chan struct{} // closed by Close
+	isClosed atomic.Bool   // makes Close idempotent
+	waits    atomic.Int64  // Acquire calls waiting
+	extra    atomic.Int64  // permits they ask for beyond one each
+	onWait   atomic.Pointer[func(sem.WaitEvent)]
 }
+
+// closedMark is added to the held count by Close. Any count of permits, from
+// 0 to math.MaxInt64, is negative once marked, and subtracting the mark
+// recovers it (int64 arithmetic wraps).
+const closedMark = math.MinInt64
+
+// The word multi counts in its low half the multi-permit Acquires in
+// progress and in its high half those ever started, which wraps harmlessly:
+// TryAcquire only compares two readings a few instructions apart.
+const (
+	multiShift = 32
+	multiStart = 1<<multiShift | 1 // one more started, one more in progress
+	multiEnd   = ^uint64(0)        // one fewer in progress
+	multiLive  = 1<<multiShift - 1 // mask of the count in progress
+)
 
 // New returns a semaphore with size permits, all free. It panics if size is
 // less than 1.
 func New(size int64) *Semaphore {
 	check.Size(pkg, size)
-	return &Semaphore{
-		slots: make(chan struct{}, size),
-		gate:  make(chan struct{}, 1),
-		size:  size,
+	return newSemaphore(size, size)
+}
+
+// NewAvailable returns a semaphore with size permits of which only available
+// are free: it starts as if size-available permits were held, so Release may
+// give back that many more than were acquired. NewAvailable(1, 0) is a
+// signalling semaphore: Acquire waits for another goroutine's Release(1). It
+// panics if size is less than 1 or available is not between 0 and size.
+func NewAvailable(size, available int64) *Semaphore {
+	check.Available(pkg, "NewAvailable", size, available)
+	return newSemaphore(size, available)
+}
+
+func newSemaphore(size, available int64) *Semaphore {
+	s := &Semaphore{
+		slots:  make(chan struct{}, size),
+		gate:   make(chan struct{}, 1),
+		size:   size,
+		closed: make(chan struct{}),
 	}
+	for range size - available {
+		s.slots <- struct{}{}
+	}
+	s.held.Store(size - available)
+	return s
 }
 
 // Size returns the total number of permits.
@@ -76,9 +184,12 @@ func (s *Semaphore) Available() int64 { return s.size - int64(len(s.slots)) }
 //
 // On success it returns nil. If ctx is already done it returns ctx.Err()
 // without acquiring, even when permits are free; if ctx is done while it
-// waits, it gives back any permits it gathered and returns ctx.Err(). If n
-// exceeds the size it returns at once an error wrapping sem.ErrExceedsSize.
-// Acquire(ctx, 0) returns ctx.Err() without blocking. It panics if n < 0.
+// waits, it gives back any permits it gathered and returns ctx.Err(), also
+// when its last permit came in the same instant. If n exceeds the size it
+// returns at once an error wrapping sem.ErrExceedsSize. Once the semaphore
+// is closed it returns an error wrapping sem.ErrClosed. Acquire(ctx, 0)
+// returns ctx.Err() without blocking, or that error once closed. It panics
+// if n < 0.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 	if n == 1 {
 		// The common case first: one permit is never a bad weight and
@@ -88,6 +199,9 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 		}
 		select {
 		case s.slots <- struct{}{}:
+			if s.held.Add(1) < 0 {
+				return s.refuse(ctx, 1)
+			}
 			return nil
 		default:
 			return s.waitOne(ctx)
@@ -97,75 +211,162 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 	if n > s.size {
 		return check.ExceedsSize(pkg, n, s.size)
 	}
-	if err := ctx.Err(); err != nil || n == 0 {
+	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if n == 0 {
+		return s.zeroWeight()
 	}
 	return s.acquireMany(ctx, n)
 }
 
-// waitOne waits for a single permit or for ctx to be done.
+// waitOne waits for a single permit, for ctx to be done, or for Close.
 func (s *Semaphore) waitOne(ctx context.Context) error {
-	done := ctx.Done()
-	if done == nil {
-		// A context that can never be done (context.Background) needs no
-		// select: a plain send parks directly in the channel's queue,
-		// which is what makes the raw channel fast under contention.
-		s.slots <- struct{}{}
-		return nil
+	w := waiting{s: s, n: 1}
+	w.start()
+	if err := s.send(ctx, &w); err != nil {
+		return w.end(err)
+	}
+	return w.end(s.keep(ctx, 1))
+}
+
+// acquireMany gathers n > 1 permits one at a time, holding the gate so that
+// no other multi-permit request gathers at the same time. It counts as
+// waiting from the first step that would block.
+func (s *Semaphore) acquireMany(ctx context.Context, n int64) error {
+	s.multi.Add(multiStart)
+	defer s.multi.Add(multiEnd)
+	w := waiting{s: s, n: n}
+	select {
+	case s.gate <- struct{}{}:
+	default:
+		w.start()
+		select {
+		case s.gate <- struct{}{}:
+		case <-ctx.Done():
+			return w.end(ctx.Err())
+		case <-s.closed:
+			return w.end(s.refusal(ctx, n))
+		}
+	}
+	defer func() { <-s.gate }()
+	for got := range n {
+		if err := s.send(ctx, &w); err != nil {
+			s.giveBack(got)
+			return w.end(err)
+		}
+	}
+	return w.end(s.keep(ctx, n))
+}
+
+// keep ends an Acquire(ctx, n) that waited and took its n slots: it counts
+// them held and returns nil, unless the semaphore was closed or ctx is done
+// by now; then it gives them back and returns why.
+func (s *Semaphore) keep(ctx context.Context, n int64) error {
+	if s.held.Add(n) < 0 {
+		return s.refuse(ctx, n)
+	}
+	return grant.Keep(ctx, s, n)
+}
+
+// refuse gives back n permits an Acquire(ctx, n) took and counted on a
+// closed semaphore, and returns the error it reports.
+func (s *Semaphore) refuse(ctx context.Context, n int64) error {
+	s.Release(n)
+	return s.refusal(ctx, n)
+}
+
+// refusal returns the error of an Acquire(ctx, n) on a closed semaphore: a
+// done context comes first.
+func (s *Semaphore) refusal(ctx context.Context, n int64) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return check.Closed(pkg, n)
+}
+
+// testHookSend, when set by a test, runs just before a waiter's send.
+var testHookSend func()
+
+// send takes one slot for the waiter w. Unless w already waits, it first
+// tries to take one at once; then it counts w as waiting until a slot frees,
+// ctx is done or the semaphore is closed. It returns nil if it took the
+// slot, else the error to report.
+func (s *Semaphore) send(ctx context.Context, w *waiting) error {
+	if testHookSend != nil {
+		testHookSend()
+	}
+	if !w.started {
+		select {
+		case s.slots <- struct{}{}:
+			return nil
+		default:
+		}
+		w.start()
 	}
 	select {
 	case s.slots <- struct{}{}:
 		return nil
-	case <-done:
-		return ctx.Err()
-	}
-}
-
-// acquireMany gathers n > 1 permits one at a time, holding the gate so that
-// no other multi-permit request gathers at the same time.
-func (s *Semaphore) acquireMany(ctx context.Context, n int64) error {
-	select {
-	case s.gate <- struct{}{}:
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-s.closed:
+		return s.refusal(ctx, w.n)
 	}
-	defer func() { <-s.gate }()
-	for got := int64(0); got < n; got++ {
-		select {
-		case s.slots <- struct{}{}:
-		case <-ctx.Done():
-			s.giveBack(got)
-			return ctx.Err()
-		}
-	}
-	return nil
 }
 
 // TryAcquire takes n permits only if it can do so at once, and reports
-// whether it did. It takes all n or none, and fails while an Acquire waits.
-// TryAcquire(0) reports true. It panics if n < 0.
+// whether it did. It takes all n or none, and fails while an Acquire waits
+// and while a multi-permit Acquire is in progress, even one that need not
+// wait.
+// TryAcquire(0) reports true until the semaphore is closed. It panics if
+// n < 0.
 func (s *Semaphore) TryAcquire(n int64) bool {
 	check.Weight(pkg, "TryAcquire", n)
 	switch {
 	case n == 0:
-		return true
+		return s.zeroWeight() == nil
 	case n == 1:
-		select {
-		case s.slots <- struct{}{}:
-			return true
-		default:
-			return false
-		}
+		return s.tryOne()
 	case n > s.size:
 		return false
 	}
+	return s.tryMany(n)
+}
+
+// tryOne takes one slot unless a sender is parked or a multi-permit Acquire
+// was in progress at any moment of the attempt.
+func (s *Semaphore) tryOne() bool {
+	m := s.multi.Load()
+	if m&multiLive != 0 {
+		return false
+	}
+	select {
+	case s.slots <- struct{}{}:
+	default:
+		return false
+	}
+	if s.multi.Load() != m {
+		s.giveBack(1)
+		return false
+	}
+	if s.held.Add(1) < 0 {
+		s.Release(1)
+		return false
+	}
+	return true
+}
+
+// tryMany takes n > 1 slots if they are all free. It holds the gate, so no
+// gatherer is at work, and a parked sender means a full buffer, so it passes
+// nobody.
+func (s *Semaphore) tryMany(n int64) bool {
 	select {
 	case s.gate <- struct{}{}:
 	default:
 		return false // a multi-permit Acquire is gathering
 	}
 	defer func() { <-s.gate }()
-	for got := int64(0); got < n; got++ {
+	for got := range n {
 		select {
 		case s.slots <- struct{}{}:
 		default:
@@ -173,53 +374,80 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 			return false
 		}
 	}
+	if s.held.Add(n) < 0 {
+		s.Release(n)
+		return false
+	}
 	return true
 }
+
+// testHookRelease, when set by a test, runs in Release(n > 1) between the
+// check that n permits are held and their return.
+var testHookRelease func()
 
 // Release returns n permits, waking waiters in arrival order. It panics if n
 // is negative or more than the permits held; the check happens before any
 // permit is returned.
 func (s *Semaphore) Release(n int64) {
 	if n == 1 {
-		// The common case in one channel operation: a receive that finds
-		// the buffer empty is itself the over-release check.
-		select {
-		case <-s.slots:
-			return
-		default:
-			check.OverRelease(pkg, n, 0)
+		if held, ok := s.unhold(1); !ok {
+			check.OverRelease(pkg, 1, held)
 		}
+		<-s.slots
+		return
 	}
 	check.Weight(pkg, "Release", n)
-	if held := int64(len(s.slots)); n > held {
+	if held, ok := s.unhold(n); !ok {
 		check.OverRelease(pkg, n, held)
+	}
+	if testHookRelease != nil {
+		testHookRelease()
 	}
 	s.giveBack(n)
 }
 
-// giveBack returns n permits known to be held.
-func (s *Semaphore) giveBack(n int64) {
-	for range n {
-		select {
-		case <-s.slots:
-		default:
-			// Only a concurrent Release of permits this caller never held
-			// can empty the buffer under us.
-			check.OverRelease(pkg, n, int64(len(s.slots)))
+// unhold takes n permits off the count of held ones and reports true, or
+// changes nothing and reports false with the count if fewer are held. Only
+// when the count looks too small does it look for the mark of Close.
+func (s *Semaphore) unhold(n int64) (held int64, ok bool) {
+	for {
+		word := s.held.Load()
+		if n > word {
+			if word >= 0 {
+				return word, false
+			}
+			if held = word - closedMark; n > held {
+				return held, false
+			}
+		}
+		if s.held.CompareAndSwap(word, word-n) {
+			return 0, true
 		}
 	}
 }
 
+// giveBack receives n values the caller owns in the buffer: slots it took
+// and has not counted as held, or held permits it has just taken off the
+// count. They are there, so no receive blocks.
+func (s *Semaphore) giveBack(n int64) {
+	for range n {
+		<-s.slots
+	}
+}
+
 // Lock takes one permit, blocking until it is available, so that a
-// semaphore of size 1 can stand in for a sync.Mutex.
-func (s *Semaphore) Lock() { s.slots <- struct{}{} }
+// semaphore of size 1 can stand in for a sync.Mutex. It cannot fail, so it
+// ignores Close.
+func (s *Semaphore) Lock() {
+	s.slots <- struct{}{}
+	s.held.Add(1)
+}
 
 // Unlock returns one permit. It panics if no permit is held, where a bare
 // channel receive would block forever.
 func (s *Semaphore) Unlock() {
-	select {
-	case <-s.slots:
-	default:
+	if _, ok := s.unhold(1); !ok {
 		check.OverUnlock(pkg)
 	}
+	<-s.slots
 }

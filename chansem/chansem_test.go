@@ -14,6 +14,7 @@ import (
 
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/chansem"
+	"github.com/semacat/sem/internal/acquiretest"
 	"github.com/semacat/sem/semtest"
 )
 
@@ -149,4 +150,221 @@ func TestTryAcquireAllOrNothing(t *testing.T) {
 	assert.False(t, s.TryAcquire(2))
 	assert.Equal(t, int64(1), s.Available(), "a failed TryAcquire kept permits")
 	s.Release(3)
+}
+
+// A multi-permit Acquire woken by one Release is not parked again until it
+// runs its next send; a TryAcquire in that moment must not take the slot a
+// second Release frees. The two Releases and the TryAcquire run in the hook
+// before the gatherer's second send, so the gatherer is exactly between its
+// sends.
+func TestTryAcquireDoesNotBargePastGatherer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := chansem.New(3)
+		require.True(t, s.TryAcquire(3))
+		sends, barged := 0, false
+		defer chansem.SetTestHookSend(func() {
+			sends++
+			if sends == 2 { // the gatherer holds one slot, woken by the first Release
+				s.Release(1)
+				barged = s.TryAcquire(1)
+			}
+		})()
+		w := acquiretest.Go(s, 2)
+		synctest.Wait()
+		require.False(t, w.Returned())
+		s.Release(1)
+		synctest.Wait()
+		require.Equal(t, 2, sends, "the gatherer did not reach its second send")
+		assert.False(t, barged, "TryAcquire(1) took a slot while an Acquire(2) was gathering")
+		require.True(t, w.Returned())
+		require.NoError(t, w.Err)
+		assert.Equal(t, int64(0), s.Available())
+		if barged {
+			s.Release(1)
+		}
+		s.Release(1)
+		s.Release(2)
+		assert.Equal(t, int64(3), s.Available())
+	})
+}
+
+// A multi-permit Acquire that waited for the gate is still waiting when the
+// gate is handed to it and it has not sent yet. The hook runs at the second
+// gatherer's first send, just after the hand-off: a slot freed there must
+// not go to a TryAcquire.
+func TestTryAcquireDoesNotBargePastGateHandoff(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := chansem.New(3)
+		require.True(t, s.TryAcquire(3))
+		sends, barged := 0, false
+		defer chansem.SetTestHookSend(func() {
+			if sends++; sends == 3 { // the second gatherer's first send
+				s.Release(1)
+				barged = s.TryAcquire(1)
+			}
+		})()
+		first := acquiretest.Go(s, 2)
+		synctest.Wait()
+		second := acquiretest.Go(s, 2)
+		synctest.Wait()
+		s.Release(1)
+		synctest.Wait()
+		s.Release(1) // the first gathers its second slot and hands the gate on
+		synctest.Wait()
+		require.True(t, first.Served())
+		require.GreaterOrEqual(t, sends, 3, "the second gatherer did not take the gate")
+		if !assert.False(t, barged, "TryAcquire(1) took a slot while an Acquire(2) had just been handed the gate") {
+			s.Release(1)
+			synctest.Wait()
+		}
+		require.Equal(t, 4, sends, "the second gatherer did not reach its second send")
+		s.Release(2) // on behalf of the first
+		synctest.Wait()
+		require.True(t, second.Served())
+		s.Release(2)
+		assert.Equal(t, int64(3), s.Available())
+	})
+}
+
+// The same barging, as an outside review reproduced it: no hook, the
+// Releases and the TryAcquire follow each other while the gatherer runs.
+// Whatever the gatherer has done by then, TryAcquire must fail.
+func TestTryAcquireDoesNotBargeAfterTwoReleases(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := chansem.New(3)
+		require.True(t, s.TryAcquire(3))
+		w := acquiretest.Go(s, 2)
+		synctest.Wait()
+		s.Release(1)
+		s.Release(1)
+		if !assert.False(t, s.TryAcquire(1), "TryAcquire(1) took a slot while an Acquire(2) was gathering") {
+			s.Release(1)
+		}
+		synctest.Wait()
+		require.NoError(t, w.Err)
+		s.Release(3)
+		assert.Equal(t, int64(3), s.Available())
+	})
+}
+
+// Releasing more than is held while a multi-permit Acquire has gathered part
+// of its permits panics, before anything changes: the gathered slots are
+// not counted as held, and nobody ends up holding more than the size.
+func TestOverReleaseWhileGathering(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := chansem.New(3)
+		require.True(t, s.TryAcquire(2))
+		w := acquiretest.Go(s, 3)
+		synctest.Wait()
+		require.False(t, w.Returned())
+		require.Equal(t, int64(0), s.Available(), "the gatherer should hold the one free slot")
+		assert.PanicsWithValue(t, "chansem: Release(3): released more than held (2 held)", func() { s.Release(3) })
+		synctest.Wait()
+		assert.False(t, w.Returned(), "the refused Release served the gatherer")
+		assert.Equal(t, int64(0), s.Available(), "the refused Release changed the state")
+		assert.False(t, s.TryAcquire(1), "TryAcquire(1) succeeded on a full semaphore")
+		s.Release(2)
+		synctest.Wait()
+		require.True(t, w.Returned())
+		require.NoError(t, w.Err)
+		assert.PanicsWithValue(t, "chansem: Release(4): released more than held (3 held)", func() { s.Release(4) })
+		s.Release(3)
+		assert.Equal(t, int64(3), s.Available())
+	})
+}
+
+// Two Releases racing for the same permits cannot both pass the check: the
+// second one, run between the first one's check and its receives, panics
+// having given nothing back.
+func TestConcurrentOverReleaseChangesNothing(t *testing.T) {
+	s := chansem.New(3)
+	require.True(t, s.TryAcquire(3))
+	fired := false
+	defer chansem.SetTestHookRelease(func() {
+		if fired {
+			return
+		}
+		fired = true
+		assert.PanicsWithValue(t, "chansem: Release(2): released more than held (1 held)", func() { s.Release(2) })
+		assert.Equal(t, int64(0), s.Available(), "the refused Release gave permits back")
+	})()
+	s.Release(2)
+	require.True(t, fired, "the hook did not run")
+	assert.Equal(t, int64(2), s.Available())
+	s.Release(1)
+	assert.Equal(t, int64(3), s.Available())
+}
+
+// A cancellation that comes before the permits are granted wins (the
+// scenario of go.dev/issue/63615): the waiter returns the context's error and
+// the permits stay free.
+func TestCancelBeforeGrantWins(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		size, want int64
+	}{{"unit", 1, 1}, {"gathering", 2, 2}} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := chansem.New(tc.size)
+				require.True(t, s.TryAcquire(1))
+				w := acquiretest.Go(s, tc.want)
+				synctest.Wait()
+				w.Cancel()
+				s.Release(1)
+				synctest.Wait()
+				require.ErrorIs(t, w.Err, context.Canceled)
+				assert.Equal(t, tc.size, s.Available())
+			})
+		})
+	}
+}
+
+// When the last slot is free and the context is done by the time a waiter
+// sends, the select may pick either; the cancellation came first and must
+// win both ways. Each round takes one of the two at random; the rounds make
+// it all but certain that both are taken.
+func TestCanceledAsLastSlotFrees(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		size, want int64
+		lastSend   int
+	}{{"unit", 1, 1, 1}, {"gathering", 2, 2, 2}} {
+		t.Run(tc.name, func(t *testing.T) {
+			for range 20 {
+				synctest.Test(t, func(t *testing.T) {
+					s := chansem.New(tc.size)
+					require.True(t, s.TryAcquire(1))
+					w := acquiretest.Prepare(tc.want)
+					sends := 0
+					defer chansem.SetTestHookSend(func() {
+						if sends++; sends == tc.lastSend {
+							w.Cancel()
+							s.Release(1)
+						}
+					})()
+					w.Start(s)
+					synctest.Wait()
+					require.Equal(t, tc.lastSend, sends)
+					require.ErrorIs(t, w.Err, context.Canceled)
+					assert.Equal(t, tc.size, s.Available())
+				})
+			}
+		})
+	}
+}
+
+// Lock and Unlock share the count of held permits with Acquire and Release,
+// so the pairs mix, and an Unlock with nothing held panics changing nothing.
+func TestLockerMixesWithAcquire(t *testing.T) {
+	s := chansem.New(2)
+	s.Lock()
+	require.NoError(t, s.Acquire(context.Background(), 1))
+	s.Release(1)
+	s.Unlock()
+	assert.PanicsWithValue(t, "chansem: Release(1): released more than held (0 held)", func() { s.Release(1) })
+	require.True(t, s.TryAcquire(2))
+	s.Unlock()
+	s.Unlock()
+	assert.PanicsWithValue(t, "chansem: Unlock: released more than held (no permit held)", s.Unlock)
+	assert.Equal(t, int64(2), s.Available())
 }

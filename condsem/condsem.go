@@ -43,13 +43,28 @@
 //
 // Cancellation: sync.Cond has none, so a waiter whose context can be done
 // registers a context.AfterFunc callback that broadcasts, and stops it
-// before returning. The callback takes the mutex first: otherwise its
+// before returning. A waiter that takes its permits looks at its context
+// once more on the way out: if it is done by then, the cancellation may have
+// come before the Release that freed them, and it wins (go.dev/issue/63615):
+// the waiter gives them back through Release, which wakes the others, and
+// returns ctx.Err(). The callback takes the mutex first: otherwise its
 // Broadcast could fall between a waiter's check of its context and its
 // Wait, find nobody to wake, and be lost. A canceled waiter holds nothing
 // and leaves the count untouched, so the plain variant needs no wake-up on
 // the way out: whatever Broadcast woke it woke every other waiter too, so it
 // swallowed nobody's wake-up, which is exactly the trap a Signal-based
 // semaphore falls into.
+//
+// Resize, Close, observation and NewAvailable (issue 17) cost the fast path
+// nothing: it compares the permits held with a limit field it already read
+// as the size. The limit is the size, or zero once the semaphore is closed,
+// so a closed semaphore has no free permit and every Acquire goes to wait,
+// which looks at the closed flag and the size under the mutex first. A
+// shrink below the permits held leaves fewer than none free until enough
+// come back; Resize and Close broadcast, so that waiters that now fit, that
+// are now larger than the size, or that must fail, find out. Only an Acquire
+// that waits loads the function installed by OnWait, and with none
+// installed nothing reads the clock.
 //
 // Guarantees beyond the contract: none. semtest runs with an empty
 // Guarantees, and the package's tests show the barging and the starvation.
@@ -62,6 +77,7 @@ package condsem
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/semacat/sem/internal/check"
 )
@@ -70,19 +86,24 @@ const pkg = "condsem"
 
 // Semaphore is the plain sync.Cond semaphore. It implements sem.Semaphore.
 // It makes no promise about the order in which waiters are served, and a
-// large request may wait forever while small ones keep cycling. The zero
-// value is not usable; call New.
+// large request may wait forever while small ones keep cycling. It also
+// implements sem.Resizer, sem.Closer and sem.Observer. The zero value is not
+// usable; call New or NewAvailable.
 type Semaphore struct {
-	mu   sync.Mutex
-	cond sync.Cond // waiters for free permits; cond.L is &mu
-	size int64
-	cur  int64 // permits held
+	mu    sync.Mutex
+	cond  sync.Cond    // waiters for free permits; cond.L is &mu
+	size  atomic.Int64 // stored only under mu
+	limit int64        // size, or 0 once closed: free permits are limit-cur
+	cur   int64        // permits held
+
+	closed bool
+	wanted int64 // permits asked for by the Acquire calls in wait
+	hook   waitHook
 
 	// waiters counts the Acquire calls in wait. Release skips Broadcast
 	// when it is zero: Broadcast with nobody waiting is cheap but not free
-	// (a call into the runtime and atomic loads), and skipping it cut an
-	// uncontended Acquire+Release pair by about a fifth in
-	// BenchmarkSemaphore/uncontended.
+	// (a call into the runtime and atomic loads), a cost that
+	// BenchmarkSemaphore/uncontended in benchmarks shows.
 	waiters int
 }
 
@@ -90,20 +111,36 @@ type Semaphore struct {
 // size is less than 1.
 func New(size int64) *Semaphore {
 	check.Size(pkg, size)
-	s := &Semaphore{size: size}
+	return newPlain(size, size)
+}
+
+// NewAvailable returns a plain semaphore with size permits of which only
+// available are free: it starts as if size-available permits were held, so
+// Release may give back that many more than were acquired. NewAvailable(1,
+// 0) is a signalling semaphore. It panics if size is less than 1 or
+// available is not between 0 and size.
+func NewAvailable(size, available int64) *Semaphore {
+	check.Available(pkg, "NewAvailable", size, available)
+	return newPlain(size, available)
+}
+
+func newPlain(size, available int64) *Semaphore {
+	s := &Semaphore{limit: size, cur: size - available}
+	s.size.Store(size)
 	s.cond.L = &s.mu
 	return s
 }
 
 // Size returns the total number of permits.
-func (s *Semaphore) Size() int64 { return s.size }
+func (s *Semaphore) Size() int64 { return s.size.Load() }
 
-// Available returns the number of permits free at this instant. It is a
-// snapshot for monitoring and teaching, stale as soon as it returns.
+// Available returns the number of permits free at this instant, negative
+// while a shrink has left more permits held than the size. It is a snapshot
+// for monitoring and teaching, stale as soon as it returns.
 func (s *Semaphore) Available() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.size - s.cur
+	return s.size.Load() - s.cur
 }
 
 // Acquire takes n permits, blocking until they are all free at once or ctx
@@ -114,57 +151,96 @@ func (s *Semaphore) Available() int64 {
 // without acquiring, even when permits are free; if ctx is done while it
 // waits, it returns ctx.Err() and the semaphore is as if the call had never
 // happened. If n exceeds the size it returns at once an error wrapping
-// sem.ErrExceedsSize. Acquire(ctx, 0) returns ctx.Err() without blocking.
-// It panics if n < 0.
+// sem.ErrExceedsSize, as it does if a Resize makes the size smaller than n
+// while it waits. Once the semaphore is closed it returns an error wrapping
+// sem.ErrClosed. Acquire(ctx, 0) returns ctx.Err() without blocking, or
+// that error once closed. It panics if n < 0.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 	check.Weight(pkg, "Acquire", n)
-	if n > s.size {
-		return check.ExceedsSize(pkg, n, s.size)
+	if size := s.size.Load(); n > size {
+		return check.ExceedsSize(pkg, n, size)
 	}
-	if err := ctx.Err(); err != nil || n == 0 {
+	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if n == 0 {
+		return s.zeroWeight()
+	}
 	s.mu.Lock()
-	if s.size-s.cur >= n {
+	if s.limit-s.cur >= n {
 		s.cur += n
 		s.mu.Unlock()
 		return nil
 	}
-	return s.wait(ctx, n)
+	return s.hook.wait(ctx, n, s, s.wait)
 }
 
 // wait parks until n permits are free and takes them, or until ctx is
-// done. It is called with s.mu held and returns with it released.
+// done, the semaphore is closed, or n exceeds the size. It is called with
+// s.mu held and returns with it released.
 func (s *Semaphore) wait(ctx context.Context, n int64) error {
 	stop := wakeOnDone(ctx, &s.cond)
 	defer stop()
 	s.waiters++
-	for s.size-s.cur < n {
-		if err := ctx.Err(); err != nil {
-			s.waiters--
-			s.mu.Unlock()
+	s.wanted += n
+	defer func() {
+		s.waiters--
+		s.wanted -= n
+		s.mu.Unlock()
+	}()
+	for s.limit-s.cur < n {
+		if err := failure(ctx, n, s.size.Load(), s.closed); err != nil {
 			return err
 		}
 		s.cond.Wait()
 	}
-	s.waiters--
 	s.cur += n
-	s.mu.Unlock()
+	return nil
+}
+
+// zeroWeight returns the error of Acquire(ctx, 0) when ctx is not done: nil,
+// or the closed error once the semaphore is closed.
+func (s *Semaphore) zeroWeight() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return closedError(s.closed)
+}
+
+// closedError returns nil, or if closed the error of a zero-weight request.
+func closedError(closed bool) error {
+	if closed {
+		return check.Closed(pkg, 0)
+	}
+	return nil
+}
+
+// failure returns the error a waiting Acquire(ctx, n) must return now, in
+// this order: ctx.Err(), the semaphore closed, n above the size.
+func failure(ctx context.Context, n, size int64, closed bool) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if closed {
+		return check.Closed(pkg, n)
+	}
+	if n > size {
+		return check.ExceedsSize(pkg, n, size)
+	}
 	return nil
 }
 
 // TryAcquire takes n permits only if they are free at once, and reports
 // whether it did. It takes all n or none. It succeeds whenever n permits are
-// free, even while an Acquire waits for more. TryAcquire(0) reports true. It
-// panics if n < 0.
+// free, even while an Acquire waits for more. TryAcquire(0) reports true
+// until the semaphore is closed. It panics if n < 0.
 func (s *Semaphore) TryAcquire(n int64) bool {
 	check.Weight(pkg, "TryAcquire", n)
 	if n == 0 {
-		return true
+		return s.zeroWeight() == nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.size-s.cur < n {
+	if s.limit-s.cur < n {
 		return false
 	}
 	s.cur += n

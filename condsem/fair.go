@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/semacat/sem/internal/check"
 )
@@ -37,14 +38,27 @@ import (
 //
 // Cancellation: a canceled waiter removes its ticket from the queue. If it
 // was the head, the request behind it becomes the head and may fit, so it
-// broadcasts; otherwise nothing changed for anyone else.
+// broadcasts; otherwise nothing changed for anyone else. As in the plain
+// variant, a head that takes its permits while its context is done gives
+// them back through Release, so a cancellation that came first wins and the
+// permits go to the request behind it.
+//
+// Resize, Close and observation work as in the plain variant: the limit the
+// newcomer's check reads is zero once closed, and every waiter looks at the
+// closed flag and the size when woken, leaving the queue if it must fail.
+// Waiting sums the queue. Fair implements sem.Resizer, sem.Closer and
+// sem.Observer.
 type Fair struct {
 	mu    sync.Mutex
-	cond  sync.Cond // waiters for the head of the queue to change or fit; cond.L is &mu
-	size  int64
-	cur   int64     // permits held
-	queue []request // Acquire calls waiting, in arrival order
-	next  uint64    // ticket for the next request to join the queue
+	cond  sync.Cond    // waiters for the head of the queue to change or fit; cond.L is &mu
+	size  atomic.Int64 // stored only under mu
+	limit int64        // size, or 0 once closed: free permits are limit-cur
+	cur   int64        // permits held
+	queue []request    // Acquire calls waiting, in arrival order
+	next  uint64       // ticket for the next request to join the queue
+
+	closed bool
+	hook   waitHook
 }
 
 // request is an Acquire waiting in a Fair queue.
@@ -57,22 +71,38 @@ type request struct {
 // all free. It panics if size is less than 1.
 func NewFair(size int64) *Fair {
 	check.Size(pkg, size)
-	s := &Fair{size: size}
+	return newFair(size, size)
+}
+
+// NewFairAvailable returns a first-come, first-served semaphore with size
+// permits of which only available are free: it starts as if size-available
+// permits were held, so Release may give back that many more than were
+// acquired. It panics if size is less than 1 or available is not between 0
+// and size.
+func NewFairAvailable(size, available int64) *Fair {
+	check.Available(pkg, "NewFairAvailable", size, available)
+	return newFair(size, available)
+}
+
+func newFair(size, available int64) *Fair {
+	s := &Fair{limit: size, cur: size - available}
+	s.size.Store(size)
 	s.cond.L = &s.mu
 	return s
 }
 
 // Size returns the total number of permits.
-func (s *Fair) Size() int64 { return s.size }
+func (s *Fair) Size() int64 { return s.size.Load() }
 
-// Available returns the number of permits free at this instant. It is a
-// snapshot for monitoring and teaching, stale as soon as it returns. Free
-// permits may still be unavailable to a newcomer, because they are being
-// kept for the head of the queue.
+// Available returns the number of permits free at this instant, negative
+// while a shrink has left more permits held than the size. It is a snapshot
+// for monitoring and teaching, stale as soon as it returns. Free permits may
+// still be unavailable to a newcomer, because they are being kept for the
+// head of the queue.
 func (s *Fair) Available() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.size - s.cur
+	return s.size.Load() - s.cur
 }
 
 // Acquire takes n permits, blocking until every request that arrived before
@@ -83,23 +113,29 @@ func (s *Fair) Available() int64 {
 // without acquiring, even when permits are free; if ctx is done while it
 // waits, it leaves the queue, wakes the request behind it if that one can
 // now be served, and returns ctx.Err(). If n exceeds the size it returns at
-// once an error wrapping sem.ErrExceedsSize. Acquire(ctx, 0) returns
-// ctx.Err() without blocking or queueing. It panics if n < 0.
+// once an error wrapping sem.ErrExceedsSize, as it does if a Resize makes
+// the size smaller than n while it waits. Once the semaphore is closed it
+// returns an error wrapping sem.ErrClosed. Acquire(ctx, 0) returns
+// ctx.Err() without blocking or queueing, or that error once closed. It
+// panics if n < 0.
 func (s *Fair) Acquire(ctx context.Context, n int64) error {
 	check.Weight(pkg, "Acquire", n)
-	if n > s.size {
-		return check.ExceedsSize(pkg, n, s.size)
+	if size := s.size.Load(); n > size {
+		return check.ExceedsSize(pkg, n, size)
 	}
-	if err := ctx.Err(); err != nil || n == 0 {
+	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if n == 0 {
+		return s.zeroWeight()
+	}
 	s.mu.Lock()
-	if len(s.queue) == 0 && s.size-s.cur >= n {
+	if len(s.queue) == 0 && s.limit-s.cur >= n {
 		s.cur += n
 		s.mu.Unlock()
 		return nil
 	}
-	return s.wait(ctx, n)
+	return s.hook.wait(ctx, n, s, s.wait)
 }
 
 // wait queues a request for n permits and parks until it is at the head
@@ -111,8 +147,8 @@ func (s *Fair) wait(ctx context.Context, n int64) error {
 	t := s.next
 	s.next++
 	s.queue = append(s.queue, request{ticket: t, n: n})
-	for s.queue[0].ticket != t || s.size-s.cur < n {
-		if err := ctx.Err(); err != nil {
+	for s.queue[0].ticket != t || s.limit-s.cur < n {
+		if err := failure(ctx, n, s.size.Load(), s.closed); err != nil {
 			s.leave(t)
 			s.mu.Unlock()
 			return err
@@ -124,6 +160,14 @@ func (s *Fair) wait(ctx context.Context, n int64) error {
 	s.wakeHead()
 	s.mu.Unlock()
 	return nil
+}
+
+// zeroWeight returns the error of Acquire(ctx, 0) when ctx is not done: nil,
+// or the closed error once the semaphore is closed.
+func (s *Fair) zeroWeight() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return closedError(s.closed)
 }
 
 // leave removes the request with ticket t from the queue, waking the next
@@ -139,7 +183,7 @@ func (s *Fair) leave(t uint64) {
 // wakeHead wakes the waiters if the request at the head of the queue fits.
 // All of them wake; all but the head go back to sleep.
 func (s *Fair) wakeHead() {
-	if len(s.queue) > 0 && s.size-s.cur >= s.queue[0].n {
+	if len(s.queue) > 0 && s.limit-s.cur >= s.queue[0].n {
 		s.cond.Broadcast()
 	}
 }
@@ -147,15 +191,15 @@ func (s *Fair) wakeHead() {
 // TryAcquire takes n permits only if nobody is queued and they are free at
 // once, and reports whether it did. It takes all n or none, and fails while
 // an Acquire waits, even when n permits are free. TryAcquire(0) reports
-// true. It panics if n < 0.
+// true until the semaphore is closed. It panics if n < 0.
 func (s *Fair) TryAcquire(n int64) bool {
 	check.Weight(pkg, "TryAcquire", n)
 	if n == 0 {
-		return true
+		return s.zeroWeight() == nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.queue) > 0 || s.size-s.cur < n {
+	if len(s.queue) > 0 || s.limit-s.cur < n {
 		return false
 	}
 	s.cur += n

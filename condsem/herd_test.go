@@ -9,6 +9,7 @@ import (
 
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/condsem"
+	"github.com/semacat/sem/internal/busy"
 )
 
 // BenchmarkHerd shows what Broadcast costs as waiters pile up. Goroutines
@@ -51,7 +52,7 @@ func BenchmarkHerd(b *testing.B) {
 							if err := s.Acquire(ctx, 1); err != nil {
 								panic(err)
 							}
-							work(100)
+							busy.Work(100)
 							s.Release(1)
 						}
 					})
@@ -59,18 +60,5 @@ func BenchmarkHerd(b *testing.B) {
 				wg.Wait()
 			})
 		}
-	}
-}
-
-var workSink atomic.Int64
-
-// work does n units of work that the compiler cannot remove.
-func work(n int) {
-	x := 0
-	for i := range n {
-		x += i * i
-	}
-	if x == -1 {
-		workSink.Store(int64(x))
 	}
 }

@@ -24,9 +24,9 @@ type locker interface {
 
 type semLocker struct{ s *etcdsem.Semaphore }
 
-func (l semLocker) lock(ctx context.Context) error { return l.s.Acquire(ctx, 1) }
-func (l semLocker) unlock(context.Context) error   { return l.s.ReleaseErr(1) }
-func (l semLocker) close()                         { _ = l.s.Close() }
+func (l semLocker) lock(ctx context.Context) error   { return l.s.Acquire(ctx, 1) }
+func (l semLocker) unlock(ctx context.Context) error { return l.s.ReleaseErr(ctx, 1) }
+func (l semLocker) close()                           { _ = l.s.Close() }
 
 type mutexLocker struct {
 	s *concurrency.Session

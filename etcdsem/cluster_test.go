@@ -39,7 +39,7 @@ func TestLeaderLoss(t *testing.T) {
 		cl, err := c.Client()
 		require.NoError(t, err)
 		defer cl.Close()
-		handles[i], err = etcdsem.New(cl, name, size, etcdsem.WithTTL(5*time.Second),
+		handles[i], err = etcdsem.New(cl, name, size, etcdsem.WithLease(5*time.Second),
 			etcdsem.WithErrorHandler(func(err error) { t.Logf("worker %d: reported: %v", i, err) }))
 		require.NoError(t, err)
 		defer handles[i].Close()
@@ -66,7 +66,7 @@ func TestLeaderLoss(t *testing.T) {
 				}
 				time.Sleep(time.Duration(r.IntN(2000)) * time.Microsecond)
 				out.Add(-n)
-				if err := s.ReleaseErr(n); err != nil {
+				if err := s.ReleaseErr(context.Background(), n); err != nil {
 					t.Logf("worker %d: Release(%d): %v (retried in the background)", i, n, err)
 				}
 				ops[i].Add(1)

@@ -138,7 +138,7 @@ func TestConformance(t *testing.T) {
 		}
 	})
 	newFn := func(size int64) sem.Semaphore {
-		s, err := etcdsem.New(cli, uniqueName(t), size, etcdsem.WithTTL(5*time.Second))
+		s, err := etcdsem.New(cli, uniqueName(t), size, etcdsem.WithLease(5*time.Second))
 		if err != nil {
 			panic(err) // semtest reports it as a failure of New
 		}
@@ -281,7 +281,7 @@ func TestShrunkKeyKeepsItsPlace(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, resp.Kvs, 1)
 	assert.Equal(t, before, resp.Kvs[0].CreateRevision)
-	require.NoError(t, p.Release())
+	require.NoError(t, p.Release(ctx))
 }
 
 func TestPermitFencing(t *testing.T) {
@@ -307,18 +307,18 @@ func TestPermitFencing(t *testing.T) {
 		next <- q
 	}()
 	settle(func() []*etcdsem.Semaphore { return []*etcdsem.Semaphore{s} })()
-	require.NoError(t, p.Release())
+	require.NoError(t, p.Release(ctx))
 	q := await(t, next)
 	assert.Greater(t, q.Token(), p.Token(), "a later holder of a size-1 semaphore has a larger token")
 	assert.False(t, fenced(p), "a write fenced by a released permit")
 	assert.True(t, fenced(q))
-	assert.PanicsWithValue(t, "etcdsem: Release(1): released more than held (0 held)", func() { _ = p.Release() })
-	require.NoError(t, q.Release())
+	assert.PanicsWithValue(t, "etcdsem: Release(1): released more than held (0 held)", func() { _ = p.Release(ctx) })
+	require.NoError(t, q.Release(ctx))
 
 	z, err := s.AcquirePermit(ctx, 0)
 	require.NoError(t, err)
 	assert.Zero(t, z.Token())
-	assert.NoError(t, z.Release())
+	assert.NoError(t, z.Release(ctx))
 }
 
 // Close revokes the lease: permits held come back, waiting calls fail.

@@ -97,7 +97,7 @@ func ExamplePermit_Cmp() {
 		return err == nil && resp.Succeeded
 	}
 	fmt.Println("while held:", write())
-	if err := p.Release(); err != nil {
+	if err := p.Release(ctx); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -105,4 +105,68 @@ func ExamplePermit_Cmp() {
 	// Output:
 	// while held: true
 	// after release: false
+}
+
+// store is a resource outside etcd that fences its writers: it remembers
+// the largest token it has seen and rejects writes carrying a smaller one.
+type store struct {
+	mu      sync.Mutex
+	highest int64
+	data    []string
+}
+
+func (st *store) write(token int64, v string) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if token < st.highest {
+		return fmt.Errorf("write %q rejected: token %d is older than %d", v, token, st.highest)
+	}
+	st.highest = token
+	st.data = append(st.data, v)
+	return nil
+}
+
+// A holder that lost its permit without knowing (paused, or cut off after it
+// checked Done) sends its write late. The store rejects it, because a later
+// holder of the size-1 semaphore wrote with a larger token meanwhile.
+func ExamplePermit_Token() {
+	ctx := context.Background()
+	s, err := etcdsem.New(connect(), "example-fencing-token", 1)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer s.Close()
+	st := &store{}
+
+	first, err := s.AcquirePermit(ctx, 1)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(st.write(first.Token(), "first holder, on time"))
+	stale := first.Token() // the first holder's late write, still in flight
+	if err := first.Release(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	second, err := s.AcquirePermit(ctx, 1)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(st.write(second.Token(), "second holder"))
+	err = st.write(stale, "first holder, late")
+	fmt.Println(err != nil, second.Token() > stale)
+	if err := second.Release(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(st.data)
+	// Output:
+	// <nil>
+	// <nil>
+	// true true
+	// [first holder, on time second holder]
 }

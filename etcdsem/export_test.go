@@ -1,19 +1,57 @@
 package etcdsem
 
+import (
+	"time"
+)
+
+// Every handle the tests make carries a hook.
+func init() { newTestHook = func() *testHook { return &testHook{} } }
+
+// SafetyMargin is the margin Done keeps before sent + TTL.
+func SafetyMargin(ttl time.Duration) time.Duration { return safetyMargin(ttl) }
+
 // Settled reports whether every call on s has returned or is parked on a
 // watch, with a live context, that has seen every write s made to the
 // queue: nothing on this handle can move until someone acts.
 func (s *Semaphore) Settled() bool {
-	if s.busy.Load() != 0 {
+	h := s.hook
+	if h.busy.Load() != 0 {
 		return false
 	}
-	last := s.lastWrite.Load()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for q := range s.waiting {
-		if q.ctx.Err() != nil || q.seen.Load() < last {
+	last := h.lastWrite.Load()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, p := range h.waiting {
+		if p.ctx.Err() != nil || p.seen.Load() < last {
 			return false
 		}
 	}
-	return s.busy.Load() == 0
+	return h.busy.Load() == 0
+}
+
+// OnEnqueue makes every enqueue of s call f with its key first; if f
+// returns an error, the enqueue is not sent and fails with it, as if its
+// outcome were unknown.
+func (s *Semaphore) OnEnqueue(f func(key string) error) { s.hook.enqueueFault = f }
+
+// LoseReply makes every write-back of s that succeeded fail with the
+// error f returns, if any, as if its reply were lost.
+func (s *Semaphore) LoseReply(f func() error) { s.hook.lostReply = f }
+
+// BeforeConfirm makes s call f when a watch says a waiting key fits, before
+// the key's place is read again.
+func (s *Semaphore) BeforeConfirm(f func(key string)) { s.hook.beforeConfirm = f }
+
+// BeforeAdmit makes s call f when a key holds, before the grant is reported.
+func (s *Semaphore) BeforeAdmit(f func()) { s.hook.beforeAdmit = f }
+
+// PauseKeepAlive stops (true) or resumes (false) the keep-alives of s.
+func (s *Semaphore) PauseKeepAlive(paused bool) { s.hook.pauseRefresh.Store(paused) }
+
+// Tracked reports whether s tracks key.
+func (s *Semaphore) Tracked(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.keys[key]
+	return ok
 }

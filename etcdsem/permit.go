@@ -14,14 +14,17 @@ import (
 //
 // # Why a token
 //
-// A holder is a lease. A process paused for longer than the lease's TTL (a
-// long GC pause, a stopped VM, a partition) comes back still believing it
-// holds its permits, while etcd has deleted its key and admitted someone
-// else. No check the holder makes before acting closes this gap, since the
-// pause can fall between the check and the act. The resource has to check.
+// A holder is a lease. [Permit.Done] tells a holder that is cut off from
+// etcd that it can no longer count on its permits, before etcd can hand
+// them to anyone else. But a process paused (a long GC pause, a stopped VM)
+// between checking Done and acting comes back still believing it holds its
+// permits, while etcd has deleted its key and admitted someone else. No
+// check the holder makes before acting closes this gap. The resource has to
+// check.
 //
 // The token is the create revision of the permit's key in etcd: unique,
-// never reused, and larger for later places in the queue. Two ways to use it:
+// never reused, and strictly increasing in grant order (keys are granted
+// in the order of their places in the queue). Two ways to use it:
 //
 //   - The resource is etcd itself: put [Permit.Cmp] in the If of the
 //     transaction that writes the protected data. The write happens only
@@ -63,7 +66,7 @@ func (s *Semaphore) AcquirePermit(ctx context.Context, n int64) (*Permit, error)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	e, err := s.acquire(ctx, n)
+	e, err := s.acquire(ctx, n, false)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +74,7 @@ func (s *Semaphore) AcquirePermit(ctx context.Context, n int64) (*Permit, error)
 }
 
 // Token returns the fencing token: the create revision of the permit's key,
-// larger for every later place in the queue.
+// larger for every later place in the queue, and so for every later grant.
 func (p *Permit) Token() int64 {
 	if p.e == nil {
 		return 0
@@ -97,10 +100,40 @@ func (p *Permit) Cmp() clientv3.Cmp {
 	return clientv3.Compare(clientv3.CreateRevision(p.Key()), "=", p.Token())
 }
 
+// Done returns a channel that is closed as soon as the holder can no longer
+// be sure the permit holds: when the handle stops trusting its lease, or is
+// closed. The handle trusts its lease until
+//
+//	sent + TTL - margin,  margin = TTL/10 + TTL/100
+//
+// where sent is when the last keep-alive that the server confirmed was
+// sent (before its reply arrived; for a new handle, the lease's grant) and
+// TTL the one the server granted. A tenth of the TTL is for the holder to
+// stop, a hundredth for clock drift. The server cannot expire the lease
+// before sent + TTL, so Done closes before etcd can admit anyone else to
+// these permits, as long as the holder's clock runs no more than a
+// hundredth slower than the server's. A holder cut off from etcd sees Done
+// close within a TTL of the cut. A paused process sees Done closed once its
+// timers run after it resumes, and Err reports the loss at once. A
+// keep-alive that finds the lease gone closes Done at once. Release does
+// not close Done: it is the handle's lease, shared by all its permits. A
+// Permit of weight 0 has the same Done.
+func (p *Permit) Done() <-chan struct{} { return p.s.lease.dead }
+
+// Err returns nil while the lease is trusted (Done is open, or about to
+// close because the trust ran out this instant: Err then closes it). After,
+// it returns why: an error wrapping [ErrLeaseLost] when the lease expired,
+// was revoked or could not be refreshed in time, or [ErrClosed] when the
+// handle was closed first.
+func (p *Permit) Err() error { return p.s.lease.err() }
+
 // Release gives the permit's permits back by deleting its key. It panics if
-// the Permit was released already. Its error and the retries that follow
-// are those of [Semaphore.ReleaseErr].
-func (p *Permit) Release() error {
+// the Permit was released already. It returns nil once the key is deleted;
+// an error wrapping [ErrLeaseLost] if the key was already gone or the lease
+// is no longer trusted (the permits may have been someone else's for a
+// while); and the other errors, and the retries that follow them, of
+// [Semaphore.ReleaseErr].
+func (p *Permit) Release(ctx context.Context) error {
 	if p.e == nil {
 		return nil
 	}
@@ -111,9 +144,6 @@ func (p *Permit) Release() error {
 		check.OverRelease(pkg, p.n, 0)
 	}
 	p.e.weight = 0
-	if !s.closed {
-		s.dirty[p.e.key] = p.e
-	}
 	s.mu.Unlock()
-	return s.sync()
+	return s.release(ctx, p.e)
 }

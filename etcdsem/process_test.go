@@ -69,7 +69,7 @@ func TestHelperProcess(t *testing.T) {
 	size, err := strconv.ParseInt(os.Getenv(sizeEnv), 10, 64)
 	require.NoError(t, err)
 	s, err := etcdsem.New(c, os.Getenv(nameEnv), size,
-		etcdsem.WithTTL(workerTTL), etcdsem.WithOwner(fmt.Sprintf("pid %d", os.Getpid())))
+		etcdsem.WithLease(workerTTL), etcdsem.WithOwner(fmt.Sprintf("pid %d", os.Getpid())))
 	require.NoError(t, err)
 	defer s.Close()
 	switch role {
@@ -108,7 +108,7 @@ func load(t *testing.T, s *etcdsem.Semaphore) {
 		time.Sleep(time.Duration(r.IntN(3000)) * time.Microsecond) // the protected work
 		_, err = fmt.Fprintf(log, "- %d %d\n", p.Token(), n)
 		require.NoError(t, err)
-		require.NoError(t, p.Release())
+		require.NoError(t, p.Release(context.Background()))
 	}
 }
 

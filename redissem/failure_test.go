@@ -58,7 +58,7 @@ func TestRedisRestart(t *testing.T) {
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 				started := phase.Load()
-				tok, err := s.AcquireToken(ctx, 1)
+				p, err := s.AcquirePermit(ctx, 1)
 				cancel()
 				if err != nil {
 					if started == 1 || phase.Load() == 1 {
@@ -70,10 +70,10 @@ func TestRedisRestart(t *testing.T) {
 					time.Sleep(50 * time.Millisecond)
 					continue
 				}
-				res.enter(tok, 1)
+				res.enter(p.Token(), 1)
 				time.Sleep(5 * time.Millisecond)
-				res.exit(tok)
-				if err := s.ReleaseErr(context.Background(), 1); err == nil && phase.Load() == 2 {
+				res.exit(p.Token())
+				if err := p.Release(context.Background()); err == nil && phase.Load() == 2 {
 					okAfter.Add(1)
 				}
 			}
@@ -94,13 +94,13 @@ func TestRedisRestart(t *testing.T) {
 	assert.Empty(t, violations)
 	assert.Positive(t, failedDown.Load(), "no Acquire failed while Redis was down")
 	msg, _ := sample.Load().(string)
-	assert.Contains(t, msg, "redissem: Acquire(1) on \""+name+"\": redis unreachable", "the error names the call, the semaphore and the cause")
+	assert.Contains(t, msg, "redissem: AcquirePermit(1) on \""+name+"\": redissem: server unreachable", "the error names the call, the semaphore and the cause")
 	assert.Positive(t, okAfter.Load(), "no worker recovered after the restart")
 	t.Logf("%d grants, at most %d in use; %d failed Acquires while down, e.g. %q; %d successful cycles after the restart",
 		entries, maxInUse, failedDown.Load(), msg, okAfter.Load())
 	// Releases that failed while Redis was down are retried by the
 	// refresher, or expire with their lease: every permit comes back.
-	waitFor(t, "every permit to come back", func() bool { return handles[0].Available() == size })
+	waitFor(t, "every permit to come back", func() bool { return available(t, handles[0]) == size })
 }
 
 // Release while Redis is down: ReleaseErr reports it, the handle forgets the

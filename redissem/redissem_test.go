@@ -2,6 +2,7 @@ package redissem_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -113,8 +114,8 @@ func TestSizeIsRecorded(t *testing.T) {
 	rdb := newClient(t, shared.addr())
 	s := newSem(t, rdb, 3)
 	_, err := redissem.New(rdb, s.Name(), 5)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "a semaphore of size 3 already exists")
+	require.ErrorIs(t, err, redissem.ErrSizeMismatch)
+	assert.Contains(t, err.Error(), "has size 3 in Redis, this handle expects 5")
 	same, err := redissem.New(rdb, s.Name(), 3)
 	require.NoError(t, err)
 	require.NoError(t, same.Close())
@@ -127,7 +128,7 @@ func TestSharedBetweenHandles(t *testing.T) {
 	require.NoError(t, err)
 	defer b.Close()
 	require.NoError(t, a.Acquire(context.Background(), 2))
-	assert.Equal(t, int64(1), b.Available())
+	assert.Equal(t, int64(1), available(t, b))
 	assert.False(t, b.TryAcquire(2))
 	assert.PanicsWithValue(t, "redissem: Release(2): released more than held (0 held)", func() { b.Release(2) },
 		"permits are held per handle")
@@ -151,23 +152,24 @@ func TestTokensIncrease(t *testing.T) {
 		if i%2 == 1 {
 			h = b
 		}
-		tok, err := h.AcquireToken(ctx, 1)
+		p, err := h.AcquirePermit(ctx, 1)
 		require.NoError(t, err)
-		assert.Greater(t, tok, last)
-		last = tok
-		h.Release(1)
+		assert.Greater(t, p.Token(), last)
+		last = p.Token()
+		require.NoError(t, p.Release(ctx))
 	}
-	tok, err := a.AcquireToken(ctx, 1)
+	p, err := a.AcquirePermit(ctx, 1)
 	require.NoError(t, err)
-	got := make(chan int64)
+	got := make(chan *redissem.Permit)
 	go func() {
-		tok, _ := b.AcquireToken(ctx, 1)
-		got <- tok
+		p, _ := b.AcquirePermit(ctx, 1)
+		got <- p
 	}()
 	time.Sleep(100 * time.Millisecond) // let b queue behind a; only ordering depends on it
-	a.Release(1)
-	assert.Greater(t, <-got, tok)
-	b.Release(1)
+	require.NoError(t, p.Release(ctx))
+	next := <-got
+	assert.Greater(t, next.Token(), p.Token())
+	require.NoError(t, next.Release(ctx))
 }
 
 // A waiter is woken by the release's notification, not by polling: with
@@ -231,7 +233,7 @@ func TestCancelLeavesNoEntry(t *testing.T) {
 	assert.Equal(t, int64(0), rdb.ZCard(context.Background(), "redissem:{"+s.Name()+"}:wexp").Val())
 	assert.Equal(t, int64(1), rdb.HLen(context.Background(), "redissem:{"+s.Name()+"}:recs").Val(), "only the test's grant is recorded")
 	s.Release(1)
-	assert.Equal(t, int64(1), s.Available())
+	assert.Equal(t, int64(1), available(t, s))
 }
 
 func TestClose(t *testing.T) {
@@ -248,7 +250,7 @@ func TestClose(t *testing.T) {
 	c.settle()
 	require.NoError(t, s.Close())
 	require.ErrorIs(t, <-done, redissem.ErrClosed)
-	assert.Equal(t, int64(2), other.Available(), "Close releases what the handle held")
+	assert.Equal(t, int64(2), available(t, other), "Close releases what the handle held")
 	require.ErrorIs(t, s.Acquire(context.Background(), 1), redissem.ErrClosed)
 	assert.False(t, s.TryAcquire(1))
 	assert.NotPanics(t, func() { s.Release(2) }, "the callers still hold 2 in the handle's books")
@@ -274,6 +276,24 @@ func TestLeaseLostIsReported(t *testing.T) {
 	s.Release(1)
 }
 
+// requireClosed fails the test unless done is closed.
+func requireClosed(t *testing.T, done <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-done:
+	default:
+		t.Fatal("Done is still open")
+	}
+}
+
+// available returns s.Available, failing the test on error.
+func available(t testing.TB, s *redissem.Semaphore) int64 {
+	t.Helper()
+	n, err := s.Available(context.Background())
+	require.NoError(t, err)
+	return n
+}
+
 // errorsCollector gathers the errors passed to a handler.
 type errorsCollector struct {
 	mu   sync.Mutex
@@ -290,4 +310,71 @@ func (e *errorsCollector) all() []error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return append([]error(nil), e.errs...)
+}
+
+// Release gives back the handle's oldest grants first, as etcdsem does: of
+// two grants, the one left in Redis after Release(1) is the newer.
+func TestReleaseOldestFirst(t *testing.T) {
+	rdb := newClient(t, shared.addr())
+	s := newSem(t, rdb, 2)
+	ctx := context.Background()
+	require.NoError(t, s.Acquire(ctx, 1))
+	require.NoError(t, s.Acquire(ctx, 1))
+	recs := "redissem:{" + s.Name() + "}:recs"
+	tokens := func() []int64 {
+		var out []int64
+		for _, r := range rdb.HVals(ctx, recs).Val() {
+			var n, tok int64
+			_, err := fmt.Sscanf(r, "h %d %d", &n, &tok)
+			require.NoError(t, err, r)
+			out = append(out, tok)
+		}
+		return out
+	}
+	both := tokens()
+	require.Len(t, both, 2)
+	s.Release(1)
+	assert.Equal(t, []int64{max(both[0], both[1])}, tokens(), "the older grant was released")
+	s.Release(1)
+}
+
+// A Permit's life: its weight and token, Done and Err through Release and
+// Close, a second Release panicking, and its permits kept apart from the
+// handle's Release.
+func TestPermitLifecycle(t *testing.T) {
+	rdb := newClient(t, shared.addr())
+	s, err := redissem.New(rdb, uniqueName(t), 3)
+	require.NoError(t, err)
+	ctx := context.Background()
+
+	none, err := s.AcquirePermit(ctx, 0)
+	require.NoError(t, err)
+	assert.Zero(t, none.Token())
+	assert.Nil(t, none.Done(), "a Permit of nothing never ends")
+	require.NoError(t, none.Release(ctx))
+
+	p, err := s.AcquirePermit(ctx, 2)
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), p.Weight())
+	assert.Positive(t, p.Token())
+	require.NoError(t, p.Err())
+	assert.PanicsWithValue(t, "redissem: Release(1): released more than held (0 held)", func() { s.Release(1) },
+		"a Permit's permits are released through the Permit")
+	require.NoError(t, p.Release(ctx))
+	requireClosed(t, p.Done())
+	require.ErrorIs(t, p.Err(), redissem.ErrReleased)
+	assert.PanicsWithValue(t, fmt.Sprintf("redissem: Permit.Release: the permit (token %d) was released already", p.Token()),
+		func() { _ = p.Release(ctx) })
+	assert.Equal(t, int64(3), available(t, s))
+
+	q, err := s.AcquirePermit(ctx, 1)
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	requireClosed(t, q.Done())
+	require.ErrorIs(t, q.Err(), redissem.ErrClosed)
+	require.NoError(t, q.Release(ctx), "Close released it already")
+	check, err := redissem.New(rdb, s.Name(), 3)
+	require.NoError(t, err)
+	defer check.Close()
+	assert.Equal(t, int64(3), available(t, check), "Close gave the Permit's permits back")
 }

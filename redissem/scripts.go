@@ -6,62 +6,118 @@ import "github.com/redis/go-redis/v9"
 // (EVALSHA, falling back to EVAL when the server has not cached it yet).
 //
 // Every script starts with the same prelude. It reads the time from the
-// server (TIME), checks the semaphore's recorded size, reaps holders whose
-// lease has passed and waiters that stopped polling, and defines grant(),
-// which admits queued waiters in ticket order while the head of the queue
-// fits. Scripts that free permits call grant() before they return, so a
-// waiter is admitted by whichever script first makes room for it.
+// server (TIME), checks the semaphore's recorded size and that none of its
+// keys has gone missing, reaps holders whose lease has passed and waiters
+// that stopped polling, and defines grant(), which admits queued waiters in
+// ticket order while the head of the queue fits. Scripts that free permits
+// call grant() before they return, so a waiter is admitted by whichever
+// script first makes room for it.
 //
 // Keys, all in one hash slot thanks to the {name} tag:
 //
-//	KEYS[1] meta     hash: size; used (permits held); seq (last ticket);
-//	                 queued (waiters); reap (no expiry is earlier, 0: none)
+//	KEYS[1] meta     hash: size; used (permits held); seq (last ticket or
+//	                 token); queued (waiters); reap (no expiry is earlier,
+//	                 0: none); quiet (no grant before this server ms, set
+//	                 when the keys were found lost)
 //	KEYS[2] holders  sorted set: grant id -> lease expiry (server ms)
-//	KEYS[3] recs     hash: id -> "h n ticket" (a grant of n permits) or
-//	                 "w n lease_ms ticket" (a queued request for n)
+//	KEYS[3] recs     hash: id -> "h n token" (a grant of n permits) or
+//	                 "w n lease_ms" (a queued request for n)
 //	KEYS[4] queue    sorted set: waiter id -> ticket (arrival order)
 //	KEYS[5] wexp     sorted set: waiter id -> expiry of its queue entry (server ms)
 //
-// ARGV[1] is the size the client expects and ARGV[2] the prefix of the
-// notification channels; an id is "<handle>/<seq>", and a grant is published
-// on ARGV[2]..<handle> as "<id> <ticket>".
+// ARGV[1] is the size the client expects, ARGV[2] the prefix of the
+// notification channels, ARGV[3] the handle's lease in ms (for grants and
+// queue entries alike) and ARGV[4] "new" when a missing semaphore may be
+// created (only New asks). An id is "<handle>/<seq>", and a grant is
+// published on ARGV[2]..<handle> as "<id> <token>".
 //
-// The uncontended path is six commands per script (TIME, HMGET of the
-// counters, HGET of the request's record, two writes, HSET of the counters):
-// the counters live in one hash read and written once, the reaping scans run
-// only once the earliest recorded expiry has passed (an expiry pushed back by
-// a refresh leaves that bound early, which costs one extra scan), and the
-// queue is only looked at when someone waits. Counted with INFO
-// commandstats, an uncontended Acquire+Release pair runs 12 commands inside
-// its scripts, down from 21 in the first version that scanned on every call;
-// server time per script grows with that count.
+// Tickets and tokens come from one counter, seq, that every issue moves to
+// max(seq + 1, server time in microseconds). Within a history it strictly
+// increases; and when Redis forgets its latest writes (a restart from an
+// RDB snapshot or an AOF fsynced every second, a replica promoted before it
+// received them), the server's clock has moved on, so the rolled-back
+// counter jumps above every token issued before. That assumes the server's
+// clock never steps back and that seq leads the clock by less than the
+// restart takes: it can only lead by the grants issued faster than one per
+// microsecond.
+//
+// A token is drawn when a request is granted, not when it queues, so tokens
+// increase in grant order even if a rollback revives an old queue entry.
+//
+// The counters in meta promise keys: permits in use need holders and recs,
+// waiters need queue, wexp and recs. A key missing behind them, or meta
+// missing while other keys remain, or meta missing for anyone but New, means
+// Redis evicted or lost the semaphore's state (an allkeys-* maxmemory
+// policy, a DEL, a restart without the data). Recreating the counters at
+// zero would admit others beside holders that still believe they hold, so
+// lost() wipes what is left and refuses every grant until each lease handed
+// out before could have run out (the latest expiry left in holders, and at
+// least the caller's lease from now). Holders learn it at their next
+// refresh, which finds their grants gone.
+//
+// The uncontended path stays short: the counters live in one hash read and
+// written once, the reaping scans run only once the earliest recorded
+// expiry has passed (an expiry pushed back by a refresh leaves that bound
+// early, which costs one extra scan), the queue is only looked at when
+// someone waits, and the consistency check is one EXISTS, skipped while
+// nothing is held or queued. Server time per script grows with its command
+// count; INFO commandstats counts them.
 //
 // Numbers are written with string.format('%.0f'): Lua's tostring switches to
-// exponent notation past 14 digits, and tickets have 16.
+// exponent notation past 14 digits, and tokens have 16. They stay exact in
+// Lua's doubles up to 2^53, centuries of microseconds away.
 const prelude = `
 if redis.replicate_commands then pcall(redis.replicate_commands) end
 local meta, holders, recs, queue, wexp = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local size, chan = tonumber(ARGV[1]), ARGV[2]
+local size, chan, lease = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local nowUs = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
 local function num(x) return string.format('%.0f', x) end
 
-local m = redis.call('HMGET', meta, 'size', 'used', 'seq', 'queued', 'reap')
+-- lost wipes what is left of a semaphore whose state Redis evicted or lost,
+-- and refuses grants until every lease given out before has run out.
+local function lost()
+  local quiet = now + lease
+  local last = redis.call('ZRANGE', holders, -1, -1, 'WITHSCORES')
+  if #last > 0 then quiet = math.max(quiet, tonumber(last[2])) end
+  redis.call('DEL', holders, recs, queue, wexp)
+  redis.call('HSET', meta, 'size', ARGV[1], 'used', 0, 'seq', 0, 'queued', 0, 'reap', 0, 'quiet', num(quiet))
+  return redis.error_reply('SEMLOST ' .. num(quiet - now))
+end
+
+local m = redis.call('HMGET', meta, 'size', 'used', 'seq', 'queued', 'reap', 'quiet')
 if not m[1] then
-  -- A new semaphore, or one whose data Redis lost: tickets start at the
-  -- server's time in microseconds, above every ticket issued before.
-  m = {ARGV[1], '0', num(tonumber(clock[1]) * 1000000 + tonumber(clock[2])), '0', '0'}
-  redis.call('HSET', meta, 'size', ARGV[1], 'used', 0, 'seq', m[3], 'queued', 0, 'reap', 0)
+  if ARGV[4] ~= 'new' or redis.call('EXISTS', holders, recs, queue, wexp) > 0 then return lost() end
+  m = {ARGV[1], '0', '0', '0', '0', '0'}
+  redis.call('HSET', meta, 'size', ARGV[1], 'used', 0, 'seq', 0, 'queued', 0, 'reap', 0)
 elseif tonumber(m[1]) ~= size then
   return redis.error_reply('SEMSIZE ' .. m[1])
 end
 local used, seq, queued, reapAt = tonumber(m[2]) or 0, tonumber(m[3]) or 0, tonumber(m[4]) or 0, tonumber(m[5]) or 0
+local quiet = tonumber(m[6]) or 0
 local used0, seq0, queued0, reapAt0 = used, seq, queued, reapAt
+
+local need = {}
+if used > 0 then need = {holders, recs} end
+if queued > 0 then
+  need[#need + 1] = queue
+  need[#need + 1] = wexp
+  if used == 0 then need[#need + 1] = recs end
+end
+if #need > 0 and redis.call('EXISTS', unpack(need)) < #need then return lost() end
 
 local function save()
   if used ~= used0 or seq ~= seq0 or queued ~= queued0 or reapAt ~= reapAt0 then
     redis.call('HSET', meta, 'used', used, 'seq', num(seq), 'queued', queued, 'reap', num(reapAt))
   end
+end
+
+-- ticket returns the next ticket or token: above the last one, and above
+-- every one issued before a rollback of the data.
+local function ticket()
+  seq = math.max(seq + 1, nowUs)
+  return seq
 end
 
 -- expires records that something expires at the given time.
@@ -99,25 +155,25 @@ end
 -- that does not fit blocks those behind it (FIFO, so no starvation).
 local function grant()
   while queued > 0 do
-    local head = redis.call('ZRANGE', queue, 0, 0, 'WITHSCORES')
+    local head = redis.call('ZRANGE', queue, 0, 0)
     if #head == 0 then
       queued = 0
       return
     end
-    local id, ticket = head[1], head[2]
-    local n, lease = string.match(redis.call('HGET', recs, id) or '', '^w (%d+) (%d+)')
+    local id = head[1]
+    local n, ttl = string.match(redis.call('HGET', recs, id) or '', '^w (%d+) (%d+)')
     if not n then
       unqueue(id)
     else
       n = tonumber(n)
       if used + n > size then return end
       unqueue(id)
-      local exp = now + tonumber(lease)
+      local exp, token = now + tonumber(ttl), num(ticket())
       redis.call('ZADD', holders, num(exp), id)
-      redis.call('HSET', recs, id, 'h ' .. n .. ' ' .. ticket)
+      redis.call('HSET', recs, id, 'h ' .. n .. ' ' .. token)
       used = used + n
       expires(exp)
-      redis.call('PUBLISH', chan .. string.match(id, '^(.*)/'), id .. ' ' .. ticket)
+      redis.call('PUBLISH', chan .. string.match(id, '^(.*)/'), id .. ' ' .. token)
     end
   end
 end
@@ -128,12 +184,17 @@ if reapAt > 0 and now >= reapAt then reap() end
 // acquireScript asks for permits, or polls a request already made: it is
 // idempotent in its id, so a retried call never takes permits twice.
 //
-// ARGV[3] id, ARGV[4] n, ARGV[5] lease ms, ARGV[6] "try" or "wait",
-// ARGV[7] waiter entry ttl ms.
-// Returns {1, ticket} when the id holds its permits, {0} when it is queued
-// (its entry's expiry pushed back), {-1} when a "try" was refused.
+// ARGV[5] id, ARGV[6] n, ARGV[7] "try" or "wait".
+// Returns {1, token} when the id holds its permits, {0} when it is queued
+// (its entry's expiry pushed back), {-1} when a "try" was refused. While
+// grants are refused after a loss of the keys, it fails with SEMLOST and
+// the milliseconds left.
 var acquireScript = redis.NewScript(prelude + `
-local id, n, lease, ttl = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[7])
+local id, n = ARGV[5], tonumber(ARGV[6])
+if quiet > now then
+  save()
+  return redis.error_reply('SEMLOST ' .. num(quiet - now))
+end
 grant()
 local r = redis.call('HGET', recs, id)
 if r and string.sub(r, 1, 1) == 'h' then
@@ -141,30 +202,29 @@ if r and string.sub(r, 1, 1) == 'h' then
   return {1, string.match(r, ' (%d+)$')}
 end
 if r then
-  redis.call('ZADD', wexp, num(now + ttl), id)
-  expires(now + ttl)
+  redis.call('ZADD', wexp, num(now + lease), id)
+  expires(now + lease)
   save()
   return {0}
 end
 if queued == 0 and used + n <= size then
-  seq = seq + 1
+  local token = num(ticket())
   redis.call('ZADD', holders, num(now + lease), id)
-  redis.call('HSET', recs, id, 'h ' .. n .. ' ' .. num(seq))
+  redis.call('HSET', recs, id, 'h ' .. n .. ' ' .. token)
   used = used + n
   expires(now + lease)
   save()
-  return {1, num(seq)}
+  return {1, token}
 end
-if ARGV[6] == 'try' then
+if ARGV[7] == 'try' then
   save()
   return {-1}
 end
-seq = seq + 1
-redis.call('ZADD', queue, num(seq), id)
-redis.call('ZADD', wexp, num(now + ttl), id)
-redis.call('HSET', recs, id, 'w ' .. n .. ' ' .. lease .. ' ' .. num(seq))
+redis.call('ZADD', queue, num(ticket()), id)
+redis.call('ZADD', wexp, num(now + lease), id)
+redis.call('HSET', recs, id, 'w ' .. n .. ' ' .. lease)
 queued = queued + 1
-expires(now + ttl)
+expires(now + lease)
 save()
 return {0}
 `)
@@ -173,24 +233,26 @@ return {0}
 // idempotent and commutative: a grant's count only ever goes down to the
 // given value.
 //
-// ARGV[3] lease ms, then pairs: id, permits the client still holds under it.
-// 0 releases the grant, or withdraws the request from the queue if it was
-// not granted; more pushes the grant's lease back. Whoever now fits at the
-// head of the queue is admitted.
-// Returns the ids the client still holds that Redis no longer knows: their
-// lease expired, or Redis lost its data.
+// From ARGV[5], pairs: id, permits the client still holds under it. More
+// than 0 pushes the grant's lease back (and lowers its count if less);
+// 0 releases the grant, or withdraws the request from the queue, and is
+// silent if Redis does not know the id (a withdrawal of a request that may
+// never have arrived, a retry of a release that did); -1 releases too, but
+// reports an unknown id. Whoever now fits at the head of the queue is
+// admitted.
+// Returns the ids given with a count other than 0 that Redis does not know:
+// their lease expired, or Redis lost them.
 var updateScript = redis.NewScript(prelude + `
-local lease = tonumber(ARGV[3])
 local missing = {}
-for i = 4, #ARGV, 2 do
+for i = 5, #ARGV, 2 do
   local id, keep = ARGV[i], tonumber(ARGV[i + 1])
   local r = redis.call('HGET', recs, id)
   if not r then
-    if keep > 0 then missing[#missing + 1] = id end
+    if keep ~= 0 then missing[#missing + 1] = id end
   elseif string.sub(r, 1, 1) == 'w' then
     if keep <= 0 then unqueue(id) end
   else
-    local n, ticket = string.match(r, '^h (%d+) (%d+)$')
+    local n, token = string.match(r, '^h (%d+) (%d+)$')
     n = tonumber(n)
     if keep <= 0 then
       used = used - n
@@ -199,7 +261,7 @@ for i = 4, #ARGV, 2 do
     else
       if keep < n then
         used = used - (n - keep)
-        redis.call('HSET', recs, id, 'h ' .. keep .. ' ' .. ticket)
+        redis.call('HSET', recs, id, 'h ' .. keep .. ' ' .. token)
       end
       redis.call('ZADD', holders, num(now + lease), id)
       expires(now + lease)

@@ -78,20 +78,21 @@ type redisServer struct {
 	dir     string
 	port    int
 	persist bool
+	extra   []string // more redis-server arguments
 	cmd     *exec.Cmd
 }
 
 // startRedis starts redis-server on a free loopback port and waits until it
 // answers PING. With persist, every write is appended to an fsynced AOF in
 // dir, so that a restart keeps the data.
-func startRedis(dir string, persist bool) (*redisServer, error) {
+func startRedis(dir string, persist bool, extra ...string) (*redisServer, error) {
 	var lastErr error
 	for range 5 {
 		port, err := freePort()
 		if err != nil {
 			return nil, err
 		}
-		srv := &redisServer{dir: dir, port: port, persist: persist}
+		srv := &redisServer{dir: dir, port: port, persist: persist, extra: extra}
 		if lastErr = srv.start(); lastErr == nil {
 			return srv, nil
 		}
@@ -118,6 +119,7 @@ func (r *redisServer) start() error {
 	} else {
 		args = append(args, "--appendonly", "no")
 	}
+	args = append(args, r.extra...)
 	r.cmd = exec.Command("redis-server", args...)
 	if err := r.cmd.Start(); err != nil {
 		return err

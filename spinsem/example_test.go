@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"time"
 
+	"github.com/semacat/sem"
 	"github.com/semacat/sem/spinsem"
 )
 
@@ -84,4 +86,92 @@ func ExampleSemaphore_Acquire_weighted() {
 	// Output:
 	// job of 9MB rejected: spinsem: Acquire(9) can never succeed on a semaphore of size 8; ask for at most 8 permits: sem: request exceeds semaphore size
 	// available: 8
+}
+
+// An adaptive limit: Resize raises the limit while permits are held, and
+// lowers it without taking any back; the smaller limit holds once enough
+// permits come back.
+func ExampleSemaphore_Resize() {
+	s := spinsem.New(2)
+	s.TryAcquire(2)
+	s.Resize(4) // the backend is healthy: allow more
+	fmt.Println("size:", s.Size(), "available:", s.Available())
+	s.Resize(1) // the backend is struggling: allow fewer
+	fmt.Println("size:", s.Size(), "available:", s.Available())
+	s.Release(1)
+	fmt.Println("after one release:", s.TryAcquire(1))
+	s.Release(1)
+	fmt.Println("after both:", s.TryAcquire(1))
+	err := s.Acquire(context.Background(), 2)
+	fmt.Println(errors.Is(err, sem.ErrExceedsSize))
+	// Output:
+	// size: 4 available: 2
+	// size: 1 available: 0
+	// after one release: false
+	// after both: true
+	// true
+}
+
+// Shutting down: Close fails the Acquire that waits and every later one,
+// while holders may still give back what they hold.
+func ExampleSemaphore_Close() {
+	s := spinsem.New(1)
+	s.TryAcquire(1)
+	errc := make(chan error)
+	go func() { errc <- s.Acquire(context.Background(), 1) }()
+	untilWaiting(s, 1)
+	s.Close()
+	fmt.Println(errors.Is(<-errc, sem.ErrClosed))
+	s.Release(1)
+	fmt.Println(s.TryAcquire(1), errors.Is(s.Acquire(context.Background(), 1), sem.ErrClosed))
+	// Output:
+	// true
+	// false true
+}
+
+// Observing waits: Waiting tells how many Acquire calls wait and for how
+// many permits, and OnWait's function hears of each wait as it ends.
+func ExampleSemaphore_OnWait() {
+	s := spinsem.New(3)
+	waits := make(chan sem.WaitEvent, 1)
+	s.OnWait(func(e sem.WaitEvent) { waits <- e })
+	s.TryAcquire(3)
+	done := make(chan error)
+	go func() { done <- s.Acquire(context.Background(), 2) }()
+	untilWaiting(s, 1)
+	requests, permits := s.Waiting()
+	fmt.Println("waiting:", requests, "asking for:", permits)
+	s.Release(2)
+	e := <-waits
+	fmt.Println("waited for:", e.N, "event error:", e.Err, "Acquire error:", <-done)
+	// Output:
+	// waiting: 1 asking for: 2
+	// waited for: 2 event error: <nil> Acquire error: <nil>
+}
+
+// A signalling semaphore: NewAvailable(1, 0) starts with no free permit, so
+// Acquire waits until another goroutine signals with Release(1).
+func ExampleNewAvailable() {
+	ready := spinsem.NewAvailable(1, 0)
+	var result string
+	go func() {
+		result = "computed"
+		ready.Release(1) // signal
+	}()
+	if err := ready.Acquire(context.Background(), 1); err != nil { // wait
+		panic(err)
+	}
+	fmt.Println(result)
+	// Output:
+	// computed
+}
+
+// untilWaiting yields until n Acquire calls wait on s.
+func untilWaiting(s *spinsem.Semaphore, n int) {
+	for {
+		if requests, _ := s.Waiting(); requests == n {
+			return
+		}
+		runtime.Gosched()
+	}
 }

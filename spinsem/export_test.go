@@ -2,11 +2,12 @@ package spinsem
 
 // Mode is a snapshot of the semaphore's internal state, for tests.
 type Mode struct {
-	Free     int64
+	Free     int64 // negative while a shrink leaves more held than the size
 	Starving bool
 	Woken    bool
 	Waiting  bool
 	Queued   int
+	Closed   bool
 }
 
 // Mode reports the semaphore's state word and queue length.
@@ -20,30 +21,37 @@ func (s *Semaphore) Mode() Mode {
 		Woken:    st&woken != 0,
 		Waiting:  st&waiting != 0,
 		Queued:   s.q.Len(),
+		Closed:   st&closed != 0,
 	}
 }
 
-// SetSpinHook installs f to run at each spin round, before the context is
-// checked, and returns a function that removes it.
+// SetSpinHook installs f to run at the end of each spin round that found the
+// permits short and the context not done, and returns a function that
+// removes it.
 func SetSpinHook(f func()) (restore func()) {
 	old := spinHook
 	spinHook = f
 	return func() { spinHook = old }
 }
 
-// SetProcs overrides the cached GOMAXPROCS that decides whether to spin.
+// SetProcs makes the semaphore behave as if GOMAXPROCS were n, also after a
+// goroutine parks and refreshes the cached count.
 func SetProcs(n int32) (restore func()) {
-	old := procs.Load()
-	procs.Store(n)
-	return func() { procs.Store(old) }
+	old := numProcs
+	numProcs = func() int32 { return n }
+	refreshProcs()
+	return func() {
+		numProcs = old
+		refreshProcs()
+	}
+}
+
+// SetTestHookPark makes f run just before a queued waiter blocks, the moment
+// at which its wake-up and its context may both become ready. It returns a
+// function that removes the hook.
+func SetTestHookPark(f func()) (restore func()) {
+	testHookPark = f
+	return func() { testHookPark = nil }
 }
 
 const StarvationThreshold = starvationThreshold
-
-// SpinConfig sets the spin tuning for a measurement and returns a function
-// that restores the previous one.
-func SpinConfig(min, max int32, yield bool, iters int, adaptive bool) (restore func()) {
-	a, b, c, d, e := spinMin, spinMax, spinYield, spinIters, spinAdapt
-	spinMin, spinMax, spinYield, spinIters, spinAdapt = min, max, yield, iters, adaptive
-	return func() { spinMin, spinMax, spinYield, spinIters, spinAdapt = a, b, c, d, e }
-}

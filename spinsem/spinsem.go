@@ -5,11 +5,12 @@
 //
 // # Design
 //
-// The state word holds the number of free permits above a small counter and
-// three flags: starving (permits go to the head of the queue, nobody else
-// may take them), woken (the head of the queue has been woken and is on its
-// way to try again, so a Release need not wake anyone) and waiting (the wait
-// queue is not empty).
+// The state word holds the number of free permits above a resize
+// generation, a small counter and four flags: starving (permits go to the
+// head of the queue, nobody else may take them), woken (the head of the
+// queue has been woken and is on its way to try again, so a Release need not
+// wake anyone), waiting (the wait queue is not empty) and closed. The free
+// permits are signed: a shrink may leave more held than the size.
 //
 // Fast path. Acquire takes its permits with one compare-and-swap when enough
 // are free and the semaphore is not starving, whether or not goroutines are
@@ -25,11 +26,11 @@
 // It spins only where this can pay off: with more than one P, and not in
 // starvation mode (where permits are handed to parked waiters, so spinning
 // could never win). A round re-reads the state, tries the CAS if the permits
-// are free, checks the context and then busy-waits a few nanoseconds. The
-// number of rounds adapts, in the spirit of glibc's adaptive mutex: a phase
-// spins at most twice the running average of the rounds that successful
-// phases needed, plus 4, and never more than 16; failed phases pull the
-// average down. A phase is thus bounded to a few hundred nanoseconds.
+// are free, checks the context and then busy-waits briefly. The number of
+// rounds adapts, in the spirit of glibc's adaptive mutex: a phase spins at
+// most twice the running average of the rounds that successful phases
+// needed, plus spinMin, and never more than spinMax; failed phases pull the
+// average down, so a phase stays far shorter than a park and a wake-up.
 // Spinning never happens while holding the internal mutex, and it stops at
 // once, acquiring nothing, when the context is done.
 //
@@ -55,105 +56,119 @@
 // Starvation mode. Barging can starve a waiter forever, especially a large
 // request that needs many permits free at once while small requests keep
 // cycling. The semaphore switches to starvation mode when the head of the
-// queue has waited more than 1ms (measured with the monotonic clock, which
-// testing/synctest fakes) and either does not fit when a Release looks at
-// it, or was woken and lost, or was woken and has not run yet. The last case
-// matters on a busy machine: a woken goroutine may wait a whole scheduler
-// time slice (10ms) for a processor while the barging goroutines never
-// block, and meanwhile Releases skip the queue. So every 64th Release that
-// skips counts in the state word's counter, and takes the slow path anyway
-// to check the head's age. In starvation mode arriving goroutines neither
-// take permits nor spin (Acquire queues at the tail, TryAcquire fails), and
-// freed permits accumulate until they are handed, under the mutex, directly
-// to the head of the queue: its permits are taken for it, Granted is set and
-// it is woken already holding them, even if it was on its way. Waiters are
-// served strictly in queue order, so a large request is never passed. The
-// semaphore returns to normal mode when the queue empties, or when a handoff
-// goes to a waiter that had waited less than 1ms (the rule of sync.Mutex:
-// the waiters behind it arrived later still, so nobody starves any more, and
-// the strictly ordered mode costs throughput).
+// queue has waited more than starvationThreshold, 1ms as in sync.Mutex
+// (measured with the monotonic clock, which testing/synctest fakes), and
+// either does not fit when a Release looks at it, or was woken and lost, or
+// was woken and has not run yet. The last case matters on a busy machine: a
+// woken goroutine may wait a whole scheduler time slice for a processor while
+// the barging goroutines never block, and meanwhile Releases skip the queue.
+// So every 64th Release that skips counts in the state word's counter, and
+// takes the slow path anyway to check the head's age. In starvation mode
+// arriving goroutines neither take permits nor spin (Acquire queues at the
+// tail, TryAcquire fails), and freed permits accumulate until they are
+// handed, under the mutex, directly to the head of the queue: its permits are
+// taken for it, Granted is set and it is woken already holding them, even if
+// it was on its way. Waiters are served strictly in queue order, so a large
+// request is never passed. The semaphore returns to normal mode when the
+// queue empties, or when a handoff goes to a waiter that had waited less than
+// the threshold (the rule of sync.Mutex: the waiters behind it arrived later
+// still, so nobody starves any more, and the strictly ordered mode costs
+// throughput).
 //
 // Fairness trade-off. Normal mode gives throughput: a goroutine that is
 // running takes permits without a context switch, and may take them many
-// times in a row while others sleep, so there is no FIFO order and
-// TryAcquire barges past waiters. Starvation mode bounds the wait: a waiter
-// is passed by barging goroutines for about 1ms at most, then served in
-// queue order, whatever its weight.
+// times in a row while others sleep, so there is no FIFO order and TryAcquire
+// barges past waiters. Starvation mode bounds the wait: a waiter is passed by
+// barging goroutines for about the threshold at most, then served in queue
+// order, whatever its weight.
 //
 // Cancellation. A done context is checked before anything is taken, between
 // spin rounds, and while parked. A parked waiter whose context is done
 // leaves the queue (waking or serving whoever may now proceed), and the
-// semaphore is as if it had never asked. A waiter to which permits were
-// handed at the moment its context was done returns nil holding them if it
-// saw the handoff first, or hands them on and returns the context's error;
-// never both.
+// semaphore is as if it had never asked. A cancellation that comes before
+// the permits are taken wins, as in x/sync since go.dev/issue/63615: a
+// waiter that takes its permits after spinning or waiting, or is handed
+// them, looks at its context once more, and if it is done by then gives
+// them back and returns the context's error, since the cancellation may
+// have come first. Only goroutines that spun or parked pay for that look.
 //
-// # Measurements
+// Resize, Close, observation. Each folds into the word the fast paths
+// already read, so they gain no work. Close sets the closed flag, which
+// Acquire and TryAcquire test in the same mask as starving, so a closed
+// semaphore sends them to the slow path, which fails; parked waiters are
+// taken out of the queue and woken to fail. Resize adds the difference of
+// sizes to the free permits (below zero if need be) and bumps the
+// generation in one compare-and-swap, so a concurrent fast path's
+// compare-and-swap fails and it looks again; the size itself lives outside
+// the word, in the slot the generation picks (Resize explains why that
+// snapshot is exact). Waiting counts parked waiters; OnWait's function is
+// looked up only on the slow path.
 //
-// From `go test -bench 'BenchmarkSpin' ./spinsem`, on 2 cores shared with
-// other jobs (so noisy: ±30-70%), medians of 6 runs, ns per Acquire+Release
-// through the sem.Semaphore interface:
+// # Tuning
 //
-//	scenario              no spin   Gosched x4   busy x4   busy adaptive 4..64
-//	16 goroutines, size 1   30.3       25.6        15.9          32.8
-//	64 goroutines, size 4   94.5       76.7        61.6         102.0
-//	16 goroutines, 1-4 of 8 32.7       20.1        38.2          45.0
-//
-// Spinning a few rounds helps; long adaptive phases do not, because with
-// more goroutines than processors the holder is often not running. Yielding
-// (runtime.Gosched) between rounds was as fast in these scenarios but
-// dangerous: when the other goroutines never block, one yield can cost a
-// whole time slice, and a large request that spun with Gosched waited up to
-// seconds before it even parked. Hence short busy rounds, 4 by default and
-// at most 16 when spinning keeps succeeding late. BenchmarkSpin's
-// large-under-hammer case measures starvation mode: an Acquire(8) arriving
-// while 8 goroutines go hand over hand on a semaphore of size 8 waits about
-// 1.02ms on average (the 1ms threshold, then the handoff) and 1-4ms at
-// worst; without starvation mode it never completes.
-//
-// Against the references (benchmarks.BenchmarkSemaphore, same shared
-// machine, two runs of 8, ratios of medians): uncontended 1.25-1.9x
-// sync.Mutex (about 1.7x in a 20-run A/B; the contract's check of an
-// already-done context costs about 2ns that the mutex never pays, and the
-// over-release check makes Release a load and compare-and-swap where Unlock
-// is one atomic add); 16 goroutines on size 1 0.4-1.0x sync.Mutex; 64
-// goroutines on size 4 with short work 0.17-0.24x a raw channel; weights 1-4
-// on size 8 0.04-0.08x x/sync's Weighted; no allocations.
+// The spin budget (spinMin, spinMax, spinIters) and starvationThreshold are
+// constants. They were chosen by running the harness's scenarios with each
+// alternative: no spinning, runtime.Gosched between rounds, longer fixed
+// and adaptive budgets. Spinning a few rounds helped; long adaptive phases
+// did not, because with more goroutines than processors the holder is often
+// not running. Yielding between rounds was dangerous: when the other
+// goroutines never block, one yield can cost a whole time slice, and a large
+// request that spun with Gosched waited many of them before it even parked.
+// That comparison is BenchmarkSpin in spinsem/spin_test.go at commit
+// bf1cebcba9f7 (run it there with `go test -bench Spin ./spinsem` and
+// compare with `benchstat -col /spin`). BenchmarkSemaphore in benchmarks
+// measures the shipped configuration against sync.Mutex, a raw channel and
+// x/sync's Weighted; BenchmarkLargeUnderHammer here measures how long a
+// large request waits for starvation mode to serve it.
 package spinsem
 
 import (
 	"context"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/semacat/sem"
 	"github.com/semacat/sem/internal/check"
 	"github.com/semacat/sem/internal/waitq"
 )
 
 const pkg = "spinsem"
 
-// The state word: free permits above a counter and three flags.
+// The state word: free permits, a resize generation, a counter and four
+// flags.
 const (
 	starving = 1 << iota // handoff mode: permits go to the head of the queue only
 	woken                // a woken waiter will try again; Release need not wake another
 	waiting              // the queue is not empty
+	closed               // Close was called: Acquire fails, TryAcquire reports false
 
 	// skipped counts, modulo skipMax+1, the Releases that did not look at
 	// the queue because a woken waiter was on its way. When it wraps, the
 	// Release looks anyway, to catch a head that starves while the woken
 	// goroutine waits for a processor (see Design).
-	skipShift   = iota
-	skipBits    = 6
-	skipMax     = 1<<skipBits - 1
-	skipMask    = skipMax << skipShift
-	permitShift = skipShift + skipBits // free permits are state >> permitShift
+	skipShift = iota
+	skipBits  = 6
+	skipMax   = 1<<skipBits - 1
+	skipMask  = skipMax << skipShift
+
+	// gen counts the Resizes, modulo 1<<genBits; its low bit picks which of
+	// the two size slots holds the size (see Resize).
+	genShift = skipShift + skipBits
+	genBits  = 8
+	genMask  = (1<<genBits - 1) << genShift
+
+	permitShift = genShift + genBits // free permits are int64(state) >> permitShift
 )
 
+// noBarging is the flags under which an arriving goroutine may not take free
+// permits: one test on the fast path covers both.
+const noBarging = starving | closed
+
 // MaxSize is the largest size a semaphore can have: the free permits share
-// one word with the flags.
-const MaxSize = 1<<(64-permitShift) - 1
+// one word with the flags, and are signed, since after a Resize that shrinks
+// the semaphore more permits may be held than its size.
+const MaxSize = 1<<(63-permitShift) - 1
 
 // starvationThreshold is how long the head of the queue may wait before it
 // switches the semaphore to starvation mode, as in sync.Mutex.
@@ -163,18 +178,23 @@ const starvationThreshold = time.Millisecond
 // to direct handoff when a waiter starves. It implements sem.Semaphore. The
 // zero value is not usable; call New.
 type Semaphore struct {
-	state atomic.Uint64 // free<<permitShift | waiting | woken | starving
-	size  int64
-	epoch time.Time // the zero of the waiters' arrival times (monotonic)
+	state  atomic.Uint64                       // free<<permitShift | gen | skipped | flags
+	sizes  [2]atomic.Int64                     // the size is sizes[gen&1] (see Resize)
+	epoch  time.Time                           // the zero of the waiters' arrival times (monotonic)
+	onWait atomic.Pointer[func(sem.WaitEvent)] // OnWait's function, or nil
 
 	// spins is the running average of the spin rounds a spin phase needed,
 	// kept apart from state so that updating it does not slow the fast path.
 	_     [64]byte
 	spins atomic.Int32
 
-	mu     sync.Mutex    // guards q and wokenW, and every change to the flags
-	q      waitq.Queue   // parked waiters; Since is the arrival time since epoch
+	mu     sync.Mutex    // guards q, parked and wokenW, every change to the flags and the size
+	q      waitq.Queue   // parked waiters; Since is the arrival time since epoch, or a failure mark
 	wokenW *waitq.Waiter // the waiter the woken flag stands for, still queued
+
+	// parked holds the waiters in q, so that Close, Resize and Waiting can
+	// visit them all; q keeps their order.
+	parked map[*waitq.Waiter]struct{}
 }
 
 // New returns a semaphore with size permits, all free. It panics if size is
@@ -182,65 +202,102 @@ type Semaphore struct {
 func New(size int64) *Semaphore {
 	check.Size(pkg, size)
 	check.SizeAtMost(pkg, size, MaxSize)
-	s := &Semaphore{size: size, epoch: time.Now()}
-	s.state.Store(uint64(size) << permitShift)
+	return newSemaphore(size, size)
+}
+
+// NewAvailable returns a semaphore with size permits of which only available
+// are free, as if size-available were held: Release may give back up to
+// that many more than were acquired. NewAvailable(1, 0) is a signalling
+// semaphore, whose Acquire waits for another goroutine's Release(1). It
+// panics if size is less than 1 or more than MaxSize, or if available is
+// negative or more than size.
+func NewAvailable(size, available int64) *Semaphore {
+	checkAvailable(size, available)
+	return newSemaphore(size, available)
+}
+
+func newSemaphore(size, available int64) *Semaphore {
+	s := &Semaphore{epoch: time.Now(), parked: make(map[*waitq.Waiter]struct{})}
+	s.sizes[0].Store(size)
+	s.state.Store(uint64(available) << permitShift)
 	return s
 }
 
 // Size returns the total number of permits.
-func (s *Semaphore) Size() int64 { return s.size }
+func (s *Semaphore) Size() int64 { return s.sizeAt(s.state.Load()) }
 
-// Available returns the number of permits free at this instant. In
-// starvation mode free permits may be set aside for the head of the queue.
-// It is a snapshot for monitoring and teaching, stale as soon as it returns.
-func (s *Semaphore) Available() int64 { return free(s.state.Load()) }
+// sizeAt returns the size of the semaphore when its state was state.
+func (s *Semaphore) sizeAt(state uint64) int64 { return s.sizes[state>>genShift&1].Load() }
 
-func free(state uint64) int64 { return int64(state >> permitShift) }
+// Available returns the number of permits free at this instant: none while a
+// shrink leaves more permits held than the size. In starvation mode free
+// permits may be set aside for the head of the queue. It is a snapshot for
+// monitoring and teaching, stale as soon as it returns.
+func (s *Semaphore) Available() int64 { return max(free(s.state.Load()), 0) }
+
+// free returns the free permits in state, negative when more are held than
+// the size.
+func free(state uint64) int64 { return int64(state) >> permitShift }
 
 // Acquire takes n permits, blocking until they are available or ctx is done.
 // It does not serve waiters in arrival order: a running goroutine may take
-// permits before a parked one, unless a waiter has been starving for 1ms.
+// permits before a parked one, unless a waiter has waited past the
+// starvation threshold (1ms, as in sync.Mutex).
 //
 // On success it returns nil and the caller holds n permits. If ctx is already
 // done it returns ctx.Err() without acquiring, even when permits are free; if
 // ctx is done while it spins or waits, it returns ctx.Err() holding nothing,
-// and the semaphore is as if it had never been called. If n exceeds the size
-// it returns at once an error wrapping sem.ErrExceedsSize. Acquire(ctx, 0)
-// returns ctx.Err() without blocking. It panics if n < 0.
+// also when its permits came in the same instant, and the semaphore is as if
+// it had never been called. If n exceeds the size it returns at once an
+// error wrapping sem.ErrExceedsSize. After Close it returns an error
+// wrapping sem.ErrClosed (or ctx.Err() if ctx is done). Acquire(ctx, 0)
+// returns the same errors without blocking, and otherwise nil. It panics if
+// n < 0.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 	check.Weight(pkg, "Acquire", n)
-	if n > s.size {
-		return check.ExceedsSize(pkg, n, s.size)
-	}
 	if done := ctx.Done(); done != nil {
 		select {
 		case <-done:
+			if err := s.exceeds(n); err != nil {
+				return err
+			}
 			return ctx.Err()
 		default:
 		}
 	}
 	if n == 0 {
-		return nil
+		return closedErr(s.state.Load(), n)
 	}
+	// Free permits never outnumber the size, so a request that finds
+	// enough free needs no size check; acquireSlow makes it.
 	old := s.state.Load()
-	if old&starving == 0 && free(old) >= n && s.state.CompareAndSwap(old, old-uint64(n)<<permitShift) {
+	if old&noBarging == 0 && free(old) >= n && s.state.CompareAndSwap(old, old-uint64(n)<<permitShift) {
 		return nil
 	}
 	return s.acquireSlow(ctx, n)
 }
 
+// exceeds returns the error of Acquire(n) if n exceeds the size, or nil.
+func (s *Semaphore) exceeds(n int64) error {
+	if size := s.Size(); n > size {
+		return check.ExceedsSize(pkg, n, size)
+	}
+	return nil
+}
+
 // TryAcquire takes n permits only if it can do so at once, and reports
 // whether it did. It takes all n or none. It may take permits while others
-// wait, except in starvation mode, where it fails. TryAcquire(0) reports
-// true. It panics if n < 0.
+// wait, except in starvation mode, where it fails. After Close it reports
+// false. TryAcquire(0) reports true unless the semaphore is closed. It
+// panics if n < 0.
 func (s *Semaphore) TryAcquire(n int64) bool {
 	check.Weight(pkg, "TryAcquire", n)
 	if n == 0 {
-		return true
+		return s.state.Load()&closed == 0
 	}
 	for {
 		old := s.state.Load()
-		if old&starving != 0 || free(old) < n {
+		if old&noBarging != 0 || free(old) < n {
 			return false
 		}
 		if s.state.CompareAndSwap(old, old-uint64(n)<<permitShift) {
@@ -251,7 +308,8 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 
 // Release returns n permits and wakes, or hands them to, a parked waiter
 // when one may now proceed. It panics if n is negative or more than the
-// permits held; the check happens before any permit is returned.
+// permits held; the check happens before any permit is returned. It is
+// accepted after Close.
 func (s *Semaphore) Release(n int64) {
 	check.Weight(pkg, "Release", n)
 	if n == 0 {
@@ -259,8 +317,9 @@ func (s *Semaphore) Release(n int64) {
 	}
 	for {
 		old := s.state.Load()
-		if held := s.size - free(old); n > held {
-			check.OverRelease(pkg, n, held)
+		if n > s.sizeAt(old)-free(old) {
+			s.releaseChecked(n)
+			return
 		}
 		new := old + uint64(n)<<permitShift
 		slow := false
@@ -287,296 +346,5 @@ func skipOrLook(new uint64) (uint64, bool) {
 		return new &^ skipMask, true
 	default:
 		return new + 1<<skipShift, false
-	}
-}
-
-// releaseSlow serves the queue after a Release.
-func (s *Semaphore) releaseSlow() {
-	s.mu.Lock()
-	s.dispatchLocked()
-	s.mu.Unlock()
-}
-
-// acquireSlow spins, then parks.
-func (s *Semaphore) acquireSlow(ctx context.Context, n int64) error {
-	if s.spin(ctx, n) {
-		return nil
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return s.park(ctx, n)
-}
-
-// park queues a waiter for n permits and blocks until it holds them or ctx
-// is done.
-func (s *Semaphore) park(ctx context.Context, n int64) error {
-	refreshProcs()
-	s.mu.Lock()
-	w := s.takeOrQueueLocked(n)
-	s.mu.Unlock()
-	if w == nil {
-		return nil
-	}
-	for {
-		select {
-		case <-w.Woken():
-			s.mu.Lock()
-			got := w.Granted || s.retryLocked(w)
-			if got {
-				s.q.Recycle(w)
-			}
-			s.mu.Unlock()
-			if got {
-				return nil
-			}
-		case <-ctx.Done():
-			return s.cancel(ctx, w)
-		}
-	}
-}
-
-// takeOrQueueLocked, with s.mu held, takes n permits if it may, or queues a
-// waiter for them at the tail. It returns the waiter, or nil if it took the
-// permits.
-func (s *Semaphore) takeOrQueueLocked(n int64) *waitq.Waiter {
-	for {
-		old := s.state.Load()
-		if old&starving == 0 && free(old) >= n {
-			if s.state.CompareAndSwap(old, old-uint64(n)<<permitShift) {
-				return nil
-			}
-			continue
-		}
-		if s.state.CompareAndSwap(old, old|waiting) {
-			break
-		}
-	}
-	w := s.q.PushBack(n)
-	w.Since = s.nanotime()
-	return w
-}
-
-// retryLocked, with s.mu held, is the turn of w, woken in normal mode while
-// at the head of the queue: it clears the woken flag and takes the permits
-// if they are still free, leaving the queue, and reports whether it did. A
-// waiter that lost to a barging goroutine stays where it was, at the front
-// of the queue. Either way it passes on the wake-up it consumed.
-func (s *Semaphore) retryLocked(w *waitq.Waiter) bool {
-	if s.wokenW != w {
-		return false // a wake-up it no longer needs; keep waiting
-	}
-	s.wokenW = nil
-	for {
-		old := s.state.Load()
-		new := old &^ woken
-		took := old&starving == 0 && free(old) >= w.N
-		if took {
-			new -= uint64(w.N) << permitShift
-			if s.q.Len() == 1 {
-				new &^= waiting
-			}
-		}
-		if s.state.CompareAndSwap(old, new) {
-			if took {
-				s.q.Remove(w)
-			}
-			s.dispatchLocked()
-			return took
-		}
-	}
-}
-
-// cancel takes w out of the semaphore after ctx is done while it waits,
-// leaving the semaphore as if it had never asked, and returns ctx.Err().
-func (s *Semaphore) cancel(ctx context.Context, w *waitq.Waiter) error {
-	s.mu.Lock()
-	if w.Granted {
-		// Permits were handed to w as its context ended: hand them on.
-		s.state.Add(uint64(w.N) << permitShift)
-	} else {
-		clear := uint64(0)
-		if s.wokenW == w {
-			s.wokenW = nil
-			clear |= woken
-		}
-		s.q.Remove(w)
-		if s.q.Len() == 0 {
-			clear |= waiting | starving
-		}
-		s.state.And(^clear)
-	}
-	s.q.Recycle(w)
-	s.dispatchLocked()
-	s.mu.Unlock()
-	return ctx.Err()
-}
-
-// dispatchLocked, with s.mu held, serves the queue: in starvation mode it
-// hands permits to the head; in normal mode it wakes the head if its request
-// fits and nobody is woken already, and switches to starvation mode if the
-// head has waited too long and either does not fit or was woken and has not
-// taken its permits yet.
-func (s *Semaphore) dispatchLocked() {
-	for {
-		old := s.state.Load()
-		if old&starving != 0 {
-			s.handoffLocked()
-			return
-		}
-		if old&waiting == 0 {
-			return
-		}
-		w := s.q.Front()
-		if old&woken != 0 || free(old) < w.N {
-			if s.nanotime()-w.Since > int64(starvationThreshold) {
-				s.state.Or(starving)
-				s.handoffLocked()
-			}
-			return
-		}
-		if s.state.CompareAndSwap(old, old|woken) {
-			s.wokenW = w
-			w.Wake()
-			return
-		}
-	}
-}
-
-// handoffLocked, with s.mu held and the semaphore starving, hands free
-// permits to the waiters at the head of the queue, in order, while their
-// requests fit. It leaves starvation mode when the queue empties or a
-// waiter is served that waited less than starvationThreshold, and then
-// serves the queue in normal mode.
-func (s *Semaphore) handoffLocked() {
-	for {
-		w := s.q.Front()
-		if w == nil {
-			s.state.And(^uint64(waiting | starving))
-			return
-		}
-		last := s.q.Len() == 1
-		young := s.nanotime()-w.Since < int64(starvationThreshold)
-		for {
-			old := s.state.Load()
-			if free(old) < w.N {
-				return
-			}
-			new := old - uint64(w.N)<<permitShift
-			if last {
-				new &^= waiting
-			}
-			if last || young {
-				new &^= starving
-			}
-			if s.wokenW == w {
-				new &^= woken
-			}
-			if s.state.CompareAndSwap(old, new) {
-				break
-			}
-		}
-		if s.wokenW == w {
-			s.wokenW = nil
-		}
-		s.q.Remove(w)
-		w.Granted = true
-		w.Wake()
-		if last || young {
-			s.dispatchLocked()
-			return
-		}
-	}
-}
-
-// nanotime is the monotonic time since the semaphore was made.
-func (s *Semaphore) nanotime() int64 { return int64(time.Since(s.epoch)) }
-
-// Spinning.
-
-// procs caches runtime.GOMAXPROCS(0), which takes a runtime lock. It is
-// refreshed each time a goroutine parks, a path that costs far more.
-var procs atomic.Int32
-
-func init() { refreshProcs() }
-
-func refreshProcs() { procs.Store(int32(runtime.GOMAXPROCS(0))) }
-
-// The spin budget: a spin phase runs at most 2*average+spinMin rounds,
-// never more than spinMax, where average is the running average of the
-// rounds that successful phases needed. A round is a busy loop of spinIters
-// steps (like the runtime's procyield(30) in sync.Mutex), about 15ns on the
-// measuring machine, so a phase lasts 60-250ns: less than parking. They are
-// variables only so that BenchmarkSpin can compare strategies; nothing else
-// changes them.
-var (
-	spinMin   int32 = 4
-	spinMax   int32 = 16
-	spinYield       = false // runtime.Gosched between rounds instead of the busy loop
-	spinIters       = 30
-	spinAdapt       = true
-)
-
-// spin tries to take n permits for a bounded number of rounds, pausing
-// between tries. It reports whether it took them. It returns false early if
-// ctx is done, if the semaphore starves or if spinning cannot help.
-func (s *Semaphore) spin(ctx context.Context, n int64) bool {
-	if procs.Load() <= 1 {
-		return false
-	}
-	avg := s.spins.Load() // rounds, in sixteenths
-	limit := spinMin
-	if spinAdapt {
-		limit = min(2*avg/16+spinMin, spinMax)
-	}
-	done := ctx.Done()
-	for i := int32(0); i < limit; i++ {
-		old := s.state.Load()
-		if old&starving != 0 {
-			break
-		}
-		if free(old) >= n && s.state.CompareAndSwap(old, old-uint64(n)<<permitShift) {
-			s.adapt(avg, avg+(i*16-avg)/8)
-			return true
-		}
-		if spinHook != nil {
-			spinHook()
-		}
-		if done != nil {
-			select {
-			case <-done:
-				return false
-			default:
-			}
-		}
-		pause()
-	}
-	s.adapt(avg, avg-avg/8)
-	return false
-}
-
-var pauseSink atomic.Int32
-
-func pause() {
-	if spinYield {
-		runtime.Gosched()
-		return
-	}
-	x := int32(0)
-	for i := range spinIters {
-		x += int32(i)
-	}
-	if x == -1 {
-		pauseSink.Store(x)
-	}
-}
-
-// spinHook, when set by a test, runs at each spin round.
-var spinHook func()
-
-// adapt records the new average spin count.
-func (s *Semaphore) adapt(avg, next int32) {
-	if next != avg {
-		s.spins.Store(next)
 	}
 }

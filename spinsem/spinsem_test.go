@@ -3,8 +3,7 @@ package spinsem_test
 import (
 	"context"
 	"errors"
-	"runtime"
-	"sync"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -15,7 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/semacat/sem"
-	"github.com/semacat/sem/benchmarks"
+	"github.com/semacat/sem/internal/acquiretest"
 	"github.com/semacat/sem/semtest"
 	"github.com/semacat/sem/spinsem"
 )
@@ -45,7 +44,7 @@ func TestSizeAndAvailable(t *testing.T) {
 	big := spinsem.New(spinsem.MaxSize)
 	require.True(t, big.TryAcquire(spinsem.MaxSize))
 	assert.Equal(t, int64(0), big.Available())
-	assert.PanicsWithValue(t, "spinsem: Release(9223372036854775807): released more than held (36028797018963967 held)",
+	assert.PanicsWithValue(t, "spinsem: Release(9223372036854775807): released more than held (35184372088831 held)",
 		func() { big.Release(1<<63 - 1) })
 	big.Release(spinsem.MaxSize)
 	assert.Equal(t, int64(spinsem.MaxSize), big.Available())
@@ -53,7 +52,7 @@ func TestSizeAndAvailable(t *testing.T) {
 
 func TestBadInputMessages(t *testing.T) {
 	assert.PanicsWithValue(t, "spinsem: New(0): size must be at least 1", func() { spinsem.New(0) })
-	assert.PanicsWithValue(t, "spinsem: New(36028797018963968): size must be at most 36028797018963967",
+	assert.PanicsWithValue(t, "spinsem: New(35184372088832): size must be at most 35184372088831",
 		func() { spinsem.New(spinsem.MaxSize + 1) })
 	s := spinsem.New(2)
 	assert.PanicsWithValue(t, "spinsem: Acquire(-2): negative weight; the number of permits must be at least 0",
@@ -68,26 +67,6 @@ func TestBadInputMessages(t *testing.T) {
 	assert.Equal(t, spinsem.Mode{Free: 2}, s.Mode())
 }
 
-// acquirer is an Acquire running in its own goroutine.
-type acquirer struct {
-	n      int64
-	cancel context.CancelFunc
-	done   atomic.Bool
-	err    error // set before done
-}
-
-func goAcquire(s *spinsem.Semaphore, n int64) *acquirer {
-	ctx, cancel := context.WithCancel(context.Background())
-	a := &acquirer{n: n, cancel: cancel}
-	go func() {
-		a.err = s.Acquire(ctx, n)
-		a.done.Store(true)
-	}()
-	return a
-}
-
-func (a *acquirer) served() bool { return a.done.Load() && a.err == nil }
-
 // Starvation mode, step by step: entered when a Release finds that the head
 // of the queue, which has waited over 1ms, does not fit; it stops barging,
 // hands permits to the head in queue order, and ends when a handoff goes to
@@ -96,12 +75,12 @@ func TestStarvationModeEntryAndExit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := spinsem.New(2)
 		require.True(t, s.TryAcquire(2))
-		large := goAcquire(s, 2)
+		large := acquiretest.Go(s, 2)
 		synctest.Wait()
 		time.Sleep(spinsem.StarvationThreshold + time.Microsecond)
-		small := goAcquire(s, 1)
+		small := acquiretest.Go(s, 1)
 		synctest.Wait()
-		next := goAcquire(s, 2)
+		next := acquiretest.Go(s, 2)
 		synctest.Wait()
 		require.Equal(t, spinsem.Mode{Waiting: true, Queued: 3}, s.Mode())
 
@@ -113,13 +92,13 @@ func TestStarvationModeEntryAndExit(t *testing.T) {
 
 		s.Release(1)
 		synctest.Wait()
-		require.True(t, large.served(), "the 2 free permits were not handed to the starving head")
+		require.True(t, large.Served(), "the 2 free permits were not handed to the starving head")
 		assert.Equal(t, spinsem.Mode{Starving: true, Waiting: true, Queued: 2}, s.Mode(),
 			"the head waited over 1ms and others wait: starvation mode continues")
 
 		s.Release(2) // on behalf of large: 1 is handed to small, which waited under 1ms
 		synctest.Wait()
-		require.True(t, small.served())
+		require.True(t, small.Served())
 		assert.Equal(t, spinsem.Mode{Free: 1, Waiting: true, Queued: 1}, s.Mode(),
 			"a handoff to a waiter that waited under 1ms ends starvation mode")
 		require.True(t, s.TryAcquire(1), "barging is allowed again in normal mode")
@@ -127,7 +106,7 @@ func TestStarvationModeEntryAndExit(t *testing.T) {
 
 		s.Release(1) // on behalf of small
 		synctest.Wait()
-		assert.True(t, next.served(), "in normal mode, the head is woken once it fits")
+		assert.True(t, next.Served(), "in normal mode, the head is woken once it fits")
 		assert.Equal(t, spinsem.Mode{}, s.Mode())
 		s.Release(2)
 		assert.Equal(t, spinsem.Mode{Free: 2}, s.Mode())
@@ -140,7 +119,7 @@ func TestNoStarvationModeBeforeThreshold(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := spinsem.New(2)
 		require.True(t, s.TryAcquire(2))
-		large := goAcquire(s, 2)
+		large := acquiretest.Go(s, 2)
 		synctest.Wait()
 		time.Sleep(spinsem.StarvationThreshold - time.Microsecond)
 		s.Release(1)
@@ -149,49 +128,53 @@ func TestNoStarvationModeBeforeThreshold(t *testing.T) {
 		require.True(t, s.TryAcquire(1), "in normal mode TryAcquire takes free permits even while others wait")
 		s.Release(2)
 		synctest.Wait()
-		require.True(t, large.served())
+		require.True(t, large.Served())
 		s.Release(2)
 		assert.Equal(t, spinsem.Mode{Free: 2}, s.Mode())
 	})
 }
 
-// A woken waiter that loses the race to a barging arrival goes back to the
-// front of the queue, ahead of those that came after it; if it had waited
-// over 1ms, it switches the semaphore to starvation mode.
+// A woken waiter that loses the race to a barging arrival stays at the front
+// of the queue, ahead of those that came after it; if it had waited over the
+// starvation threshold, it switches the semaphore to starvation mode. The
+// hook holds the first waiter just before it blocks, queued, while the test
+// waits, frees the permit (which wakes the waiter) and takes it back with
+// TryAcquire; only then does the waiter run and find its wake-up.
 func TestWokenWaiterThatLosesStaysAtFront(t *testing.T) {
 	for _, wait := range []time.Duration{0, spinsem.StarvationThreshold + time.Microsecond} {
 		t.Run("waited="+wait.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s := spinsem.New(1)
 				require.True(t, s.TryAcquire(1))
-				first := goAcquire(s, 1)
-				synctest.Wait()
-				time.Sleep(wait)
-				second := goAcquire(s, 1)
-				synctest.Wait()
-				// Release wakes first; barge before it runs. It may win
-				// the race on the other processor; then try again.
-				for {
-					s.Release(1)
-					if s.TryAcquire(1) {
-						break
+				proceed := make(chan struct{})
+				parks := 0
+				defer spinsem.SetTestHookPark(func() {
+					if parks++; parks == 1 {
+						<-proceed
 					}
-					synctest.Wait()
-					require.True(t, first.served(), "TryAcquire failed but nobody took the permit")
-					t.Skip("the woken waiter won the race against TryAcquire")
-				}
+				})()
+				first := acquiretest.Go(s, 1)
 				synctest.Wait()
-				require.False(t, first.done.Load())
+				require.Equal(t, 1, parks, "the first Acquire did not park")
+				time.Sleep(wait)
+				s.Release(1)
+				require.True(t, s.TryAcquire(1), "TryAcquire did not take the permit from the woken waiter")
+				close(proceed)
+				synctest.Wait()
+				require.False(t, first.Returned())
+				second := acquiretest.Go(s, 1)
+				synctest.Wait()
+				require.False(t, second.Returned())
 				mode := s.Mode()
 				assert.Equal(t, wait > spinsem.StarvationThreshold, mode.Starving, "starvation mode after a waiter of %v lost a race", wait)
 				assert.Equal(t, 2, mode.Queued)
 				s.Release(1)
 				synctest.Wait()
-				assert.True(t, first.served(), "the waiter that lost was not served before the one that arrived after it")
-				assert.False(t, second.done.Load())
+				assert.True(t, first.Served(), "the waiter that lost was not served before the one that arrived after it")
+				assert.False(t, second.Returned())
 				s.Release(1)
 				synctest.Wait()
-				assert.True(t, second.served())
+				assert.True(t, second.Served())
 				s.Release(1)
 				assert.Equal(t, spinsem.Mode{Free: 1}, s.Mode())
 			})
@@ -208,24 +191,24 @@ func TestStarvationModeArrivalsQueue(t *testing.T) {
 		defer spinsem.SetSpinHook(func() { spun.Add(1) })()
 		s := spinsem.New(2)
 		require.True(t, s.TryAcquire(2))
-		large := goAcquire(s, 2)
+		large := acquiretest.Go(s, 2)
 		synctest.Wait()
 		spun.Store(0)
 		time.Sleep(2 * spinsem.StarvationThreshold)
 		s.Release(1)
 		synctest.Wait()
 		require.True(t, s.Mode().Starving)
-		late := goAcquire(s, 1)
+		late := acquiretest.Go(s, 1)
 		synctest.Wait()
-		assert.False(t, late.done.Load(), "an Acquire(1) barged in starvation mode")
+		assert.False(t, late.Returned(), "an Acquire(1) barged in starvation mode")
 		assert.Zero(t, spun.Load(), "an arrival spun in starvation mode")
 		s.Release(1)
 		synctest.Wait()
-		assert.True(t, large.served())
-		assert.False(t, late.done.Load(), "the arrival passed the starving head")
+		assert.True(t, large.Served())
+		assert.False(t, late.Returned(), "the arrival passed the starving head")
 		s.Release(2)
 		synctest.Wait()
-		assert.True(t, late.served())
+		assert.True(t, late.Served())
 		s.Release(1)
 		assert.Equal(t, spinsem.Mode{Free: 2}, s.Mode())
 	})
@@ -287,12 +270,12 @@ func TestNoSpinOnOneProcessor(t *testing.T) {
 		defer spinsem.SetSpinHook(func() { spun.Add(1) })()
 		s := spinsem.New(1)
 		require.True(t, s.TryAcquire(1))
-		a := goAcquire(s, 1)
+		a := acquiretest.Go(s, 1)
 		synctest.Wait()
 		assert.Equal(t, 1, s.Mode().Queued)
 		s.Release(1)
 		synctest.Wait()
-		assert.True(t, a.served())
+		assert.True(t, a.Served())
 		assert.Zero(t, spun.Load())
 		s.Release(1)
 	})
@@ -307,13 +290,13 @@ func TestCancelWhileParked(t *testing.T) {
 			s := spinsem.New(3)
 			require.True(t, s.TryAcquire(3))
 			before := s.Mode()
-			a := goAcquire(s, 2)
+			a := acquiretest.Go(s, 2)
 			synctest.Wait()
 			require.Equal(t, spinsem.Mode{Waiting: true, Queued: 1}, s.Mode())
-			a.cancel()
+			a.Cancel()
 			synctest.Wait()
-			require.True(t, a.done.Load())
-			assert.ErrorIs(t, a.err, context.Canceled)
+			require.True(t, a.Returned())
+			assert.ErrorIs(t, a.Err, context.Canceled)
 			assert.Equal(t, before, s.Mode())
 			s.Release(3)
 			assert.Equal(t, spinsem.Mode{Free: 3}, s.Mode())
@@ -323,18 +306,18 @@ func TestCancelWhileParked(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			s := spinsem.New(3)
 			require.True(t, s.TryAcquire(3))
-			head := goAcquire(s, 3)
+			head := acquiretest.Go(s, 3)
 			synctest.Wait()
 			time.Sleep(2 * spinsem.StarvationThreshold)
-			behind := goAcquire(s, 2)
+			behind := acquiretest.Go(s, 2)
 			synctest.Wait()
 			s.Release(2)
 			synctest.Wait()
 			require.Equal(t, spinsem.Mode{Free: 2, Starving: true, Waiting: true, Queued: 2}, s.Mode())
-			head.cancel()
+			head.Cancel()
 			synctest.Wait()
-			assert.ErrorIs(t, head.err, context.Canceled)
-			assert.True(t, behind.served(), "the waiter behind the canceled head fits in the 2 free permits")
+			assert.ErrorIs(t, head.Err, context.Canceled)
+			assert.True(t, behind.Served(), "the waiter behind the canceled head fits in the 2 free permits")
 			assert.Equal(t, spinsem.Mode{}, s.Mode(), "the queue emptied: starvation mode ends")
 			s.Release(3)
 			assert.Equal(t, spinsem.Mode{Free: 3}, s.Mode())
@@ -344,15 +327,15 @@ func TestCancelWhileParked(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			s := spinsem.New(3)
 			require.True(t, s.TryAcquire(3))
-			head := goAcquire(s, 3)
+			head := acquiretest.Go(s, 3)
 			synctest.Wait()
 			time.Sleep(2 * spinsem.StarvationThreshold)
 			s.Release(1)
 			synctest.Wait()
 			require.Equal(t, spinsem.Mode{Free: 1, Starving: true, Waiting: true, Queued: 1}, s.Mode())
-			head.cancel()
+			head.Cancel()
 			synctest.Wait()
-			assert.ErrorIs(t, head.err, context.Canceled)
+			assert.ErrorIs(t, head.Err, context.Canceled)
 			assert.Equal(t, spinsem.Mode{Free: 1}, s.Mode(), "as if the head had never asked")
 			assert.True(t, s.TryAcquire(1), "barging is allowed again")
 			s.Release(3)
@@ -360,72 +343,96 @@ func TestCancelWhileParked(t *testing.T) {
 	})
 }
 
-// A waiter whose context is done just as permits are handed to it returns
-// nil holding them or the error having handed them on; never both.
-func TestCanceledAsGranted(t *testing.T) {
-	outcomes := map[bool]int{}
-	for range 40 {
-		synctest.Test(t, func(t *testing.T) {
-			s := spinsem.New(2)
-			require.True(t, s.TryAcquire(2))
-			a := goAcquire(s, 2)
-			synctest.Wait()
-			time.Sleep(2 * spinsem.StarvationThreshold)
-			s.Release(1)
-			synctest.Wait()
-			require.True(t, s.Mode().Starving)
-			a.cancel()
-			s.Release(1) // hands the permits to a, unless it left already
-			synctest.Wait()
-			require.True(t, a.done.Load())
-			outcomes[a.err == nil]++
-			if a.err == nil {
-				assert.Equal(t, spinsem.Mode{}, s.Mode(), "Acquire returned nil: it holds both permits")
-				s.Release(2)
-			} else {
-				assert.ErrorIs(t, a.err, context.Canceled)
-				assert.Equal(t, spinsem.Mode{Free: 2}, s.Mode(), "Acquire failed: it must hold nothing")
-			}
-			assert.Equal(t, spinsem.Mode{Free: 2}, s.Mode())
+// A cancellation that comes before the grant wins (the scenario of
+// go.dev/issue/63615), in either mode: the waiter returns the context's
+// error and the permits stay free. In normal mode the Release wakes the
+// waiter, which finds its context done; in starvation mode the Release
+// hands it the permits, and it hands them on.
+func TestCancelBeforeGrantWins(t *testing.T) {
+	for _, starving := range []bool{false, true} {
+		t.Run(fmt.Sprintf("starving=%v", starving), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := spinsem.New(2)
+				require.True(t, s.TryAcquire(2))
+				a := acquiretest.Go(s, 2)
+				synctest.Wait()
+				if starving {
+					time.Sleep(2 * spinsem.StarvationThreshold)
+				}
+				s.Release(1)
+				synctest.Wait()
+				require.Equal(t, starving, s.Mode().Starving)
+				a.Cancel()
+				s.Release(1)
+				synctest.Wait()
+				require.True(t, a.Returned())
+				require.ErrorIs(t, a.Err, context.Canceled)
+				assert.Equal(t, spinsem.Mode{Free: 2}, s.Mode(), "the canceled waiter kept permits")
+			})
 		})
 	}
-	t.Logf("outcomes (served: count): %v", outcomes)
 }
 
-// A large request completes while small requests hammer the semaphore with
-// real parallelism. Each hammer goes hand over hand: it takes its next permit
-// with TryAcquire before it gives back the one it holds, and only when that
-// fails releases first and then waits in Acquire. In normal mode some permit
-// is therefore always held and the large request could wait forever;
-// starvation mode makes TryAcquire fail and the hammers queue behind it. The
-// wait is logged; its speed is measured by BenchmarkSpin/large-under-hammer,
-// not asserted here.
-func TestLargeRequestUnderHammer(t *testing.T) {
-	const size, rounds = 8, 10
-	s := spinsem.New(size)
-	cycles, stop := startHammers(s, size)
-	var worst time.Duration
-	for i := range rounds {
-		// Arrive in the middle of the storm.
-		for c := cycles.Load(); cycles.Load() < c+100*size; {
-			runtime.Gosched()
-		}
-		// The deadline only turns a starved request into a failure instead
-		// of a hang; a correct implementation needs milliseconds.
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		start := time.Now()
-		err := s.Acquire(ctx, size)
-		wait := time.Since(start)
-		cancel()
-		if !assert.NoError(t, err, "round %d: Acquire(%d) starved while %d goroutines cycled Acquire(1)", i, size, size) {
-			break
-		}
-		worst = max(worst, wait)
-		s.Release(size)
+// A parked waiter whose wake-up and cancellation are both ready when it
+// looks cannot tell which came first; its select picks either, and both ways
+// it returns the context's error holding nothing. The hook makes both ready
+// before the waiter blocks: in normal mode the Release wakes it to take the
+// permits itself, in starvation mode it hands them to it. Each round takes
+// one of the two at random, and the rounds make it all but certain that
+// both are taken.
+func TestCanceledAsGranted(t *testing.T) {
+	for _, starving := range []bool{false, true} {
+		t.Run(fmt.Sprintf("starving=%v", starving), func(t *testing.T) {
+			for range 20 {
+				synctest.Test(t, func(t *testing.T) {
+					s := spinsem.New(2)
+					require.True(t, s.TryAcquire(2))
+					ctx, cancel := context.WithCancel(context.Background())
+					fired := false
+					defer spinsem.SetTestHookPark(func() {
+						fired = true
+						if starving {
+							time.Sleep(2 * spinsem.StarvationThreshold)
+							s.Release(1)
+							require.True(t, s.Mode().Starving)
+						} else {
+							s.Release(1)
+						}
+						cancel()
+						s.Release(1)
+					})()
+					err := s.Acquire(ctx, 2)
+					require.True(t, fired, "the Acquire did not park")
+					require.ErrorIs(t, err, context.Canceled)
+					assert.Equal(t, spinsem.Mode{Free: 2}, s.Mode(), "the canceled waiter kept permits")
+				})
+			}
+		})
 	}
-	stop()
-	t.Logf("worst wait of Acquire(%d) under %d hand-over-hand hammers: %v", size, size, worst)
-	assert.Equal(t, int64(size), s.Available())
+}
+
+// A spinning Acquire that takes the permits after its context is done gives
+// them back: the cancellation came first. The hook cancels and frees the
+// permits between one round's look at the context and the next round's
+// compare-and-swap.
+func TestCanceledWhileSpinningAsPermitsFree(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		defer spinsem.SetProcs(2)()
+		s := spinsem.New(2)
+		require.True(t, s.TryAcquire(2))
+		ctx, cancel := context.WithCancel(context.Background())
+		rounds := 0
+		defer spinsem.SetSpinHook(func() {
+			if rounds++; rounds == 1 {
+				cancel()
+				s.Release(2)
+			}
+		})()
+		err := s.Acquire(ctx, 2)
+		require.Equal(t, 1, rounds, "the Acquire did not take the permits in its next round")
+		require.ErrorIs(t, err, context.Canceled)
+		assert.Equal(t, spinsem.Mode{Free: 2}, s.Mode(), "the canceled spinner kept permits")
+	})
 }
 
 // Errors other than the context's never come from a waiting Acquire.
@@ -440,44 +447,4 @@ func TestAcquireErrorIsContextError(t *testing.T) {
 		assert.Equal(t, spinsem.Mode{}, s.Mode())
 		s.Release(1)
 	})
-}
-
-// startHammers starts n goroutines that go hand over hand on s: each takes
-// its next permit with TryAcquire before it gives back the one it holds, and
-// only when that fails releases first and then waits in Acquire. So in normal
-// mode some permit is always held. cycles counts their steps; stop ends them
-// and waits until they have returned their permits.
-func startHammers(s *spinsem.Semaphore, n int) (cycles *atomic.Int64, stop func()) {
-	cycles = new(atomic.Int64)
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := s.Acquire(context.Background(), 1); err != nil {
-				panic(err)
-			}
-			for {
-				select {
-				case <-done:
-					s.Release(1)
-					return
-				default:
-				}
-				benchmarks.Spin(50)
-				if s.TryAcquire(1) {
-					s.Release(1)
-				} else {
-					s.Release(1)
-					if err := s.Acquire(context.Background(), 1); err != nil {
-						panic(err)
-					}
-				}
-				cycles.Add(1)
-				runtime.Gosched()
-			}
-		}()
-	}
-	return cycles, func() { close(done); wg.Wait() }
 }

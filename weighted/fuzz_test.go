@@ -9,11 +9,12 @@ import (
 	"testing/synctest"
 
 	"github.com/semacat/sem"
+	"github.com/semacat/sem/internal/acquiretest"
 	"github.com/semacat/sem/weighted"
 )
 
-// FuzzWeighted runs random programs of Acquire, TryAcquire, Release and
-// cancel against a semaphore and against model, a few lines of obviously
+// FuzzWeighted runs random programs of Acquire, TryAcquire, Release,
+// cancel, Resize and Close against a semaphore and against model, a few lines of obviously
 // correct bookkeeping, and checks after every step that the same Acquires
 // have been served, canceled or left waiting, and that the same number of
 // permits is free. Since the sets are compared after every step, a grant out
@@ -27,6 +28,9 @@ func FuzzWeighted(f *testing.F) {
 		try
 		release
 		cancel
+		resize
+		closeSem
+		ops
 	)
 	f.Add([]byte{3, acquire, 2, acquire, 2, acquire, 1, release, 0, release, 0})
 	f.Add([]byte{2, acquire, 2, acquire, 2, acquire, 1, try, 0, cancel, 1, try, 1, release, 0})
@@ -34,6 +38,9 @@ func FuzzWeighted(f *testing.F) {
 	f.Add([]byte{1, acquire, 1, acquire, 1, acquire, 1, cancel, 2, release, 0, cancel, 1, release, 0})
 	f.Add([]byte{5, acquire, 6, acquire, 0, try, 7, acquire, 5, acquire, 4, acquire, 1, release, 0, release, 0})
 	f.Add([]byte{6, acquire, 4, acquire, 4, acquire, 2, acquire, 1, release, 0, cancel, 1, release, 0, release, 0})
+	f.Add([]byte{4, acquire, 3, acquire, 2, acquire, 4, acquire, 1, resize, 1, release, 0, resize, 5, release, 0})
+	f.Add([]byte{3, acquire, 3, resize, 0, acquire, 1, try, 1, release, 0, resize, 3, release, 0})
+	f.Add([]byte{2, acquire, 2, acquire, 1, acquire, 0, closeSem, 0, try, 0, acquire, 1, release, 0, closeSem, 0})
 	f.Fuzz(func(t *testing.T, prog []byte) {
 		if len(prog) == 0 {
 			return
@@ -47,17 +54,21 @@ func FuzzWeighted(f *testing.F) {
 			h := newHarness(t, size)
 			defer h.finish()
 			for i := 0; i+1 < len(prog); i += 2 {
-				op, arg := prog[i]%4, int64(prog[i+1])
+				op, arg := prog[i]%ops, int64(prog[i+1])
 				var step string
 				switch op {
 				case acquire:
-					step = h.acquire(arg % (size + 2))
+					step = h.acquire(arg % (h.m.size + 2))
 				case try:
-					step = h.tryAcquire(arg % (size + 2))
+					step = h.tryAcquire(arg % (h.m.size + 2))
 				case release:
 					step = h.release(arg)
 				case cancel:
 					step = h.cancel(arg)
+				case resize:
+					step = h.resize(arg%6 + 1)
+				case closeSem:
+					step = h.close()
 				}
 				synctest.Wait()
 				h.check(i/2, step)
@@ -75,11 +86,14 @@ const (
 	served
 	canceled
 	exceeded
+	closed
 )
 
-// model is the reference semaphore: a free count and a FIFO of requests.
+// model is the reference semaphore: a free count, negative while a shrink
+// leaves more held than the size, and a FIFO of requests.
 type model struct {
 	size, free int64
+	closed     bool
 	queue      []int // indexes of waiting Acquires, in arrival order
 	fate       []int // per Acquire
 	weight     []int64
@@ -100,7 +114,7 @@ type harness struct {
 	t       *testing.T
 	s       *weighted.Semaphore
 	m       model
-	acqs    []*acquirer
+	acqs    []*acquiretest.Call
 	holding []int64 // permits held, one entry per successful request
 	took    []bool  // whether the served Acquire's permits were added to holding
 }
@@ -111,12 +125,14 @@ func newHarness(t *testing.T, size int64) *harness {
 
 func (h *harness) acquire(n int64) string {
 	i := len(h.acqs)
-	h.acqs = append(h.acqs, goAcquire(h.s, n))
+	h.acqs = append(h.acqs, acquiretest.Go(h.s, n))
 	h.took = append(h.took, false)
 	h.m.weight = append(h.m.weight, n)
 	switch {
 	case n > h.m.size:
 		h.m.fate = append(h.m.fate, exceeded)
+	case h.m.closed:
+		h.m.fate = append(h.m.fate, closed)
 	case n == 0 || (len(h.m.queue) == 0 && h.m.free >= n):
 		h.m.fate = append(h.m.fate, served)
 		h.m.free -= n
@@ -128,7 +144,7 @@ func (h *harness) acquire(n int64) string {
 }
 
 func (h *harness) tryAcquire(n int64) string {
-	want := n == 0 || (n <= h.m.size && len(h.m.queue) == 0 && h.m.free >= n)
+	want := !h.m.closed && (n == 0 || (n <= h.m.size && len(h.m.queue) == 0 && h.m.free >= n))
 	got := h.s.TryAcquire(n)
 	if got != want {
 		h.t.Errorf("TryAcquire(%d) = %v; want %v (free %d, %d queued)", n, got, want, h.m.free, len(h.m.queue))
@@ -163,7 +179,7 @@ func (h *harness) cancel(arg int64) string {
 		return "no cancel (no Acquire)"
 	}
 	i := int(arg) % len(h.acqs)
-	h.acqs[i].cancel()
+	h.acqs[i].Cancel()
 	if h.m.fate[i] == waiting {
 		h.m.fate[i] = canceled
 		k := slices.Index(h.m.queue, i)
@@ -175,13 +191,43 @@ func (h *harness) cancel(arg int64) string {
 	return fmt.Sprintf("cancel #%d", i)
 }
 
+// resize sets the size: the model keeps what is held, and fails the waiting
+// requests larger than the new size.
+func (h *harness) resize(size int64) string {
+	h.s.Resize(size)
+	held := h.m.size - h.m.free
+	h.m.size, h.m.free = size, size-held
+	h.m.queue = slices.DeleteFunc(h.m.queue, func(i int) bool {
+		if h.m.weight[i] > size {
+			h.m.fate[i] = exceeded
+			return true
+		}
+		return false
+	})
+	h.m.grant()
+	return fmt.Sprintf("Resize(%d)", size)
+}
+
+// close closes the semaphore: every waiting request fails.
+func (h *harness) close() string {
+	if err := h.s.Close(); err != nil {
+		h.t.Errorf("Close() = %v", err)
+	}
+	h.m.closed = true
+	for _, i := range h.m.queue {
+		h.m.fate[i] = closed
+	}
+	h.m.queue = nil
+	return "Close()"
+}
+
 // collect moves the permits of served Acquires into holding.
 func (h *harness) collect() {
 	for i, a := range h.acqs {
-		if !h.took[i] && a.returned() && a.err == nil {
+		if !h.took[i] && a.Returned() && a.Err == nil {
 			h.took[i] = true
-			if a.n > 0 {
-				h.holding = append(h.holding, a.n)
+			if a.N > 0 {
+				h.holding = append(h.holding, a.N)
 			}
 		}
 	}
@@ -192,20 +238,22 @@ func (h *harness) check(step int, what string) {
 	h.t.Helper()
 	for i, a := range h.acqs {
 		got := waiting
-		if a.returned() {
+		if a.Returned() {
 			switch {
-			case a.err == nil:
+			case a.Err == nil:
 				got = served
-			case errors.Is(a.err, context.Canceled):
+			case errors.Is(a.Err, context.Canceled):
 				got = canceled
-			case errors.Is(a.err, sem.ErrExceedsSize):
+			case errors.Is(a.Err, sem.ErrExceedsSize):
 				got = exceeded
+			case errors.Is(a.Err, sem.ErrClosed):
+				got = closed
 			default:
-				h.t.Errorf("step %d (%s): Acquire #%d returned %v", step, what, i, a.err)
+				h.t.Errorf("step %d (%s): Acquire #%d returned %v", step, what, i, a.Err)
 			}
 		}
 		if want := h.m.fate[i]; got != want {
-			names := []string{"waiting", "served", "canceled", "exceeded"}
+			names := []string{"waiting", "served", "canceled", "exceeded", "closed"}
 			h.t.Errorf("step %d (%s): Acquire(%d) #%d is %s; want %s (model queue %v, free %d)",
 				step, what, h.m.weight[i], i, names[got], names[want], h.m.queue, h.m.free)
 		}
@@ -219,7 +267,7 @@ func (h *harness) check(step int, what string) {
 // semaphore is whole again.
 func (h *harness) finish() {
 	for _, a := range h.acqs {
-		a.cancel()
+		a.Cancel()
 	}
 	synctest.Wait()
 	h.collect()
@@ -228,6 +276,7 @@ func (h *harness) finish() {
 	}
 	h.holding = nil
 	if got := h.s.Available(); got != h.m.size && !h.t.Failed() {
+		// h.m.size is the size after every Resize.
 		h.t.Errorf("after every Acquire was canceled and every permit given back, Available() = %d; want %d", got, h.m.size)
 	}
 }

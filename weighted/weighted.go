@@ -5,9 +5,12 @@
 // # Design
 //
 // One atomic word holds the state: the number of free permits, shifted left
-// by one, and in the low bit a flag that says the wait queue is not empty.
-// Everything else (the queue of waiters, and every change of the flag) is
-// guarded by a mutex.
+// by one, and in the low bit a flag that sends every caller to the mutex. It
+// is set while the wait queue is not empty, and also while the semaphore is
+// closed or a shrink has left more permits held than the size. Everything else (the queue of
+// waiters, the size, and every change of the flag) is guarded by a mutex;
+// the size is also kept in an atomic word so that the fast paths can read
+// it without the mutex.
 //
 // Fast paths. While the flag is clear nobody waits, so an Acquire or
 // TryAcquire whose request fits takes its permits with one compare-and-swap
@@ -15,10 +18,10 @@
 // swap covers the flag too, it fails if a waiter queued in the meantime, and
 // the caller falls back to the mutex: no fast path ever passes a waiter.
 // Uncontended, an Acquire+Release pair costs two atomic read-modify-writes
-// where x/sync's costs four (a Lock and an Unlock each): 0.69-0.75x of
-// x/sync's time in BenchmarkSemaphore/uncontended on a quiet 2-core machine
-// (two runs; the rest of the pair is the interface calls and the contract's
-// context and argument checks, which both pay).
+// where x/sync's costs four (a Lock and an Unlock each); the rest of the
+// pair is the interface calls and the contract's context and argument
+// checks, which both pay. BenchmarkSemaphore/uncontended in benchmarks
+// compares the two.
 //
 // Slow path. An Acquire that does not fit takes the mutex and looks again.
 // If the queue is still empty and the request now fits, it takes the permits.
@@ -32,19 +35,39 @@
 // head fits: it subtracts the head's permits, marks it granted, removes it
 // and wakes it. It never wakes a waiter that cannot proceed, and a woken
 // waiter never has to look at the state again: its permits are already its
-// own. The flag is cleared, under the mutex, when the queue empties, and the
-// fast paths open again.
+// own. The flag is cleared, under the mutex, when the queue empties (and the
+// semaphore is neither closed nor over-held), and the fast paths open again.
+//
+// Resize, Close and observation cost the fast paths nothing: each begins by
+// setting the flag, so from then on every fast-path swap fails and every
+// caller meets the mutex, where the closed flag, the new size and the
+// permits owed are looked at. A shrink below the permits held cannot store a
+// negative count in the word; it stores zero free permits, keeps the excess
+// as a debt that releases pay first, and leaves the flag set until the debt
+// is paid. A Release on the fast path reads the size after the state word;
+// if the permits would exceed that size it does not panic there but retries
+// under the mutex, so a Resize racing it can never make a correct Release
+// panic. (The converse is not airtight: a Release of more than is held that
+// races a shrink, and finds the state word brought back to the value it
+// loaded by other releases, can pass the check against the old size. Only
+// a program that already over-releases can meet it.) Waiting and OnWait read the queue under the mutex; the wait
+// function is loaded only by an Acquire that queues, and with none
+// installed nothing reads the clock.
 //
 // Allocation. Queue nodes and their wake channels come from internal/waitq,
 // which keeps a free list per semaphore: in steady state a blocked Acquire
 // allocates nothing, where x/sync's allocates a list element and a channel
-// (2 allocs/op in every contended scenario of the benchmarks; 0 here).
+// each time (see allocs/op in the contended scenarios of BenchmarkSemaphore).
 //
-// Cancellation. A waiter whose context is done takes the mutex. If it was
-// granted in the meantime it keeps the permits and returns nil: the grant
-// happened first, and giving the permits back would cost another pass over
-// the queue. Otherwise it leaves the queue and returns ctx.Err(); if it was
-// at the head, the waiters behind it that now fit are granted.
+// Cancellation. A cancellation that comes before the grant wins, as in
+// x/sync since go.dev/issue/63615. A waiter whose context is done takes the
+// mutex. If it was not granted, it leaves the queue, and the waiters behind
+// it that now fit are granted. If it was, the grant and the cancellation
+// crossed, and nothing tells which came first: it hands the permits on the
+// same way. Either way it returns ctx.Err() holding nothing. A waiter woken
+// by its grant looks at ctx.Done() once more before it returns, and gives
+// the permits back if the context is done by then, since its select may
+// pick the wake-up when both are ready. Only waiters pay for that look.
 //
 // # Fairness, and what it costs
 //
@@ -61,15 +84,14 @@
 // behind the others. Every Acquire then costs a park and a wake-up, as a
 // blocked send on a buffered channel does; sync.Mutex goes faster only by
 // letting a running goroutine barge past parked ones, which this semaphore
-// promises never to do. In the reference run (benchmarks/results/reference,
-// a quiet 2-core machine) the contended scenarios ran at 0.38-0.58x of
-// x/sync's time, with a raw channel at 0.21-0.45x in the same run: what is
-// left between the two is this package's mutex, which a channel does not
-// need.
+// promises never to do. The contended scenarios of BenchmarkSemaphore
+// compare it with x/sync's Weighted and with a raw channel, which parks and
+// wakes the same way: what is left between this package and the channel is
+// its mutex, which a channel does not need.
 //
-// Tried and not kept, for want of a measurable gain (10 paired runs each,
-// differences within the ±5-10% noise): spinning on TryLock before blocking
-// on the mutex (a mutex profile showed more time blocked, not less); waking
+// Tried and not kept, for want of a gain beyond the benchmarks' noise in
+// paired runs of BenchmarkSemaphore: spinning on TryLock before blocking on
+// the mutex (a mutex profile showed more time blocked, not less); waking
 // the first grantee after unlocking; and handing nodes back through an
 // atomic slot instead of taking the mutex to recycle them.
 package weighted
@@ -79,41 +101,71 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/semacat/sem"
 	"github.com/semacat/sem/internal/check"
+	"github.com/semacat/sem/internal/grant"
 	"github.com/semacat/sem/internal/waitq"
 )
 
 const pkg = "weighted"
 
-// queued is the low bit of the state word: set while the wait queue is not
-// empty. The permits that are free are the rest of the word.
-const queued = 1
+// slow is the low bit of the state word: set while the wait queue is not
+// empty, the semaphore is closed, or permits are owed after a shrink; the
+// fast paths are closed while it is set. The permits that are free are the
+// rest of the word.
+const slow = 1
 
 // Semaphore is a weighted semaphore that serves requests in arrival order.
-// It implements sem.Semaphore. The zero value is not usable; call New.
+// It implements sem.Semaphore, sem.Resizer, sem.Closer and sem.Observer. The
+// zero value is not usable; call New or NewAvailable.
 type Semaphore struct {
-	state atomic.Uint64 // free<<1 | queued
-	size  int64
+	state atomic.Uint64 // free<<1 | slow
+	size  atomic.Int64  // stored only under mu, with the slow bit set
 
-	mu sync.Mutex  // guards q, and changes of the queued bit
-	q  waitq.Queue // waiting Acquires, in arrival order
+	mu     sync.Mutex  // guards the fields below, and changes of the slow bit
+	q      waitq.Queue // waiting Acquires, in arrival order
+	wanted int64       // permits asked for by the waiters in q
+	owed   int64       // permits held beyond the size after a shrink
+	closed bool
+
+	onWait atomic.Pointer[func(sem.WaitEvent)] // nil: nobody observes waits
 }
 
 // New returns a semaphore with size permits, all free. It panics if size is
 // less than 1.
 func New(size int64) *Semaphore {
 	check.Size(pkg, size)
-	s := &Semaphore{size: size}
-	s.state.Store(uint64(size) << 1)
+	return newSemaphore(size, size)
+}
+
+// NewAvailable returns a semaphore with size permits of which only available
+// are free: it starts as if size-available permits were held, so Release may
+// give back that many more than were acquired. NewAvailable(1, 0) is a
+// signalling semaphore: Acquire waits for another goroutine's Release(1). It
+// panics if size is less than 1 or available is not between 0 and size.
+func NewAvailable(size, available int64) *Semaphore {
+	check.Available(pkg, "NewAvailable", size, available)
+	return newSemaphore(size, available)
+}
+
+func newSemaphore(size, available int64) *Semaphore {
+	s := &Semaphore{}
+	s.size.Store(size)
+	s.state.Store(uint64(available) << 1)
 	return s
 }
 
 // Size returns the total number of permits.
-func (s *Semaphore) Size() int64 { return s.size }
+func (s *Semaphore) Size() int64 { return s.size.Load() }
 
-// Available returns the number of permits free at this instant. It is a
-// snapshot for monitoring and teaching, stale as soon as it returns.
-func (s *Semaphore) Available() int64 { return free(s.state.Load()) }
+// Available returns the number of permits free at this instant, negative
+// while a shrink has left more permits held than the size. It is a snapshot
+// for monitoring and teaching, stale as soon as it returns.
+func (s *Semaphore) Available() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return free(s.state.Load()) - s.owed
+}
 
 // free returns the number of free permits in a state word. The shift is
 // unsigned, so a size up to math.MaxInt64 fits.
@@ -126,18 +178,22 @@ func free(state uint64) int64 { return int64(state >> 1) }
 // On success it returns nil and the caller holds n permits. If ctx is already
 // done it returns ctx.Err() without acquiring, even when permits are free. If
 // ctx is done while it waits, it returns ctx.Err() holding nothing, and the
-// waiters behind it are served if they now fit; but if its permits were
-// granted before it noticed ctx was done, it returns nil holding them (never
-// an error holding permits, never nil without them). If n exceeds the size it
-// returns at once an error wrapping sem.ErrExceedsSize. Acquire(ctx, 0)
-// returns ctx.Err() without blocking. It panics if n < 0.
+// waiters behind it are served if they now fit; that holds also when its
+// permits were granted in the same instant: it hands them on. If n exceeds
+// the size it returns at once an error wrapping sem.ErrExceedsSize. Once the
+// semaphore is closed it returns an error wrapping sem.ErrClosed.
+// Acquire(ctx, 0) returns ctx.Err() without blocking, or that error once
+// closed. It panics if n < 0.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 	check.Weight(pkg, "Acquire", n)
-	if n > s.size {
-		return check.ExceedsSize(pkg, n, s.size)
+	if size := s.size.Load(); n > size {
+		return check.ExceedsSize(pkg, n, size)
 	}
-	if err := ctx.Err(); err != nil || n == 0 {
+	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if n == 0 {
+		return s.zeroWeight()
 	}
 	if s.tryAcquire(n) {
 		return nil
@@ -147,18 +203,34 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 
 // TryAcquire takes n permits only if it can do so at once, and reports
 // whether it did. It takes all n or none, and fails while any Acquire waits,
-// even when n permits are free. TryAcquire(0) reports true. It panics if
+// even when n permits are free, and once the semaphore is closed.
+// TryAcquire(0) reports true until the semaphore is closed. It panics if
 // n < 0.
 func (s *Semaphore) TryAcquire(n int64) bool {
 	check.Weight(pkg, "TryAcquire", n)
-	return n == 0 || (n <= s.size && s.tryAcquire(n))
+	if n == 0 {
+		return s.zeroWeight() == nil
+	}
+	return s.tryAcquire(n)
 }
 
-// tryAcquire takes n permits if nobody is queued and they are free.
+// zeroWeight returns the error of Acquire(ctx, 0) when ctx is not done: nil,
+// or the closed error once the semaphore is closed.
+func (s *Semaphore) zeroWeight() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return check.Closed(pkg, 0)
+	}
+	return nil
+}
+
+// tryAcquire takes n permits if the slow bit is clear and they are free. No
+// more than the size is ever free, so a request above the size fails here.
 func (s *Semaphore) tryAcquire(n int64) bool {
 	for {
 		old := s.state.Load()
-		if old&queued != 0 || free(old) < n {
+		if old&slow != 0 || free(old) < n {
 			return false
 		}
 		if s.state.CompareAndSwap(old, old-uint64(n)<<1) {
@@ -175,21 +247,15 @@ func (s *Semaphore) Release(n int64) {
 	check.Weight(pkg, "Release", n)
 	for {
 		old := s.state.Load()
-		if old&queued != 0 {
+		// More than seem held: the mutex decides, since a Resize may
+		// have changed the size since the load.
+		if old&slow != 0 || n > s.size.Load()-free(old) {
 			s.releaseSlow(n)
 			return
 		}
-		s.checkRelease(old, n)
 		if s.state.CompareAndSwap(old, old+uint64(n)<<1) {
 			return
 		}
-	}
-}
-
-// checkRelease panics if n permits are more than are held in state old.
-func (s *Semaphore) checkRelease(old uint64, n int64) {
-	if held := s.size - free(old); n > held {
-		check.OverRelease(pkg, n, held)
 	}
 }
 
@@ -197,41 +263,63 @@ func (s *Semaphore) checkRelease(old uint64, n int64) {
 // for its grant or for ctx.
 func (s *Semaphore) acquireSlow(ctx context.Context, n int64) error {
 	s.mu.Lock()
-	w := s.enqueue(n)
+	w, err := s.enqueue(n)
 	s.mu.Unlock()
 	if w == nil {
-		return nil
+		return err
 	}
+	return s.wait(ctx, w)
+}
+
+// park blocks the queued waiter w until its grant, its failure, or ctx.
+func (s *Semaphore) park(ctx context.Context, w *waitq.Waiter) error {
+	n := w.N
 	done := ctx.Done()
 	if done == nil {
 		<-w.Woken()
-		s.recycle(w)
-		return nil
+		return s.recycle(w)
+	}
+	if testHookPark != nil {
+		testHookPark()
 	}
 	select {
 	case <-w.Woken():
-		s.recycle(w)
-		return nil
+		if err := s.recycle(w); err != nil {
+			return err
+		}
+		return grant.Keep(ctx, s, n)
 	case <-done:
 		return s.cancel(ctx, w)
 	}
 }
 
+// testHookPark, when set by a test, runs just before a queued waiter blocks,
+// the moment at which its grant and its context may both become ready.
+var testHookPark func()
+
 // testHookQueue, when set by a test, runs in enqueue between the check that a
-// request does not fit and the setting of the queued bit: the window in which
+// request does not fit and the setting of the slow bit: the window in which
 // a fast-path Release can race a new waiter.
 var testHookQueue func()
 
-// enqueue, called with s.mu held, takes n permits if nobody is queued and
-// they are free, and returns nil; otherwise it queues a waiter for them and
-// sets the queued bit, which sends every Release and Acquire to the mutex.
-func (s *Semaphore) enqueue(n int64) *waitq.Waiter {
+// enqueue, called with s.mu held, returns the error of an Acquire(n) that
+// must fail: the semaphore is closed, or n exceeds a size shrunk since the
+// caller looked. Otherwise it takes n permits if nobody is queued and they
+// are free, and returns nil, nil; or it queues a waiter for them and sets
+// the slow bit, which sends every Release and Acquire to the mutex.
+func (s *Semaphore) enqueue(n int64) (*waitq.Waiter, error) {
+	if s.closed {
+		return nil, check.Closed(pkg, n)
+	}
+	if size := s.size.Load(); n > size {
+		return nil, check.ExceedsSize(pkg, n, size)
+	}
 	for {
 		old := s.state.Load()
-		if old&queued == 0 {
+		if old&slow == 0 {
 			if free(old) >= n {
 				if s.state.CompareAndSwap(old, old-uint64(n)<<1) {
-					return nil
+					return nil, nil
 				}
 				continue
 			}
@@ -241,39 +329,56 @@ func (s *Semaphore) enqueue(n int64) *waitq.Waiter {
 			// Set the bit only if no permit came back since the load:
 			// otherwise a fast-path Release could have freed what we
 			// need just before we start to wait, and nobody would wake us.
-			if !s.state.CompareAndSwap(old, old|queued) {
+			if !s.state.CompareAndSwap(old, old|slow) {
 				continue
 			}
 		}
-		return s.q.PushBack(n)
+		s.wanted += n
+		return s.q.PushBack(n), nil
 	}
 }
 
-// releaseSlow returns n permits while waiters are queued.
+// releaseSlow returns n permits under the mutex: while the slow bit is set,
+// or when the fast path found n more than seem held.
 func (s *Semaphore) releaseSlow(n int64) {
 	s.mu.Lock()
-	for {
-		old := s.state.Load()
-		if held := s.size - free(old); n > held {
-			s.mu.Unlock()
-			check.OverRelease(pkg, n, held)
-		}
-		if s.state.CompareAndSwap(old, old+uint64(n)<<1) {
-			break
-		}
+	s.state.Or(slow) // no fast path changes the state from here on
+	if held := s.held(); n > held {
+		s.grant()
+		s.mu.Unlock()
+		check.OverRelease(pkg, n, held)
 	}
+	s.put(n)
 	s.grant()
 	s.mu.Unlock()
 }
 
-// grant, called with s.mu held, hands permits to the waiters at the head of
-// the queue for as long as the head fits, wakes them, and clears the queued
-// bit when the queue empties.
+// held, called with s.mu held and the slow bit set, returns the number of
+// permits held.
+func (s *Semaphore) held() int64 {
+	return s.size.Load() - free(s.state.Load()) + s.owed
+}
+
+// put, called with s.mu held, takes n returned permits: they pay what a
+// shrink left owed first, and the rest become free. While permits are owed
+// the slow bit is set; otherwise the atomic add leaves fast paths correct.
+func (s *Semaphore) put(n int64) {
+	paid := min(n, s.owed)
+	s.owed -= paid
+	s.state.Add(uint64(n-paid) << 1)
+}
+
+// grant, called with s.mu held and the slow bit set, hands permits to the
+// waiters at the head of the queue for as long as the head fits, wakes them,
+// and clears the slow bit when the queue empties, unless the semaphore is
+// closed or permits are owed.
 func (s *Semaphore) grant() {
 	for {
 		w := s.q.Front()
 		if w == nil {
-			s.state.And(^uint64(queued))
+			if !s.closed && s.owed == 0 {
+				s.state.And(^uint64(slow))
+			}
 			return
 		}
 		old := s.state.Load()
@@ -283,33 +388,49 @@ func (s *Semaphore) grant() {
 		// While the bit is set only holders of s.mu change the state.
 		s.state.Store(old - uint64(w.N)<<1)
 		w.Granted = true
-		s.q.Remove(w)
+		s.dequeue(w)
 		w.Wake()
 	}
 }
 
-// recycle returns the node of a waiter that received its grant.
-func (s *Semaphore) recycle(w *waitq.Waiter) {
-	s.mu.Lock()
-	s.q.Recycle(w)
-	s.mu.Unlock()
+// dequeue, called with s.mu held, takes w out of the queue.
+func (s *Semaphore) dequeue(w *waitq.Waiter) {
+	s.q.Remove(w)
+	s.wanted -= w.N
 }
 
-// cancel withdraws the waiter w whose ctx is done.
+// fail, called with s.mu held, takes w out of the queue and wakes it to
+// return err.
+func (s *Semaphore) fail(w *waitq.Waiter, err error) {
+	s.dequeue(w)
+	w.Err = err
+	w.Wake()
+}
+
+// recycle returns the node of a woken waiter and the error it was failed
+// with, nil if it was granted its permits.
+func (s *Semaphore) recycle(w *waitq.Waiter) error {
+	s.mu.Lock()
+	err := w.Err
+	s.q.Recycle(w)
+	s.mu.Unlock()
+	return err
+}
+
+// cancel withdraws the waiter w whose ctx is done. If w was granted in the
+// meantime, it hands the permits on: the cancellation may have come first.
+// If w was failed in the meantime, the done context still wins. Recycle
+// discards the wake-up.
 func (s *Semaphore) cancel(ctx context.Context, w *waitq.Waiter) error {
 	s.mu.Lock()
-	if w.Granted {
-		// The grant came first: keep it. Recycle discards the wake-up.
-		s.q.Recycle(w)
-		s.mu.Unlock()
-		return nil
+	switch {
+	case w.Granted:
+		s.put(w.N)
+	case w.Err == nil:
+		s.dequeue(w)
 	}
-	head := s.q.Front() == w
-	s.q.Remove(w)
 	s.q.Recycle(w)
-	if head || s.q.Len() == 0 {
-		s.grant()
-	}
+	s.grant()
 	s.mu.Unlock()
 	return ctx.Err()
 }

@@ -3,6 +3,7 @@ package weighted_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"testing/synctest"
 
@@ -11,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/semacat/sem"
+	"github.com/semacat/sem/internal/acquiretest"
 	"github.com/semacat/sem/semtest"
 	"github.com/semacat/sem/weighted"
 )
@@ -83,34 +85,6 @@ func TestBadInputMessages(t *testing.T) {
 	assert.Equal(t, int64(2), s.Available())
 }
 
-// acquirer is an Acquire running in its own goroutine.
-type acquirer struct {
-	n      int64
-	cancel context.CancelFunc
-	done   chan struct{}
-	err    error // valid once done is closed
-}
-
-func goAcquire(s *weighted.Semaphore, n int64) *acquirer {
-	ctx, cancel := context.WithCancel(context.Background())
-	a := &acquirer{n: n, cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(a.done)
-		a.err = s.Acquire(ctx, n)
-	}()
-	return a
-}
-
-// returned reports whether the Acquire has returned.
-func (a *acquirer) returned() bool {
-	select {
-	case <-a.done:
-		return true
-	default:
-		return false
-	}
-}
-
 // An over-release while waiters are queued takes the mutex path; it must
 // panic without leaving the mutex locked or the permits changed, so that the
 // waiter is still served afterwards.
@@ -118,17 +92,17 @@ func TestOverReleaseWhileQueued(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := weighted.New(2)
 		require.True(t, s.TryAcquire(2))
-		w := goAcquire(s, 2)
+		w := acquiretest.Go(s, 2)
 		synctest.Wait()
-		require.False(t, w.returned())
+		require.False(t, w.Returned())
 		assert.PanicsWithValue(t, "weighted: Release(3): released more than held (2 held)", func() { s.Release(3) })
 		assert.Equal(t, int64(0), s.Available())
 		s.Release(2)
 		synctest.Wait()
-		require.True(t, w.returned(), "the waiter was not served after the refused Release")
-		require.NoError(t, w.err)
+		require.True(t, w.Returned(), "the waiter was not served after the refused Release")
+		require.NoError(t, w.Err)
 		s.Release(2)
-		w.cancel()
+		w.Cancel()
 		assert.Equal(t, int64(2), s.Available())
 	})
 }
@@ -149,15 +123,15 @@ func TestReleaseRacingEnqueue(t *testing.T) {
 			}
 		})
 		defer restore()
-		w := goAcquire(s, 2)
+		w := acquiretest.Go(s, 2)
 		synctest.Wait()
 		require.True(t, fired, "the hook did not run: the Acquire never reached the queue")
-		require.True(t, w.returned(), "the Acquire slept through a Release that freed what it needs")
-		require.NoError(t, w.err)
+		require.True(t, w.Returned(), "the Acquire slept through a Release that freed what it needs")
+		require.NoError(t, w.Err)
 		assert.Equal(t, int64(0), s.Available())
 		assert.False(t, s.TryAcquire(1))
 		s.Release(3)
-		w.cancel()
+		w.Cancel()
 		assert.Equal(t, int64(3), s.Available())
 	})
 }
@@ -176,66 +150,99 @@ func TestPartialReleaseRacingEnqueue(t *testing.T) {
 			}
 		})
 		defer restore()
-		w := goAcquire(s, 2)
+		w := acquiretest.Go(s, 2)
 		synctest.Wait()
 		require.True(t, fired)
-		require.False(t, w.returned(), "Acquire(2) returned with only 1 permit free")
+		require.False(t, w.Returned(), "Acquire(2) returned with only 1 permit free")
 		assert.False(t, s.TryAcquire(1), "TryAcquire barged past a queued waiter")
 		s.Release(1)
 		synctest.Wait()
-		require.True(t, w.returned(), "the queued waiter was not woken")
-		require.NoError(t, w.err)
+		require.True(t, w.Returned(), "the queued waiter was not woken")
+		require.NoError(t, w.Err)
 		s.Release(3)
-		w.cancel()
+		w.Cancel()
 		assert.Equal(t, int64(3), s.Available())
 	})
 }
 
-// A waiter whose permits are granted while its context is done returns nil
-// holding them, or an error holding nothing; never an error while holding
-// them, never nil without them. When the grant comes first (odd rounds), both
-// wake-ups are pending once the waiter runs, so its select takes either
-// branch at random, and the waiter must return nil holding the permits
-// either way. When the cancel comes first (even rounds), the waiter may
-// withdraw before the Release, and then the waiter behind it is served.
-func TestCancelRacingGrant(t *testing.T) {
-	for i := range 50 {
-		synctest.Test(t, func(t *testing.T) {
-			s := weighted.New(2)
-			require.True(t, s.TryAcquire(2))
-			w := goAcquire(s, 2)
-			synctest.Wait()
-			behind := goAcquire(s, 1)
-			synctest.Wait()
-			grantFirst := i%2 == 1
-			if grantFirst {
-				s.Release(2)
-				w.cancel()
-			} else {
-				w.cancel()
-				s.Release(2)
-			}
-			synctest.Wait()
-			require.True(t, w.returned())
-			if grantFirst {
-				require.NoError(t, w.err, "a waiter granted its permits before its cancel returned an error")
-			}
-			if w.err == nil {
-				assert.Equal(t, int64(0), s.Available(), "the waiter returned nil but its permits are free")
-				assert.False(t, behind.returned(), "the waiter behind was served while the head held everything")
-				s.Release(2)
+// A cancellation that comes before the grant wins (the scenario of
+// go.dev/issue/63615): the waiter returns the context's error, and the
+// permits go to the waiter behind it that fits, or stay free.
+func TestCancelBeforeGrantWins(t *testing.T) {
+	for _, behind := range []bool{false, true} {
+		t.Run(fmt.Sprintf("behind=%v", behind), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := weighted.New(2)
+				require.True(t, s.TryAcquire(1))
+				w := acquiretest.Go(s, 2)
 				synctest.Wait()
-			} else {
-				require.ErrorIs(t, w.err, context.Canceled)
-			}
-			require.True(t, behind.returned(), "the waiter behind was not served")
-			require.NoError(t, behind.err)
-			assert.Equal(t, int64(1), s.Available(), "the canceled waiter kept permits")
-			s.Release(1)
-			behind.cancel()
-			assert.Equal(t, int64(2), s.Available())
+				var b *acquiretest.Call
+				if behind {
+					b = acquiretest.Go(s, 1)
+					synctest.Wait()
+				}
+				w.Cancel()
+				s.Release(1)
+				synctest.Wait()
+				require.True(t, w.Returned())
+				require.ErrorIs(t, w.Err, context.Canceled)
+				if behind {
+					require.True(t, b.Returned(), "the waiter behind the canceled one was not served")
+					require.NoError(t, b.Err)
+					assert.Equal(t, int64(1), s.Available())
+					s.Release(1)
+					b.Cancel()
+				}
+				assert.Equal(t, int64(2), s.Available(), "the canceled waiter kept permits")
+			})
 		})
 	}
+}
+
+// A waiter whose grant and cancellation are both ready when it looks cannot
+// tell which came first; its select picks either, and both ways it hands the
+// permits on and returns the context's error. The hook makes both ready
+// before the waiter blocks; each round takes one of the two at random, and
+// the rounds make it all but certain that both are taken.
+func TestCanceledAsGranted(t *testing.T) {
+	for range 20 {
+		synctest.Test(t, func(t *testing.T) {
+			s := weighted.New(2)
+			require.True(t, s.TryAcquire(1))
+			ctx, cancel := context.WithCancel(context.Background())
+			fired := false
+			defer weighted.SetTestHookPark(func() {
+				fired = true
+				cancel()
+				s.Release(1) // grants the queued Acquire(2)
+			})()
+			err := s.Acquire(ctx, 2)
+			require.True(t, fired, "the Acquire did not wait")
+			require.ErrorIs(t, err, context.Canceled)
+			assert.Equal(t, int64(2), s.Available(), "the canceled waiter kept its grant")
+			require.True(t, s.TryAcquire(2), "the fast path did not come back")
+			s.Release(2)
+		})
+	}
+}
+
+// A waiter that has returned from its grant holds the permits; canceling
+// its context afterwards changes nothing.
+func TestCancelAfterGrantKeeps(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := weighted.New(2)
+		require.True(t, s.TryAcquire(2))
+		w := acquiretest.Go(s, 2)
+		synctest.Wait()
+		s.Release(2)
+		synctest.Wait()
+		require.True(t, w.Returned())
+		require.NoError(t, w.Err)
+		w.Cancel()
+		assert.Equal(t, int64(0), s.Available())
+		s.Release(2)
+		assert.Equal(t, int64(2), s.Available())
+	})
 }
 
 // Canceling a waiter that is not at the head changes nothing for the others:
@@ -245,32 +252,32 @@ func TestCancelMiddleKeepsOrder(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := weighted.New(3)
 		require.True(t, s.TryAcquire(3))
-		head := goAcquire(s, 3)
+		head := acquiretest.Go(s, 3)
 		synctest.Wait()
-		middle := goAcquire(s, 1)
+		middle := acquiretest.Go(s, 1)
 		synctest.Wait()
-		tail := goAcquire(s, 1)
+		tail := acquiretest.Go(s, 1)
 		synctest.Wait()
 		s.Release(2)
-		middle.cancel()
+		middle.Cancel()
 		synctest.Wait()
-		require.True(t, middle.returned())
-		require.ErrorIs(t, middle.err, context.Canceled)
-		assert.False(t, head.returned())
-		assert.False(t, tail.returned(), "the tail passed the head after the middle was canceled")
+		require.True(t, middle.Returned())
+		require.ErrorIs(t, middle.Err, context.Canceled)
+		assert.False(t, head.Returned())
+		assert.False(t, tail.Returned(), "the tail passed the head after the middle was canceled")
 		assert.Equal(t, int64(2), s.Available())
 		s.Release(1)
 		synctest.Wait()
-		require.True(t, head.returned())
-		require.NoError(t, head.err)
-		assert.False(t, tail.returned())
+		require.True(t, head.Returned())
+		require.NoError(t, head.Err)
+		assert.False(t, tail.Returned())
 		s.Release(3)
 		synctest.Wait()
-		require.True(t, tail.returned())
-		require.NoError(t, tail.err)
+		require.True(t, tail.Returned())
+		require.NoError(t, tail.Err)
 		s.Release(1)
-		for _, a := range []*acquirer{head, middle, tail} {
-			a.cancel()
+		for _, a := range []*acquiretest.Call{head, middle, tail} {
+			a.Cancel()
 		}
 		assert.Equal(t, int64(3), s.Available())
 	})
@@ -282,13 +289,13 @@ func TestFastPathReturnsAfterQueueDrains(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := weighted.New(2)
 		require.True(t, s.TryAcquire(2))
-		w := goAcquire(s, 2)
+		w := acquiretest.Go(s, 2)
 		synctest.Wait()
 		s.Release(1)
 		assert.False(t, s.TryAcquire(1), "TryAcquire barged past a queued Acquire(2)")
-		w.cancel()
+		w.Cancel()
 		synctest.Wait()
-		require.ErrorIs(t, w.err, context.Canceled)
+		require.ErrorIs(t, w.Err, context.Canceled)
 		require.True(t, s.TryAcquire(1), "TryAcquire failed after the only waiter left")
 		s.Release(2)
 		assert.Equal(t, int64(2), s.Available())
@@ -325,16 +332,16 @@ func TestZeroWeightWhileQueued(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := weighted.New(1)
 		require.True(t, s.TryAcquire(1))
-		w := goAcquire(s, 1)
+		w := acquiretest.Go(s, 1)
 		synctest.Wait()
 		assert.True(t, s.TryAcquire(0), "TryAcquire(0) while a waiter is queued")
 		require.NoError(t, s.Acquire(context.Background(), 0), "Acquire(ctx, 0) while a waiter is queued")
 		s.Release(0)
-		assert.False(t, w.returned())
+		assert.False(t, w.Returned())
 		s.Release(1)
 		synctest.Wait()
-		require.NoError(t, w.err)
+		require.NoError(t, w.Err)
 		s.Release(1)
-		w.cancel()
+		w.Cancel()
 	})
 }

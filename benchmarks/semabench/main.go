@@ -10,7 +10,11 @@
 //	*.svg        charts: cost and p99 wait against goroutines, wait
 //	             percentiles, the starvation probe
 //
-// With -from it skips the run and reports an existing results.txt.
+//	blocks.md    the markdown blocks README.md and docs/ embed
+//
+// With -from it skips the run and reports an existing results.txt (make
+// bench-render); with -docs it also fills the blocks of README.md and
+// docs/*.md from the run.
 //
 // Usage (from the repository root):
 //
@@ -40,7 +44,7 @@ import (
 type options struct {
 	root, out, bench, benchtime, from, command string
 	rounds                                     int
-	long                                       bool
+	long, docs                                 bool
 }
 
 func main() {
@@ -53,6 +57,7 @@ func main() {
 	flag.StringVar(&o.bench, "bench", ".", "go test -bench regexp: which benchmarks to run")
 	flag.StringVar(&o.from, "from", "", "report this results.txt instead of running the benchmarks")
 	flag.StringVar(&o.command, "command", "semabench", "the command line to quote in results.md")
+	flag.BoolVar(&o.docs, "docs", false, "also fill the generated blocks of <root>/README.md and <root>/docs/*.md from this run")
 	flag.Parse()
 	start := time.Now()
 	if err := run(o, os.Stdout); err != nil {
@@ -112,7 +117,7 @@ func measure(o options, results string, stdout io.Writer) error {
 		args = append(args, "-long")
 	}
 	fmt.Fprintf(stdout, "running %d rounds of: benchmarks.test %s\n", o.rounds, strings.Join(args, " "))
-	p := &progress{w: stdout, start: time.Now()}
+	p := &progress{w: stdout, start: time.Now(), total: o.rounds * perRound(o)}
 	for r := 1; r <= o.rounds; r++ {
 		p.round = fmt.Sprintf("round %d/%d", r, o.rounds)
 		cmd := exec.Command(bin, args...)
@@ -148,8 +153,11 @@ type progress struct {
 	w     io.Writer
 	start time.Time
 	round string
-	key   string   // pass and scenario being collected
-	cells []string // contender figures collected for it
+	// done and total count benchmark results, for the time left; total
+	// is 0 when unknown.
+	done, total int
+	key         string   // pass and scenario being collected
+	cells       []string // contender figures collected for it
 }
 
 // follow reads go test -bench output until EOF.
@@ -165,6 +173,7 @@ func (p *progress) follow(r io.Reader) error {
 			p.flush()
 			p.key = key
 		}
+		p.done++
 		if ns, ok := report.Value(res, report.NsPerOp); ok {
 			p.cells = append(p.cells, impl+" "+report.FormatNs(ns))
 		} else if v, ok := report.Value(res, report.P99); ok {
@@ -183,8 +192,41 @@ func (p *progress) flush() {
 	if p.key == "" {
 		return
 	}
-	fmt.Fprintf(p.w, "%s %6s  %s: %s\n", p.round, time.Since(p.start).Round(time.Second), p.key, strings.Join(p.cells, ", "))
+	fmt.Fprintf(p.w, "%s %6s %s  %s: %s\n", p.round, time.Since(p.start).Round(time.Second), p.left(),
+		p.key, strings.Join(p.cells, ", "))
 	p.key, p.cells = "", nil
+}
+
+// left is the time left, "~1m30s left", estimated from the pace so far.
+func (p *progress) left() string {
+	if p.total == 0 || p.done == 0 {
+		return "(time left unknown)"
+	}
+	elapsed := time.Since(p.start)
+	rest := time.Duration(float64(elapsed) * float64(max(p.total-p.done, 0)) / float64(p.done))
+	return fmt.Sprintf("~%s left", rest.Round(time.Second))
+}
+
+// perRound is how many results one round prints: both passes of every
+// scenario a contender can run, when every benchmark runs (-bench .); 0
+// when unknown.
+func perRound(o options) int {
+	if o.bench != "." {
+		return 0
+	}
+	scenarios := benchmarks.Scenarios
+	if o.long {
+		scenarios = slices.Concat(scenarios, benchmarks.LongScenarios)
+	}
+	n := 0
+	for _, sc := range scenarios {
+		for _, c := range benchmarks.Contenders {
+			if c.Skip(sc) == "" {
+				n += 2 // BenchmarkSemaphore and BenchmarkLatency
+			}
+		}
+	}
+	return n
 }
 
 // writeReport writes results.md and the charts from results, and prints the
@@ -223,15 +265,51 @@ func writeReport(o options, results string, stdout io.Writer) error {
 	if err := md.Close(); err != nil {
 		return err
 	}
-	fmt.Fprintln(stdout, "\nns/op per scenario, and ratio to xsync (~: not significant):")
+	blocks := r.Blocks()
+	if err := os.WriteFile(filepath.Join(o.out, "blocks.md"), []byte(report.MarkdownBlocks(blocks)), 0o644); err != nil {
+		return err
+	}
+	if o.docs {
+		if err := fillDocs(o.root, blocks, stdout); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "\n%s:\n", r.RefsLegend())
 	if err := r.SummaryTable().Text(stdout); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\nwrote %s: results.txt, results.md", o.out)
+	fmt.Fprintf(stdout, "\nwrote %s: results.txt, results.md, blocks.md", o.out)
 	for _, c := range charts {
 		fmt.Fprintf(stdout, ", %s", c.File)
 	}
 	fmt.Fprintln(stdout)
+	return nil
+}
+
+// fillDocs rewrites the generated blocks of the README and the course
+// pages.
+func fillDocs(root string, blocks []report.Block, stdout io.Writer) error {
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		return err
+	}
+	for _, page := range append([]string{filepath.Join(root, "README.md")}, pages...) {
+		md, err := os.ReadFile(page)
+		if err != nil {
+			return err
+		}
+		filled, unknown := report.FillBlocks(string(md), blocks)
+		if len(unknown) > 0 {
+			return fmt.Errorf("%s: no block named %s; the blocks are in blocks.md", page, strings.Join(unknown, ", "))
+		}
+		if filled == string(md) {
+			continue
+		}
+		if err := os.WriteFile(page, []byte(filled), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "filled the blocks of %s\n", page)
+	}
 	return nil
 }
 

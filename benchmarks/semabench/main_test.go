@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/semacat/sem/benchmarks/semabench/report"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -46,7 +47,7 @@ func TestReportFrom(t *testing.T) {
 	}
 	assert.NotContains(t, string(md), "old-chart")
 	assert.Contains(t, out.String(), "uncontended/size=1")
-	assert.Contains(t, out.String(), "52.0ns 2.08×")
+	assert.Contains(t, out.String(), "52.0ns 2.08× 2.08× 3.25×")
 }
 
 func TestReportFromNothing(t *testing.T) {
@@ -59,7 +60,7 @@ func TestReportFromNothing(t *testing.T) {
 // One progress line per scenario and pass, with each contender's figure.
 func TestProgress(t *testing.T) {
 	var out bytes.Buffer
-	p := &progress{w: &out, start: time.Now(), round: "round 1/6"}
+	p := &progress{w: &out, start: time.Now(), round: "round 1/6", total: 10}
 	require.NoError(t, p.follow(strings.NewReader(`goos: linux
 BenchmarkSemaphore/uncontended/size=1/impl=chansem-2  1000  52.5 ns/op  0 B/op  0 allocs/op
 BenchmarkSemaphore/uncontended/size=1/impl=xsync-2  1000  25.0 ns/op  0 B/op  0 allocs/op
@@ -69,9 +70,21 @@ PASS
 `)))
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	require.Len(t, lines, 3, out.String())
-	assert.Regexp(t, `^round 1/6 +0s  Semaphore uncontended/size=1: chansem 52.5ns, xsync 25.0ns$`, lines[0])
+	assert.Regexp(t, `^round 1/6 +0s ~0s left  Semaphore uncontended/size=1: chansem 52.5ns, xsync 25.0ns$`, lines[0])
 	assert.Regexp(t, `Semaphore goroutines=2/size=1/work=0: xsync 1.50µs$`, lines[1])
 	assert.Regexp(t, `Latency goroutines=2/size=1/work=0: xsync p99 41.0µs$`, lines[2])
+}
+
+// The time left is the pace so far applied to the results still to come.
+func TestProgressTimeLeft(t *testing.T) {
+	p := &progress{start: time.Now().Add(-10 * time.Second), done: 5, total: 20}
+	assert.Equal(t, "~30s left", p.left())
+	p.total = 0
+	assert.Equal(t, "(time left unknown)", p.left())
+	assert.Zero(t, perRound(options{bench: "Semaphore"}))
+	n := perRound(options{bench: "."})
+	assert.Positive(t, n)
+	assert.Greater(t, perRound(options{bench: ".", long: true}), n)
 }
 
 func TestSkipReason(t *testing.T) {
@@ -80,4 +93,45 @@ func TestSkipReason(t *testing.T) {
 	assert.Empty(t, skipReason("uncontended/size=1", "mutex"))
 	assert.Empty(t, skipReason("no/such=scenario", "mutex"))
 	assert.Empty(t, skipReason("uncontended/size=1", "nosuch"))
+}
+
+// The committed reference report (tables, blocks, charts) is what its
+// results.txt renders to: a results.txt replaced without make bench-render,
+// or a change to the harness's rendering left unrendered, fails here.
+func TestReferenceRendered(t *testing.T) {
+	ref := filepath.Join("..", "results", "reference")
+	dir := t.TempDir()
+	require.NoError(t, run(options{from: filepath.Join(ref, "results.txt"), out: dir, command: "make bench-reference"}, &bytes.Buffer{}))
+	charts, err := filepath.Glob(filepath.Join(dir, "*.svg"))
+	require.NoError(t, err)
+	require.NotEmpty(t, charts)
+	for _, f := range append([]string{"blocks.md", "results.md"}, charts...) {
+		f = filepath.Base(f)
+		want, err := os.ReadFile(filepath.Join(dir, f))
+		require.NoError(t, err)
+		got, err := os.ReadFile(filepath.Join(ref, f))
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(got), "benchmarks/results/reference/%s is stale: run make bench-render", f)
+	}
+}
+
+// -docs fills the blocks of the README and the pages, and refuses a block
+// it does not know.
+func TestFillDocs(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "docs"), 0o755))
+	page := "intro\n<!-- semabench:begin run -->\nold figures\n<!-- semabench:end -->\noutro\n"
+	require.NoError(t, os.WriteFile(filepath.Join(root, "README.md"), []byte(page), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "docs", "a.md"), []byte("no blocks\n"), 0o644))
+	blocks := []report.Block{{Name: "run", Text: "new figures\n"}}
+	var out bytes.Buffer
+	require.NoError(t, fillDocs(root, blocks, &out))
+	got, err := os.ReadFile(filepath.Join(root, "README.md"))
+	require.NoError(t, err)
+	assert.Equal(t, "intro\n<!-- semabench:begin run -->\nnew figures\n<!-- semabench:end -->\noutro\n", string(got))
+	assert.Contains(t, out.String(), "README.md")
+	assert.NotContains(t, out.String(), "a.md", "an unchanged page is not rewritten")
+
+	require.NoError(t, os.WriteFile(filepath.Join(root, "docs", "b.md"), []byte("<!-- semabench:begin nosuch -->\nx\n<!-- semabench:end -->\n"), 0o644))
+	assert.ErrorContains(t, fillDocs(root, blocks, &out), "no block named nosuch")
 }

@@ -19,6 +19,21 @@ func Size(pkg string, size int64) {
 	}
 }
 
+// Available panics unless size is at least 1 and 0 <= available <= size,
+// the arguments of a NewAvailable constructor; ctor names it.
+func Available(pkg, ctor string, size, available int64) {
+	if size < 1 || available < 0 || available > size {
+		badAvailable(pkg, ctor, size, available)
+	}
+}
+
+// Resize panics unless size is at least 1, the argument of Resize.
+func Resize(pkg string, size int64) {
+	if size < 1 {
+		badResize(pkg, size)
+	}
+}
+
 // SizeAtMost panics unless size is at most max, for a strategy whose state
 // word bounds its size.
 func SizeAtMost(pkg string, size, max int64) {
@@ -38,6 +53,12 @@ func Weight(pkg, method string, n int64) {
 func ExceedsSize(pkg string, n, size int64) error {
 	return fmt.Errorf("%s: Acquire(%d) can never succeed on a semaphore of size %d; ask for at most %d permits: %w",
 		pkg, n, size, size, sem.ErrExceedsSize)
+}
+
+// Closed returns the error Acquire(n) reports on a closed semaphore.
+func Closed(pkg string, n int64) error {
+	return fmt.Errorf("%s: Acquire(%d): the semaphore was closed; no permit will be granted: %w",
+		pkg, n, sem.ErrClosed)
 }
 
 // OverRelease panics because Release(n) would give back more permits than the
@@ -68,4 +89,17 @@ func tooLarge(pkg string, size, max int64) {
 //go:noinline
 func negativeWeight(pkg, method string, n int64) {
 	panic(fmt.Sprintf("%s: %s(%d): negative weight; the number of permits must be at least 0", pkg, method, n))
+}
+
+//go:noinline
+func badAvailable(pkg, ctor string, size, available int64) {
+	if size < 1 {
+		panic(fmt.Sprintf("%s: %s(%d, %d): size must be at least 1", pkg, ctor, size, available))
+	}
+	panic(fmt.Sprintf("%s: %s(%d, %d): available must be between 0 and the size", pkg, ctor, size, available))
+}
+
+//go:noinline
+func badResize(pkg string, size int64) {
+	panic(fmt.Sprintf("%s: Resize(%d): size must be at least 1", pkg, size))
 }

@@ -28,6 +28,10 @@ type Waiter struct {
 	// Since is free for the semaphore's use, such as the time the waiter
 	// started waiting (spinsem's starvation mode).
 	Since int64
+	// Err is set by the semaphore, under its mutex, when it removes the
+	// waiter from the queue with an error instead of permits (a Close, or
+	// a Resize below its request).
+	Err error
 
 	wake       chan struct{}
 	prev, next *Waiter
@@ -43,11 +47,17 @@ func (w *Waiter) Wake() {
 	}
 }
 
+// Next returns the waiter queued behind w, or nil if w is the last or is not
+// queued.
+func (w *Waiter) Next() *Waiter {
+	if !w.queued {
+		return nil // next links the free list
+	}
+	return w.next
+}
+
 // Woken returns the channel on which the waiter receives its wake-up.
 func (w *Waiter) Woken() <-chan struct{} { return w.wake }
-
-// Queued reports whether w is in its queue.
-func (w *Waiter) Queued() bool { return w.queued }
 
 // Queue is a FIFO of waiters. The zero value is an empty queue.
 type Queue struct {
@@ -62,9 +72,6 @@ func (q *Queue) Len() int { return q.len }
 // Front returns the first waiter, or nil when the queue is empty.
 func (q *Queue) Front() *Waiter { return q.head }
 
-// Next returns the waiter queued after w, or nil.
-func (q *Queue) Next(w *Waiter) *Waiter { return w.next }
-
 // PushBack queues a waiter for n permits at the tail and returns it.
 func (q *Queue) PushBack(n int64) *Waiter {
 	w := q.get(n)
@@ -75,22 +82,6 @@ func (q *Queue) PushBack(n int64) *Waiter {
 		q.head = w
 	}
 	q.tail = w
-	q.len++
-	return w
-}
-
-// PushFront queues a waiter for n permits at the head and returns it, for a
-// waiter that was woken, lost the race for the permits, and goes back to wait
-// ahead of later arrivals.
-func (q *Queue) PushFront(n int64) *Waiter {
-	w := q.get(n)
-	w.next = q.head
-	if q.head != nil {
-		q.head.prev = w
-	} else {
-		q.tail = w
-	}
-	q.head = w
 	q.len++
 	return w
 }
@@ -124,7 +115,7 @@ func (q *Queue) Recycle(w *Waiter) {
 	case <-w.wake:
 	default:
 	}
-	w.N, w.Granted, w.Since = 0, false, 0
+	w.N, w.Granted, w.Since, w.Err = 0, false, 0, nil
 	w.next = q.free
 	q.free = w
 }

@@ -17,9 +17,9 @@ func weights(t *testing.T, q *Queue) []int64 {
 	t.Helper()
 	var got []int64
 	var prev *Waiter
-	for w := q.Front(); w != nil; w = q.Next(w) {
+	for w := q.Front(); w != nil; w = w.next {
 		require.Same(t, prev, w.prev, "broken back link at weight %d", w.N)
-		require.True(t, w.Queued())
+		require.True(t, w.queued)
 		got = append(got, w.N)
 		prev = w
 	}
@@ -30,10 +30,9 @@ func weights(t *testing.T, q *Queue) []int64 {
 
 func TestFIFO(t *testing.T) {
 	var q Queue
+	q.PushBack(9)
 	a, b := q.PushBack(1), q.PushBack(2)
 	q.PushBack(3)
-	assert.Equal(t, []int64{1, 2, 3}, weights(t, &q))
-	q.PushFront(9)
 	assert.Equal(t, []int64{9, 1, 2, 3}, weights(t, &q))
 	q.Remove(b) // middle
 	assert.Equal(t, []int64{9, 1, 3}, weights(t, &q))

@@ -2,13 +2,15 @@
 // It lives in the semabench module so that plotting dependencies never
 // reach the module graph of semacat's library.
 //
-// Every chart plots medians (report.Run.Median) and gives each contender the
-// same color and glyph throughout; references are drawn dashed.
+// Every chart plots medians with their 95% confidence intervals as error
+// bars (report.Run.Summary), on log axes, and gives each contender its own
+// color and glyph throughout; references are drawn dashed.
 package chart
 
 import (
 	"bytes"
 	"fmt"
+	"image/color"
 	"io"
 	"math"
 	"regexp"
@@ -21,6 +23,8 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/semacat/sem/benchmarks/semabench/report"
 )
@@ -46,14 +50,69 @@ type Style struct {
 	Refs map[string]bool
 }
 
+// palette has a distinct color per contender, safe for color-blind
+// readers (Okabe and Ito's eight, black last); plotutil's repeats after
+// seven.
+var palette = []color.Color{
+	color.RGBA{0xe6, 0x9f, 0x00, 0xff}, // orange
+	color.RGBA{0x56, 0xb4, 0xe9, 0xff}, // sky blue
+	color.RGBA{0x00, 0x9e, 0x73, 0xff}, // bluish green
+	color.RGBA{0xcc, 0x79, 0xa7, 0xff}, // reddish purple
+	color.RGBA{0x00, 0x72, 0xb2, 0xff}, // blue
+	color.RGBA{0xd5, 0x5e, 0x00, 0xff}, // vermillion
+	color.RGBA{0xb8, 0xa6, 0x00, 0xff}, // yellow, darkened to show on white
+	color.RGBA{0x00, 0x00, 0x00, 0xff}, // black
+}
+
+// Color is the i-th contender's color.
+func Color(i int) color.Color { return palette[(i%len(palette)+len(palette))%len(palette)] }
+
 func (s Style) line(impl string) (draw.LineStyle, draw.GlyphStyle) {
 	i := slices.Index(s.Impls, impl)
-	l := draw.LineStyle{Color: plotutil.Color(i), Width: vg.Points(1.5)}
+	l := draw.LineStyle{Color: Color(i), Width: vg.Points(1.5)}
 	if s.Refs[impl] {
 		l.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
 	}
-	g := draw.GlyphStyle{Color: plotutil.Color(i), Radius: vg.Points(3), Shape: plotutil.Shape(i)}
+	g := draw.GlyphStyle{Color: Color(i), Radius: vg.Points(3), Shape: plotutil.Shape(i)}
 	return l, g
+}
+
+// errorPoint is a median and its confidence interval, as the error bars
+// want them.
+type errorPoint struct{ x, y, lo, hi float64 }
+
+// interval is the median of unit and its confidence interval, the
+// interval clamped to the sample's range when it is unbounded (too few
+// runs); ok is false without a positive median.
+func interval(run *report.Run, scenario, impl, unit string) (y, lo, hi float64, ok bool) {
+	s, found := run.Summary(scenario, impl, unit)
+	if !found || s.Center <= 0 {
+		return 0, 0, 0, false
+	}
+	sample := run.Sample(scenario, impl, unit).Values
+	lo, hi = max(s.Lo, slices.Min(sample)), min(s.Hi, slices.Max(sample))
+	return s.Center, max(lo, s.Center/1e3), hi, true // a log axis cannot show 0
+}
+
+// errorBars draws the intervals of pts in c.
+func errorBars(pts []errorPoint, c color.Color) (*plotter.YErrorBars, error) {
+	var xys plotter.XYs
+	var errs plotter.YErrors
+	for _, p := range pts {
+		xys = append(xys, plotter.XY{X: p.x, Y: p.y})
+		errs = append(errs, struct{ Low, High float64 }{p.y - p.lo, p.hi - p.y})
+	}
+	bars, err := plotter.NewYErrorBars(struct {
+		plotter.XYer
+		plotter.YErrorer
+	}{xys, errs})
+	if err != nil {
+		return nil, err
+	}
+	bars.LineStyle.Color = c
+	bars.LineStyle.Width = vg.Points(1)
+	bars.CapWidth = vg.Points(5)
+	return bars, nil
 }
 
 // Curve plots unit against the number of goroutines, one line per
@@ -61,8 +120,7 @@ func (s Style) line(impl string) (draw.LineStyle, draw.GlyphStyle) {
 // fixed = "size=4/work=short"). It returns nil when fewer than two such
 // scenarios are in the run.
 func Curve(run *report.Run, st Style, fixed, unit, title, ylabel string) (*plot.Plot, error) {
-	type point struct{ g, y float64 }
-	series := map[string][]point{}
+	series := map[string][]errorPoint{}
 	n := 0
 	for _, sc := range run.Scenarios {
 		label, kv := report.Keys(sc)
@@ -72,12 +130,12 @@ func Curve(run *report.Run, st Style, fixed, unit, title, ylabel string) (*plot.
 		}
 		n++
 		for _, impl := range run.Impls {
-			if y := run.Median(sc, impl, unit); y > 0 {
-				series[impl] = append(series[impl], point{float64(g), y})
+			if y, lo, hi, ok := interval(run, sc, impl, unit); ok {
+				series[impl] = append(series[impl], errorPoint{float64(g), y, lo, hi})
 			}
 		}
 	}
-	if n < 2 {
+	if n < 2 || len(series) == 0 {
 		return nil, nil
 	}
 	p := newPlot(title, "goroutines", ylabel)
@@ -88,20 +146,25 @@ func Curve(run *report.Run, st Style, fixed, unit, title, ylabel string) (*plot.
 		if len(pts) == 0 {
 			continue
 		}
-		slices.SortFunc(pts, func(a, b point) int { return int(a.g - b.g) })
+		slices.SortFunc(pts, func(a, b errorPoint) int { return int(a.x - b.x) })
 		xys := make(plotter.XYs, len(pts))
 		for i, pt := range pts {
-			xys[i].X, xys[i].Y = pt.g, pt.y
+			xys[i].X, xys[i].Y = pt.x, pt.y
 		}
 		l, sp, err := plotter.NewLinePoints(xys)
 		if err != nil {
 			return nil, err
 		}
 		l.LineStyle, sp.GlyphStyle = st.line(impl)
-		p.Add(l, sp)
+		bars, err := errorBars(pts, l.LineStyle.Color)
+		if err != nil {
+			return nil, err
+		}
+		p.Add(l, sp, bars)
 		p.Legend.Add(impl, l, sp)
 	}
 	p.X.Max *= 1.1 // room for the last tick's label
+	legendOutside(p)
 	return p, nil
 }
 
@@ -120,63 +183,102 @@ func Percentiles(run *report.Run, scenario string) (*plot.Plot, error) {
 		return nil, nil
 	}
 	for j, u := range []struct{ unit, label string }{{report.P50, "p50"}, {report.P99, "p99"}, {report.MaxWait, "max"}} {
-		var xys plotter.XYs
+		var pts []errorPoint
 		for i, impl := range names {
-			if y := run.Median(scenario, impl, u.unit); y > 0 {
-				xys = append(xys, plotter.XY{X: float64(i), Y: y})
+			if y, lo, hi, ok := interval(run, scenario, impl, u.unit); ok {
+				pts = append(pts, errorPoint{float64(i) + 0.2*float64(j-1), y, lo, hi})
 			}
 		}
-		sp, err := plotter.NewScatter(xys)
-		if err != nil {
+		if err := addPoints(p, pts, Color(j+4), plotutil.Shape(j), u.label); err != nil {
 			return nil, err
 		}
-		sp.GlyphStyle = draw.GlyphStyle{Color: plotutil.Color(j), Radius: vg.Points(5), Shape: plotutil.Shape(j)}
-		p.Add(sp)
-		p.Legend.Add(u.label, sp)
 	}
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
+	legendOutside(p)
 	return p, nil
 }
 
 // Starvation compares, for each contender of the starvation probe, the
 // worst wait of the large request (the whole semaphore) with the worst wait
-// of the unit requests cycling around it. It returns nil when the run has
-// no such scenario.
+// of the unit requests cycling around it, on a log axis: the waits span
+// decades. It returns nil when the run has no such scenario.
 func Starvation(run *report.Run, scenario string) (*plot.Plot, error) {
 	var names []string
-	var big, small plotter.Values
+	var big, small []errorPoint
 	for _, impl := range run.Impls {
-		if b := run.Median(scenario, impl, report.BigMaxWait); b > 0 {
-			names = append(names, impl)
-			big = append(big, b/1e6)
-			small = append(small, run.Median(scenario, impl, report.MaxWait)/1e6)
+		y, lo, hi, ok := interval(run, scenario, impl, report.BigMaxWait)
+		if !ok {
+			continue
+		}
+		x := float64(len(names))
+		names = append(names, impl)
+		big = append(big, errorPoint{x - 0.12, y, lo, hi})
+		if y, lo, hi, ok := interval(run, scenario, impl, report.MaxWait); ok {
+			small = append(small, errorPoint{x + 0.12, y, lo, hi})
 		}
 	}
 	if len(names) == 0 {
 		return nil, nil
 	}
-	p := newPlot("Starvation probe: "+scenario, "", "worst wait (ms)")
-	p.Legend.Left = false
-	w := vg.Points(30)
-	for i, v := range []struct {
-		vals  plotter.Values
-		label string
-	}{{big, "Acquire(size), the large request"}, {small, "Acquire(1), the others"}} {
-		bars, err := plotter.NewBarChart(v.vals, w)
-		if err != nil {
-			return nil, err
-		}
-		bars.Color = plotutil.Color(i)
-		bars.LineStyle.Width = 0
-		bars.Offset = w * vg.Length(2*i-1) / 2
-		p.Add(bars)
-		p.Legend.Add(v.label, bars)
+	p := newPlot("Starvation probe: "+scenario, "", "worst wait (log)")
+	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, nsTicks{}
+	if err := addPoints(p, big, Color(5), draw.CircleGlyph{}, "Acquire(size): large request"); err != nil {
+		return nil, err
 	}
-	p.Y.Max *= 1.3 // headroom for the legend
+	if err := addPoints(p, small, Color(4), draw.TriangleGlyph{}, "Acquire(1): the others"); err != nil {
+		return nil, err
+	}
 	p.NominalX(names...)
-	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5 // room for the outer bars
+	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
+	legendOutside(p)
 	return p, nil
+}
+
+// addPoints draws pts as glyphs with their error bars, under label.
+func addPoints(p *plot.Plot, pts []errorPoint, c color.Color, shape draw.GlyphDrawer, label string) error {
+	if len(pts) == 0 {
+		return nil
+	}
+	xys := make(plotter.XYs, len(pts))
+	for i, pt := range pts {
+		xys[i].X, xys[i].Y = pt.x, pt.y
+	}
+	sp, err := plotter.NewScatter(xys)
+	if err != nil {
+		return err
+	}
+	sp.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(4), Shape: shape}
+	bars, err := errorBars(pts, c)
+	if err != nil {
+		return err
+	}
+	p.Add(sp, bars)
+	p.Legend.Add(label, sp)
+	return nil
+}
+
+// legendOutside moves the legend to the right of the plotting area (see
+// render), where it hides no data and is never clipped.
+// It also leaves headroom on the log Y axis so that no glyph or error bar
+// touches the frame.
+func legendOutside(p *plot.Plot) {
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.XOffs, p.Legend.YOffs = vg.Points(4), -vg.Points(24)
+	p.Y.Max *= 1.5
+	p.Y.Min /= 1.5
+}
+
+// render draws p on c, its legend in a column of its own on the right, as
+// wide as its longest entry.
+func render(p *plot.Plot, c draw.Canvas) {
+	legend := p.Legend
+	p.Legend = plot.NewLegend()
+	defer func() { p.Legend = legend }()
+	r := legend.Rectangle(c)
+	width := r.Max.X - r.Min.X + vg.Points(12)
+	p.Draw(draw.Crop(c, 0, -width, 0, 0))
+	legend.Draw(draw.Crop(c, c.Max.X-c.Min.X-width, 0, 0, 0))
 }
 
 func newPlot(title, x, y string) *plot.Plot {
@@ -184,8 +286,6 @@ func newPlot(title, x, y string) *plot.Plot {
 	p.Title.Text = title
 	p.X.Label.Text = x
 	p.Y.Label.Text = y
-	p.Legend.Top, p.Legend.Left = true, true
-	p.Legend.XOffs, p.Legend.YOffs = vg.Points(8), -vg.Points(4)
 	p.Add(plotter.NewGrid())
 	return p
 }
@@ -193,17 +293,15 @@ func newPlot(title, x, y string) *plot.Plot {
 // WriteSVG renders p as SVG, naming fallbacks for its font so that a viewer
 // without Liberation Sans uses a font of the same metrics.
 func WriteSVG(w io.Writer, p *plot.Plot) error {
-	wt, err := p.WriterTo(Width, Height, "svg")
-	if err != nil {
-		return err
-	}
+	canvas := vgsvg.New(Width, Height)
+	render(p, draw.New(canvas))
 	var b bytes.Buffer
-	if _, err := wt.WriteTo(&b); err != nil {
+	if _, err := canvas.WriteTo(&b); err != nil {
 		return err
 	}
 	svg := bytes.ReplaceAll(b.Bytes(), []byte("font-family:Liberation Sans;"),
 		[]byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;"))
-	_, err = w.Write(svg)
+	_, err := w.Write(svg)
 	return err
 }
 
@@ -231,4 +329,13 @@ func (powersOfTwo) Ticks(lo, hi float64) []plot.Tick {
 		ticks = append(ticks, plot.Tick{Value: v, Label: fmt.Sprint(v)})
 	}
 	return ticks
+}
+
+// writePNG renders p as PNG, as WriteSVG lays it out: the tests look at
+// the charts this way where no SVG viewer is at hand.
+func writePNG(w io.Writer, p *plot.Plot) error {
+	canvas := vgimg.PngCanvas{Canvas: vgimg.New(Width, Height)}
+	render(p, draw.New(canvas))
+	_, err := canvas.WriteTo(w)
+	return err
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"io"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -77,6 +78,10 @@ func TestCurve(t *testing.T) {
 	p, err = Curve(run, st, "size=1/work=0", report.NsPerOp, "", "")
 	require.NoError(t, err)
 	assert.Nil(t, p, "no curve from fewer than two points")
+
+	p, err = Curve(run, st, "size=4/work=short", "no-such-unit", "", "")
+	require.NoError(t, err)
+	assert.Nil(t, p, "no curve without a value (the latency pass did not run)")
 }
 
 func TestPercentiles(t *testing.T) {
@@ -97,7 +102,7 @@ func TestStarvation(t *testing.T) {
 	p, err := Starvation(run, "starvation/goroutines=16/size=4")
 	require.NoError(t, err)
 	texts := svgText(t, p)
-	for _, want := range []string{"Acquire(size), the large request", "chansem", "xsync", "worst wait (ms)"} {
+	for _, want := range []string{"Acquire(size): large request", "chansem", "xsync", "worst wait (log)", "1ms", "10ms"} {
 		assert.Contains(t, texts, want)
 	}
 	assert.NotContains(t, texts, "chan")
@@ -119,4 +124,35 @@ func TestTicks(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"10ns", "100ns", "1µs", "10µs"}, labels)
+}
+
+// Every chart of the committed reference run renders as PNG too; with
+// SEMABENCH_PNG set to a directory, the PNGs are kept there to look at.
+func TestRenderReferencePNG(t *testing.T) {
+	f, err := os.Open("../../results/reference/results.txt")
+	require.NoError(t, err)
+	defer f.Close()
+	run, err := report.Parse(f, "results.txt")
+	require.NoError(t, err)
+	dir := os.Getenv("SEMABENCH_PNG")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	st := Style{Impls: run.Impls, Refs: map[string]bool{"xsync": true, "chan": true, "mutex": true}}
+	plots := map[string]func() (*plot.Plot, error){
+		"curve": func() (*plot.Plot, error) {
+			return Curve(run, st, "size=4/work=yield", report.NsPerOp, "yield", "ns/op")
+		},
+		"percentiles": func() (*plot.Plot, error) { return Percentiles(run, "goroutines=16/size=1/work=0") },
+		"starvation":  func() (*plot.Plot, error) { return Starvation(run, "starvation/goroutines=16/size=4") },
+	}
+	for name, draw := range plots {
+		p, err := draw()
+		require.NoError(t, err, name)
+		require.NotNil(t, p, name)
+		var b bytes.Buffer
+		require.NoError(t, writePNG(&b, p), name)
+		assert.True(t, bytes.HasPrefix(b.Bytes(), []byte("\x89PNG")), name)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name+".png"), b.Bytes(), 0o644))
+	}
 }

@@ -33,9 +33,13 @@ const (
 	Jain        = "jain"
 	BigMaxWait  = "big-max-ns"
 
-	// Reference is the contender every other is compared with.
+	// Reference is the contender every other is compared with first.
 	Reference = "xsync"
 )
+
+// References are the ecosystem's contenders, each a column of ratios:
+// golang.org/x/sync's Weighted, a raw buffered channel, sync.Mutex.
+var References = []string{Reference, "chan", "mutex"}
 
 var latencyUnits = []string{P50, P99, MaxWait, Jain, BigMaxWait}
 
@@ -202,17 +206,35 @@ func (r *Run) Median(scenario, impl, unit string) float64 {
 // median ns/op and whether the difference is significant (benchmath's
 // Mann-Whitney U test, benchstat's "~" when it is not).
 func (r *Run) Ratio(scenario, impl string) (ratio float64, significant, ok bool) {
-	a, b := r.Sample(scenario, impl, NsPerOp), r.Sample(scenario, Reference, NsPerOp)
+	c, ok := r.Compare(scenario, impl, Reference)
+	return c.Ratio, c.Significant(), ok
+}
+
+// Comparison is impl's median ns/op over ref's in one scenario.
+type Comparison struct {
+	Ratio float64
+	// P is the Mann-Whitney U test's p-value, Alpha its threshold.
+	P, Alpha float64
+}
+
+// Significant reports whether the difference is significant, benchstat's
+// rule.
+func (c Comparison) Significant() bool { return c.P < c.Alpha }
+
+// Compare compares impl's ns/op with ref's in scenario; ok is false when
+// either did not run it.
+func (r *Run) Compare(scenario, impl, ref string) (Comparison, bool) {
+	a, b := r.Sample(scenario, impl, NsPerOp), r.Sample(scenario, ref, NsPerOp)
 	if a == nil || b == nil {
-		return 0, false, false
+		return Comparison{}, false
 	}
 	ca := benchmath.AssumeNothing.Summary(a, Confidence).Center
 	cb := benchmath.AssumeNothing.Summary(b, Confidence).Center
 	if cb == 0 {
-		return 0, false, false
+		return Comparison{}, false
 	}
 	c := benchmath.AssumeNothing.Compare(a, b)
-	return ca / cb, c.P < c.Alpha, true
+	return Comparison{Ratio: ca / cb, P: c.P, Alpha: c.Alpha}, true
 }
 
 // Scenario keys such as goroutines=16 in a scenario's name.

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -55,9 +56,13 @@ func (t Table) Text(w io.Writer) error {
 type SkipFunc func(scenario, impl string) string
 
 // SummaryTable has one row per scenario and one column per contender: its
-// median ns/op and its ratio to the reference.
+// median ns/op and its ratio to each reference of the run but itself, in
+// the order of References, marked ~ when not significant.
 func (r *Run) SummaryTable() Table {
-	t := Table{Header: append([]string{"scenario"}, r.Impls...)}
+	t := Table{Header: []string{"scenario"}}
+	for _, impl := range r.Impls {
+		t.Header = append(t.Header, impl)
+	}
 	for _, sc := range r.Scenarios {
 		row := []string{sc}
 		for _, impl := range r.Impls {
@@ -68,16 +73,36 @@ func (r *Run) SummaryTable() Table {
 	return t
 }
 
-// cost is "150ns 0.52×", or "-" when impl did not run sc.
+// RefsLegend says what the ratios of a SummaryTable cell are.
+func (r *Run) RefsLegend() string {
+	var refs []string
+	for _, ref := range References {
+		if slices.Contains(r.Impls, ref) {
+			refs = append(refs, ref)
+		}
+	}
+	return "ns/op, then the ratio to " + strings.Join(refs, ", then to ") +
+		" (where it ran; ~: not significant, p ≥ 0.05)"
+}
+
+// cost is "150ns 0.52× 1.10×~", or "-" when impl did not run sc.
 func (r *Run) cost(sc, impl string) string {
 	ns, ok := r.Summary(sc, impl, NsPerOp)
 	if !ok {
 		return "-"
 	}
-	if impl == Reference {
-		return FormatNs(ns.Center)
+	cell := FormatNs(ns.Center)
+	for _, ref := range References {
+		if ref == impl || !slices.Contains(r.Impls, ref) {
+			continue
+		}
+		if x := r.ratioTo(sc, impl, ref); x != "" {
+			cell += " " + strings.ReplaceAll(x, " ~", "~")
+		} else {
+			cell += " -"
+		}
 	}
-	return FormatNs(ns.Center) + " " + r.ratio(sc, impl)
+	return cell
 }
 
 // ratio is "0.52×", "1.03× ~" when not significant, "" without a reference,
@@ -86,12 +111,18 @@ func (r *Run) ratio(sc, impl string) string {
 	if impl == Reference {
 		return "ref"
 	}
-	x, significant, ok := r.Ratio(sc, impl)
+	return r.ratioTo(sc, impl, Reference)
+}
+
+// ratioTo is impl's ratio to ref: "0.52×", "1.03× ~" when not significant,
+// "" when either did not run sc.
+func (r *Run) ratioTo(sc, impl, ref string) string {
+	c, ok := r.Compare(sc, impl, ref)
 	if !ok {
 		return ""
 	}
-	s := fmt.Sprintf("%.2f×", x)
-	if !significant {
+	s := fmt.Sprintf("%.2f×", c.Ratio)
+	if !c.Significant() {
 		s += " ~"
 	}
 	return s
@@ -101,6 +132,13 @@ func (r *Run) ratio(sc, impl string) string {
 func (r *Run) ScenarioTable(sc string) Table {
 	t := Table{Header: []string{"contender", "ns/op", "±", "× " + Reference, "ops/s", "B/op", "allocs/op",
 		"p50 wait", "p99 wait", "max wait", "fairness"}}
+	var refs []string // other references that ran sc
+	for _, ref := range References[1:] {
+		if r.Has(sc, ref) {
+			refs = append(refs, ref)
+			t.Header = append(t.Header, "× "+ref)
+		}
+	}
 	fails, big := r.HasUnit(sc, FailsPerOp), r.HasUnit(sc, BigMaxWait)
 	if fails {
 		t.Header = append(t.Header, "fails/op")
@@ -122,6 +160,13 @@ func (r *Run) ScenarioTable(sc string) Table {
 			r.number(sc, impl, BytesPerOp, "%.0f"), r.number(sc, impl, AllocsPerOp, "%.0f"),
 			r.duration(sc, impl, P50), r.duration(sc, impl, P99), r.duration(sc, impl, MaxWait),
 			r.number(sc, impl, Jain, "%.2f"))
+		for _, ref := range refs {
+			if ref == impl {
+				row = append(row, "ref")
+			} else {
+				row = append(row, r.ratioTo(sc, impl, ref))
+			}
+		}
 		if fails {
 			row = append(row, r.number(sc, impl, FailsPerOp, "%.2f"))
 		}
@@ -225,16 +270,21 @@ func (r *Run) Markdown(w io.Writer, d Document) error {
 	b.WriteString(`
 How to read the tables: one op is one Acquire+Release pair (one attempt in the
 cancel and tryacquire scenarios). ns/op is the median of the runs, ± its 95%
-confidence interval, and × ` + Reference + ` the ratio to golang.org/x/sync/semaphore's
-median, marked ~ when the difference is not significant (p ≥ 0.05); all from
-golang.org/x/perf/benchmath, the statistics behind benchstat. Waits are timed
+confidence interval, × ` + Reference + ` the ratio to golang.org/x/sync/semaphore's
+median, and × chan and × mutex the ratios to a raw channel and sync.Mutex where
+they ran, each marked ~ when the difference is not significant (p ≥ 0.05); all from
+golang.org/x/perf/benchmath, the statistics behind benchstat. A contended
+scenario is measured in its steady state, after the warm-up of
+benchmarks/steady.go (its length is the warmup-ms metric of results.txt). Waits are timed
 from the acquirer's side in a separate pass, so that reading the clock never
 inflates ns/op; they include one clock read. Fairness is Jain's index over the
 ops each goroutine completed: 1 when all got the same share, 1/n when one got
 everything. On few cores it mostly measures the Go scheduler: a goroutine that
 is never scheduled acquires nothing, whatever the semaphore does.
 
-## Summary: ns/op and ratio to ` + Reference + "\n\n")
+## Summary: ns/op and ratios to the references
+
+` + r.RefsLegend() + ".\n\n")
 	if err := r.SummaryTable().Markdown(&b); err != nil {
 		return err
 	}

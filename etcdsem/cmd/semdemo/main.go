@@ -114,7 +114,7 @@ func work(id int, endpoints []string, name string, size int64, rounds int, ttl t
 	}
 	defer cli.Close()
 	me := fmt.Sprintf("worker %d (pid %d)", id, os.Getpid())
-	s, err := etcdsem.New(cli, name, size, etcdsem.WithTTL(ttl), etcdsem.WithOwner(me),
+	s, err := etcdsem.New(cli, name, size, etcdsem.WithLease(ttl), etcdsem.WithOwner(me),
 		etcdsem.WithErrorHandler(func(err error) { fmt.Fprintf(os.Stderr, "%s: %v\n", me, err) }))
 	if err != nil {
 		return err
@@ -137,7 +137,7 @@ func work(id int, endpoints []string, name string, size int64, rounds int, ttl t
 		fmt.Printf("%s holds %d (token %d); %d of %d free\n", me, n, p.Token(), free, size)
 		time.Sleep(time.Duration(200+r.IntN(400)) * time.Millisecond)
 		fmt.Printf("%s releases %d\n", me, n)
-		if err := p.Release(); err != nil {
+		if err := p.Release(context.Background()); err != nil {
 			return err
 		}
 	}

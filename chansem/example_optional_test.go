@@ -1,0 +1,76 @@
+package chansem_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/semacat/sem"
+	"github.com/semacat/sem/chansem"
+)
+
+// At shutdown, Close fails the waiting Acquire and every later one, while
+// the holder may still give its permit back.
+func ExampleSemaphore_Close() {
+	s := chansem.New(1)
+	if !s.TryAcquire(1) {
+		panic("fresh semaphore is full")
+	}
+	result := make(chan error)
+	go func() { result <- s.Acquire(context.Background(), 1) }()
+	for requests := 0; requests == 0; requests, _ = s.Waiting() { // until it waits
+		time.Sleep(time.Millisecond)
+	}
+	_ = s.Close()
+	fmt.Println("waiter:", errors.Is(<-result, sem.ErrClosed))
+	s.Release(1)
+	fmt.Println("later:", errors.Is(s.Acquire(context.Background(), 1), sem.ErrClosed))
+	// Output:
+	// waiter: true
+	// later: true
+}
+
+// OnWait reports every Acquire that had to wait; one that finds a free slot
+// is not reported.
+func ExampleSemaphore_OnWait() {
+	s := chansem.New(1)
+	waits := make(chan sem.WaitEvent, 1)
+	s.OnWait(func(e sem.WaitEvent) { waits <- e })
+
+	if err := s.Acquire(context.Background(), 1); err != nil { // free: not reported
+		panic(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
+	defer cancel()
+	_ = s.Acquire(ctx, 1) // waits, then times out
+	e := <-waits
+	fmt.Println(e.N, e.Err, e.Waited() > 0)
+	// Output:
+	// 1 context deadline exceeded true
+}
+
+// A bounded buffer, the classic producer-consumer: one semaphore counts the
+// free places and starts full, the other counts the items and starts empty.
+func ExampleNewAvailable() {
+	const places = 2
+	free, items := chansem.New(places), chansem.NewAvailable(places, 0)
+	buffer := make(chan int, places)
+	go func() {
+		for i := range 4 {
+			_ = free.Acquire(context.Background(), 1)
+			buffer <- i
+			items.Release(1)
+		}
+	}()
+	for range 4 {
+		_ = items.Acquire(context.Background(), 1)
+		fmt.Println(<-buffer)
+		free.Release(1)
+	}
+	// Output:
+	// 0
+	// 1
+	// 2
+	// 3
+}

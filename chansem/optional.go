@@ -1,0 +1,89 @@
+package chansem
+
+import (
+	"time"
+
+	"github.com/semacat/sem"
+	"github.com/semacat/sem/internal/check"
+)
+
+// Close fails every waiting Acquire, and every later one, with an error
+// wrapping sem.ErrClosed; TryAcquire fails from then on. Release and Unlock
+// are still accepted, so holders can give back what they hold; Lock ignores
+// Close. Close is idempotent and always returns nil.
+func (s *Semaphore) Close() error {
+	if s.isClosed.CompareAndSwap(false, true) {
+		s.held.Add(closedMark)
+		close(s.closed)
+	}
+	return nil
+}
+
+// Waiting reports how many Acquire calls wait and how many permits they ask
+// for in total. The two counts are read one after the other, each a
+// snapshot stale as soon as it returns.
+func (s *Semaphore) Waiting() (requests int, permits int64) {
+	r := s.waits.Load()
+	return int(r), r + s.extra.Load()
+}
+
+// OnWait installs f to be called once by every Acquire that waited, when it
+// stops waiting, before it returns; OnWait(nil) removes it. With none
+// installed, nothing reads the clock.
+func (s *Semaphore) OnWait(f func(sem.WaitEvent)) {
+	if f == nil {
+		s.onWait.Store(nil)
+		return
+	}
+	s.onWait.Store(&f)
+}
+
+// waiting is an Acquire(n) on its slow path, counted in Waiting and
+// reported to OnWait once it had to wait.
+type waiting struct {
+	s       *Semaphore
+	n       int64
+	started bool
+	f       *func(sem.WaitEvent) // the function to report to, if any
+	since   time.Time
+}
+
+// start counts the Acquire as waiting, the first time it is called.
+func (w *waiting) start() {
+	if w.started {
+		return
+	}
+	w.started = true
+	w.s.waits.Add(1)
+	if w.n > 1 { // single-permit waiters, the common case, pay one add
+		w.s.extra.Add(w.n - 1)
+	}
+	if w.f = w.s.onWait.Load(); w.f != nil {
+		w.since = time.Now()
+	}
+}
+
+// end stops counting the Acquire if it waited, reports its wait, and returns
+// err, what the Acquire returns.
+func (w *waiting) end(err error) error {
+	if !w.started {
+		return err
+	}
+	w.s.waits.Add(-1)
+	if w.n > 1 {
+		w.s.extra.Add(1 - w.n)
+	}
+	if w.f != nil {
+		(*w.f)(sem.WaitEvent{N: w.n, Start: w.since, End: time.Now(), Err: err})
+	}
+	return err
+}
+
+// zeroWeight returns the error of Acquire(ctx, 0) when ctx is not done: nil,
+// or the closed error once the semaphore is closed.
+func (s *Semaphore) zeroWeight() error {
+	if s.isClosed.Load() {
+		return check.Closed(pkg, 0)
+	}
+	return nil
+}

@@ -1,0 +1,121 @@
+package etcdsem
+
+import (
+	"context"
+
+	"github.com/semacat/sem/internal/check"
+)
+
+// Acquire takes n permits, blocking until they are available or ctx is done.
+// Requests of any weight, from any handle, are served in the order they
+// reached etcd.
+//
+// On success it returns nil and the handle holds n more permits, on a lease
+// it still trusts. If ctx is already done it returns ctx.Err() without
+// writing anything; if ctx is done before Acquire learns that its key
+// holds, even when the key has just come to hold, it deletes its key (so
+// the queue is as if it never came) and returns ctx.Err(). That deletion is
+// the one request that may outlive ctx: it is bounded by the timeout (see
+// [WithTimeout]), so Acquire returns at worst one timeout after ctx's
+// deadline. If n exceeds the size it returns at once, with no round trip, an
+// error wrapping sem.ErrExceedsSize. Other errors wrap [ErrUnavailable]
+// (after retrying unavailable servers until ctx is done), [ErrLeaseLost] or
+// [ErrClosed]; the handle holds nothing new after any error, and an Acquire
+// racing Close either returns nil before Close revoked the lease or fails
+// with ErrClosed. It panics if n is negative.
+func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
+	check.Weight(pkg, "Acquire", n)
+	if n == 0 {
+		return ctx.Err()
+	}
+	if n > s.size {
+		return check.ExceedsSize(pkg, n, s.size)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	_, err := s.acquire(ctx, n, true)
+	return err
+}
+
+// TryAcquire takes n permits only if they are free and nobody is queued
+// ahead, and reports whether it did. It takes all n or none. It costs one
+// round trip when it succeeds and two when it fails (the second deletes the
+// key it wrote); it reports false, and passes the error to the handler, if
+// etcd cannot be reached within the timeout or the lease is lost. It panics
+// if n is negative.
+func (s *Semaphore) TryAcquire(n int64) bool {
+	check.Weight(pkg, "TryAcquire", n)
+	if n == 0 {
+		return true
+	}
+	if n > s.size {
+		return false
+	}
+	s.hook.enter()
+	defer s.hook.leave()
+	ctx, cancel := s.opCtx()
+	defer cancel()
+	e, q, err := s.enqueue(ctx, n)
+	if err != nil {
+		s.report(err)
+		return false
+	}
+	if !q.fits(n, s.size) {
+		s.drop(e)
+		return false
+	}
+	if err := s.admit(ctx, e, true); err != nil {
+		s.drop(e)
+		s.report(err)
+		return false
+	}
+	return true
+}
+
+// acquire writes a key of weight n, waits until it holds and admits it:
+// to the handle's pool if pool is set, else for a Permit.
+func (s *Semaphore) acquire(ctx context.Context, n int64, pool bool) (*entry, error) {
+	s.hook.enter()
+	defer s.hook.leave()
+	e, q, err := s.enqueue(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	if !q.fits(n, s.size) {
+		err = s.wait(ctx, e, q)
+	}
+	if err == nil {
+		err = s.admit(ctx, e, pool)
+	}
+	if err != nil {
+		s.drop(e)
+		return nil, err
+	}
+	return e, nil
+}
+
+// admit makes a key that holds the caller's, unless the handle was closed,
+// its lease is no longer trusted, or ctx is done (for TryAcquire, its
+// timeout): a grant reported after any of those would be one the caller
+// cannot use or does not want. Under s.mu, Close cannot slip in between
+// the check and the admission.
+func (s *Semaphore) admit(ctx context.Context, e *entry, pool bool) error {
+	s.hook.admitting()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	if err := s.lease.err(); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if pool {
+		s.held = append(s.held, e)
+		s.heldSum += e.weight
+	}
+	return nil
+}

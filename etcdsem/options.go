@@ -1,0 +1,68 @@
+package etcdsem
+
+import "time"
+
+// DefaultPrefix is the key prefix under which semaphores live unless
+// [WithPrefix] says otherwise.
+const DefaultPrefix = "/semacat/etcdsem/"
+
+// Defaults for [WithLease] and [WithTimeout].
+const (
+	DefaultLease   = 15 * time.Second
+	DefaultTimeout = 5 * time.Second
+)
+
+// Option configures a handle made by [New].
+type Option func(*options)
+
+type options struct {
+	lease   time.Duration
+	timeout time.Duration
+	prefix  string
+	owner   string
+	onError func(error)
+}
+
+func defaultOptions() options {
+	return options{lease: DefaultLease, timeout: DefaultTimeout, prefix: DefaultPrefix}
+}
+
+// WithLease sets the TTL of the handle's lease: how long after a crash, or
+// after losing contact with etcd, its permits come back. It is rounded up to
+// whole seconds, and etcd raises it to its own minimum (a few election
+// timeouts). The default is [DefaultLease]. Shorter hands permits of crashed
+// holders back sooner; longer tolerates longer pauses and partitions. A
+// holder learns it can no longer trust its lease somewhat before the TTL
+// runs out: see [Permit.Done].
+func WithLease(d time.Duration) Option {
+	return func(o *options) { o.lease = d }
+}
+
+// WithTimeout bounds the calls that take no context (New, TryAcquire,
+// Release, Close), each round trip of [Semaphore.ReleaseErr] and
+// [Permit.Release], and the clean-up an Acquire does after its context
+// ended. The default is [DefaultTimeout].
+func WithTimeout(d time.Duration) Option {
+	return func(o *options) { o.timeout = d }
+}
+
+// WithPrefix sets the key prefix under which the semaphore lives. Handles
+// share a semaphore when they use the same prefix and name. The default is
+// [DefaultPrefix].
+func WithPrefix(prefix string) Option {
+	return func(o *options) { o.prefix = prefix }
+}
+
+// WithOwner stores a label (for example "host:pid") with each of the handle's
+// keys, so that tools listing the queue can say who holds what.
+func WithOwner(owner string) Option {
+	return func(o *options) { o.owner = owner }
+}
+
+// WithErrorHandler sets a function that receives the errors of the calls that
+// cannot return one: Release, TryAcquire, and the background retries of
+// deletions that failed. It is called from the goroutine that met the error
+// and must not block for long.
+func WithErrorHandler(f func(error)) Option {
+	return func(o *options) { o.onError = f }
+}

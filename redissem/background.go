@@ -1,0 +1,175 @@
+package redissem
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// dispatch hands grant notifications to the waiting Acquires.
+func (s *Semaphore) dispatch(msgs <-chan *redis.Message) {
+	defer s.wg.Done()
+	for m := range msgs {
+		id, token, ok := strings.Cut(m.Payload, " ")
+		if !ok {
+			continue
+		}
+		s.mu.Lock()
+		ch := s.waiters[id]
+		delete(s.waiters, id)
+		s.mu.Unlock()
+		if ch != nil {
+			ch <- token // buffered, and each id is notified once
+		}
+	}
+}
+
+// refresher pushes back the leases of the handle's grants every third of the
+// lease, retries releases and withdrawals that did not reach Redis, reports
+// lost leases, and closes the Done channel of each grant whose lease it can
+// no longer vouch for. While a refresh fails or something waits for a retry,
+// it refreshes every twelfth of the lease instead.
+func (s *Semaphore) refresher() {
+	defer s.wg.Done()
+	retry := s.lease / 12
+	refreshAt := time.Now().Add(s.lease / 3)
+	t := time.NewTimer(s.lease / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-s.kick:
+			refreshAt = time.Now().Add(retry)
+		case <-t.C:
+		}
+		if !time.Now().Before(refreshAt) {
+			refreshAt = time.Now().Add(s.lease / 3)
+			if err := s.refresh(); err != nil {
+				s.report(fmt.Errorf("%s: refreshing leases on %q: %w", pkg, s.name, err))
+				refreshAt = time.Now().Add(retry)
+			}
+			if s.retrying() {
+				refreshAt = time.Now().Add(retry)
+			}
+		}
+		next := s.expire(refreshAt)
+		t.Reset(time.Until(next))
+	}
+}
+
+// retrying reports whether releases or withdrawals await a retry.
+func (s *Semaphore) retrying() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.pending) > 0
+}
+
+// expire closes the Done channel of every grant whose lease is no longer
+// surely valid, and returns when the refresher must wake next: the
+// earliest of next and the next grant's end of validity.
+func (s *Semaphore) expire(next time.Time) time.Time {
+	now := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, g := range s.grants {
+		if g.err != nil {
+			continue
+		}
+		if !now.Before(g.valid) {
+			g.end(fmt.Errorf("%s: %d permits of %q (token %d): %w: no refresh got through within the lease, less a margin of %v",
+				pkg, g.n, s.name, g.token, ErrLeaseLost, s.margin))
+		} else if g.valid.Before(next) {
+			next = g.valid
+		}
+	}
+	return next
+}
+
+// refresh runs one update of every grant the handle holds and every release
+// or withdrawal still pending. A grant Redis still holds is surely valid
+// until the lease, less the margin, after the update was sent. The round
+// trip gives up when the first grant's validity ends, so that a refresh
+// lost on a cut connection cannot hold back the closing of Done.
+func (s *Semaphore) refresh() error {
+	if s.hooks != nil && s.hooks.skipRefresh != nil && s.hooks.skipRefresh() {
+		return fmt.Errorf("%w: refresh skipped by the test hook", ErrUnavailable)
+	}
+	deadline := time.Now().Add(s.timeout)
+	s.mu.Lock()
+	var args []any
+	var sentGrants []*grant
+	for _, g := range s.grants {
+		if g.lost {
+			continue
+		}
+		args = append(args, g.id, g.n)
+		sentGrants = append(sentGrants, g)
+		if g.err == nil && g.valid.Before(deadline) {
+			deadline = g.valid
+		}
+	}
+	var sent []string
+	for id := range s.pending {
+		args = append(args, id, 0)
+		sent = append(sent, id)
+	}
+	s.mu.Unlock()
+	if len(args) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	at := time.Now()
+	missing, err := s.update(ctx, args)
+	if errors.Is(err, ErrStateLost) {
+		missing = make([]string, len(sentGrants))
+		for i, g := range sentGrants {
+			missing[i] = g.id
+		}
+	} else if err != nil {
+		return err
+	}
+	s.refreshed(at, sent, sentGrants, missing)
+	return err
+}
+
+// refreshed records the outcome of a refresh sent at the given time.
+func (s *Semaphore) refreshed(at time.Time, sent []string, grants []*grant, missing []string) {
+	gone := make(map[string]bool, len(missing))
+	for _, id := range missing {
+		gone[id] = true
+	}
+	s.mu.Lock()
+	for _, id := range sent {
+		delete(s.pending, id)
+	}
+	held := make(map[*grant]bool, len(s.grants))
+	for _, g := range s.grants {
+		held[g] = true
+	}
+	var lost []error
+	for _, g := range grants {
+		switch {
+		case !held[g]:
+			// Released while the refresh was on its way: Redis not knowing
+			// it any more is no loss.
+		case gone[g.id] && !g.lost:
+			g.lost = true
+			err := fmt.Errorf("%s: %d permits of %q (token %d): %w; other clients may hold them now",
+				pkg, g.n, s.name, g.token, ErrLeaseLost)
+			g.end(err)
+			lost = append(lost, err)
+		case !gone[g.id]:
+			g.valid = at.Add(s.lease - s.margin)
+		}
+	}
+	s.mu.Unlock()
+	for _, err := range lost {
+		s.report(err)
+	}
+}

@@ -1,0 +1,89 @@
+package redissem
+
+import (
+	"fmt"
+	"time"
+)
+
+// Default option values.
+const (
+	DefaultLease   = 10 * time.Second
+	DefaultTimeout = 5 * time.Second
+)
+
+// Option configures a Semaphore handle.
+type Option func(*options)
+
+type options struct {
+	lease       time.Duration
+	timeout     time.Duration
+	pollMax     time.Duration
+	onError     func(error)
+	replicas    int
+	replicaWait time.Duration
+	hooks       *hooks
+}
+
+// hooks lets the package's own tests reach into a handle's background work;
+// it is nil outside them.
+type hooks struct {
+	// skipRefresh, when set and returning true, makes the refresher skip a
+	// due refresh as if it had failed: the handle is cut off from Redis.
+	skipRefresh func() bool
+}
+
+// WithLease sets how long a grant, and a waiter's place in the queue, stays
+// valid without a refresh (default 10s). It bounds how long the permits of a
+// dead process stay taken. Refreshes run every third of it. It panics if d is
+// below 30ms.
+func WithLease(d time.Duration) Option {
+	if d < 30*time.Millisecond {
+		panic(fmt.Sprintf("%s: WithLease(%v): the lease must be at least 30ms", pkg, d))
+	}
+	return func(o *options) { o.lease = d }
+}
+
+// WithTimeout bounds each round trip the handle makes on its own behalf:
+// TryAcquire, Release, refreshes, withdrawals (default 5s). The round trips
+// of Acquire are bounded by it and by Acquire's ctx. It panics if d is not
+// positive.
+func WithTimeout(d time.Duration) Option {
+	if d <= 0 {
+		panic(fmt.Sprintf("%s: WithTimeout(%v): the timeout must be positive", pkg, d))
+	}
+	return func(o *options) { o.timeout = d }
+}
+
+// WithPollInterval caps the interval of the fallback polling of a waiting
+// Acquire (default: a third of the lease, at most 1s). It is clamped to a
+// third of the lease, because each poll also keeps the waiter's queue entry
+// alive.
+func WithPollInterval(d time.Duration) Option {
+	return func(o *options) { o.pollMax = d }
+}
+
+// WithErrorHandler sets a function called with every error that has no
+// caller to return to: a failed Release, refresh or withdrawal, a TryAcquire
+// that could not reach Redis, a lost lease (wrapping ErrLeaseLost). It is
+// called from the handle's goroutines and must not block.
+func WithErrorHandler(f func(error)) Option {
+	return func(o *options) { o.onError = f }
+}
+
+// WithReplicas turns on the replication guard, off by default: after each
+// grant, the handle asks Redis (WAIT) to confirm within wait that n replicas
+// have received it. If fewer confirm, the grant is given back and
+// Acquire, AcquirePermit and TryAcquire fail with an error wrapping
+// ErrNotReplicated. The guard costs one more round trip per grant, which
+// lasts until the replicas confirm.
+//
+// It narrows the window in which a failover loses a grant, it does not close
+// it: Redis replication stays asynchronous, a replica that confirmed may
+// still not be the one promoted, and WAIT does not make the write durable
+// on it. It panics if n is less than 1 or wait is not positive.
+func WithReplicas(n int, wait time.Duration) Option {
+	if n < 1 || wait <= 0 {
+		panic(fmt.Sprintf("%s: WithReplicas(%d, %v): need at least 1 replica and a positive wait", pkg, n, wait))
+	}
+	return func(o *options) { o.replicas, o.replicaWait = n, wait }
+}

@@ -1,0 +1,117 @@
+package redissem
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// eval runs a script with the handle's keys and common arguments, then
+// args. Only New passes create, which lets the script create a semaphore
+// that does not exist yet; for any other call a missing semaphore is lost
+// state.
+func (s *Semaphore) eval(ctx context.Context, script *redis.Script, create bool, args ...any) *redis.Cmd {
+	flag := ""
+	if create {
+		flag = "new"
+	}
+	all := make([]any, 0, len(s.base)+1+len(args))
+	all = append(append(append(all, s.base...), flag), args...)
+	return script.Run(ctx, s.rdb, s.keys, all...)
+}
+
+// ints returns a script's reply as integers.
+func (s *Semaphore) ints(cmd *redis.Cmd) ([]int64, error) {
+	v, err := cmd.Slice()
+	if err != nil {
+		return nil, s.scriptError(err)
+	}
+	out := make([]int64, len(v))
+	for i, x := range v {
+		switch x := x.(type) {
+		case int64:
+			out[i] = x
+		case string:
+			if out[i], err = strconv.ParseInt(x, 10, 64); err != nil {
+				return nil, fmt.Errorf("unexpected reply %q from script: %w", x, err)
+			}
+		default:
+			return nil, fmt.Errorf("unexpected reply %v from script", v)
+		}
+	}
+	return out, nil
+}
+
+// request runs the acquire script for id in mode "try" or "wait"; it
+// returns the grant's token, or 0 when the request is queued or refused.
+func (s *Semaphore) request(ctx context.Context, id string, n int64, mode string) (int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	v, err := s.ints(s.eval(ctx, acquireScript, false, id, n, mode))
+	if err != nil || v[0] != 1 {
+		return 0, err
+	}
+	return v[1], nil
+}
+
+// update runs the update script on pairs of id and count (see
+// updateScript); it returns the ids Redis does not know.
+func (s *Semaphore) update(ctx context.Context, pairs []any) ([]string, error) {
+	res, err := s.eval(ctx, updateScript, false, pairs...).StringSlice()
+	return res, s.scriptError(err)
+}
+
+// confirm asks Redis to confirm that s.replicas replicas received
+// everything up to now, the grant included. The write before WAIT, on the
+// same connection in one round trip, makes WAIT cover the grant even when
+// another client's script made it.
+func (s *Semaphore) confirm(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout+s.replicaWait)
+	defer cancel()
+	var acks *redis.Cmd
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		p.HIncrBy(ctx, s.keys[0], "confirms", 1)
+		acks = p.Do(ctx, "WAIT", s.replicas, s.replicaWait.Milliseconds())
+		return nil
+	})
+	if err != nil {
+		return s.scriptError(err)
+	}
+	if got, _ := acks.Int64(); got < int64(s.replicas) {
+		return fmt.Errorf("%w: %d of %d replicas confirmed within %v", ErrNotReplicated, got, s.replicas, s.replicaWait)
+	}
+	return nil
+}
+
+// scriptError turns the scripts' refusals into errors wrapping
+// ErrSizeMismatch and ErrStateLost, and a failed round trip into an error
+// wrapping ErrUnavailable. A timeout is not wrapped as
+// context.DeadlineExceeded, which callers take to mean their own ctx.
+func (s *Semaphore) scriptError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var rerr redis.Error
+	if !errors.As(err, &rerr) {
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+			return fmt.Errorf("%w: no reply in time (%v)", ErrUnavailable, err)
+		}
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	if rest, ok := strings.CutPrefix(err.Error(), "SEMSIZE "); ok {
+		return fmt.Errorf("%w: %q has size %s in Redis, this handle expects %d; use another name or the same size",
+			ErrSizeMismatch, s.name, rest, s.size)
+	}
+	if rest, ok := strings.CutPrefix(err.Error(), "SEMLOST "); ok {
+		ms, _ := strconv.ParseInt(rest, 10, 64)
+		return fmt.Errorf("%w: its keys were evicted or deleted (use maxmemory-policy noeviction or volatile-*); "+
+			"grants are refused for %v more, until every lease given out before has run out",
+			ErrStateLost, time.Duration(ms)*time.Millisecond)
+	}
+	return err
+}

@@ -1,0 +1,178 @@
+package semtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// testCancel checks that a done context makes Acquire give up with
+// ctx.Err() and leaves the semaphore as if the call had never happened, and
+// that a cancellation that comes before the grant wins.
+func (c *config) testCancel(t *testing.T) {
+	t.Run("AlreadyDone", c.testAlreadyDone)
+	t.Run("WhileWaiting", func(t *testing.T) {
+		c.bubble(t, func(t *testing.T, sc *scene) {
+			s := sc.newHeld(3, 3)
+			w := sc.arrive(2)
+			w.cancel()
+			sc.settle()
+			if !w.done.Load() {
+				t.Error("a waiting Acquire did not return after its context was canceled")
+			} else if !errors.Is(w.err, context.Canceled) {
+				t.Errorf("a waiting Acquire whose context was canceled returned %v; want context.Canceled", w.err)
+			}
+			expectFree(t, s, 3, 0, "after the waiter was canceled (3 held)")
+			s.Release(1)
+			sc.settle()
+			expectFree(t, s, 3, 1, "after the waiter was canceled and 1 released")
+			s.Release(2)
+		})
+	})
+	t.Run("Timeout", func(t *testing.T) {
+		c.bubble(t, func(t *testing.T, sc *scene) {
+			s := sc.newHeld(1, 1)
+			ctx, cancel := context.WithTimeout(context.Background(), c.tick)
+			defer cancel()
+			w := sc.goAcquire(ctx, s, 1)
+			sc.settle()
+			if w.done.Load() {
+				t.Errorf("Acquire on a full semaphore returned %v before its timeout", w.err)
+			}
+			c.sleep(2)
+			sc.settle()
+			if !w.done.Load() {
+				t.Error("Acquire did not return after its context's deadline passed")
+			} else if !errors.Is(w.err, context.DeadlineExceeded) {
+				t.Errorf("Acquire past its deadline = %v; want context.DeadlineExceeded", w.err)
+			}
+			s.Release(1)
+		})
+	})
+	t.Run("BeforeGrant", c.testBeforeGrant)
+	t.Run("HeadDoesNotStrand", func(t *testing.T) {
+		// The head waiter wants 2 while 1 is free; when it gives up, the
+		// waiter behind it, which wants 1, must be served.
+		c.bubble(t, func(t *testing.T, sc *scene) {
+			s := sc.newHeld(2, 2)
+			head := sc.arrive(2)
+			behind := sc.arrive(1)
+			s.Release(1)
+			sc.settle()
+			head.cancel()
+			sc.settle()
+			if !behind.done.Load() || behind.err != nil {
+				t.Errorf("after the head waiter (Acquire(2)) was canceled with 1 permit free, the Acquire(1) behind it did not return nil (done %v, err %v)",
+					behind.done.Load(), behind.err)
+			}
+			s.Release(1) // the test's other permit
+		})
+	})
+	t.Run("ManyWaiters", c.testManyWaiters)
+}
+
+// testBeforeGrant is go.dev/issue/63615: size 2, 1 held, Acquire(ctx, 2)
+// waits; its context is canceled, and only then is the permit released,
+// with no pause between. The cancellation came first, so it wins. Whether
+// the waiter notices the cancellation before the Release runs is up to the
+// scheduler; only when it does not is a wrong grant possible, so the check
+// runs several trials, every fourth letting the waiter give up first, and
+// logs how often the waiter had already returned.
+func (c *config) testBeforeGrant(t *testing.T) {
+	var ran, returnedFirst int
+	c.bubbleTrials(t, 20, func(t *testing.T, sc *scene, trial int) {
+		ran++
+		s := sc.newHeld(2, 1)
+		w := sc.arrive(2)
+		if w.done.Load() {
+			t.Fatalf("Acquire(2) with 1 of 2 permits free returned %v without waiting", w.err)
+		}
+		w.cancel()
+		if trial%4 == 3 {
+			sc.settle() // the other order: the waiter gives up before the Release
+		}
+		if w.done.Load() {
+			returnedFirst++
+		}
+		s.Release(1)
+		sc.settle()
+		switch {
+		case !w.done.Load():
+			t.Errorf("trial %d: a waiting Acquire(2) did not return after its context was canceled and the held permit released", trial)
+		case w.err == nil:
+			t.Errorf("trial %d: Acquire(2) returned nil although its context was canceled before Release(1) freed the permits; a cancellation before the grant must win (go.dev/issue/63615)", trial)
+		case !errors.Is(w.err, context.Canceled):
+			t.Errorf("trial %d: Acquire(2) canceled before the grant returned %v; want context.Canceled", trial, w.err)
+		default:
+			expectFree(t, s, 2, 2, "after the canceled Acquire(2) returned and the held permit was released")
+		}
+	})
+	t.Logf("the waiter had already returned when Release(1) ran in %d of %d trials", returnedFirst, ran)
+}
+
+// testAlreadyDone checks that a context done before the call acquires
+// nothing, whatever the weight, even when every permit is free.
+func (c *config) testAlreadyDone(t *testing.T) {
+	const size = 3
+	s := c.newOrFail(t, size)
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	expired, cancel2 := context.WithDeadline(context.Background(), time.Unix(0, 0))
+	defer cancel2()
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		want error
+	}{{"canceled", canceled, context.Canceled}, {"expired", expired, context.DeadlineExceeded}} {
+		for _, n := range []int64{1, 2, size} {
+			if err := s.Acquire(tc.ctx, n); !errors.Is(err, tc.want) {
+				t.Errorf("Acquire(%s ctx, %d) with all %d permits free = %v; want %v", tc.name, n, size, err, tc.want)
+				if err == nil {
+					s.Release(n)
+				}
+			}
+			expectFree(t, s, size, size, fmt.Sprintf("after Acquire(%s ctx, %d)", tc.name, n))
+		}
+	}
+}
+
+// testManyWaiters cancels every other one of many waiters; the rest are all
+// served.
+func (c *config) testManyWaiters(t *testing.T) {
+	c.bubble(t, func(t *testing.T, sc *scene) {
+		const size, n = 3, 12
+		s := sc.newHeld(size, size)
+		ws := make([]*waiter, n)
+		for i := range ws {
+			ws[i] = sc.goAcquire(context.Background(), s, 1)
+		}
+		sc.settle()
+		var kept []*waiter
+		for i, w := range ws {
+			if i%2 == 1 {
+				kept = append(kept, w)
+				continue
+			}
+			w.cancel()
+			sc.settle()
+			if !w.done.Load() || !errors.Is(w.err, context.Canceled) {
+				t.Errorf("canceled waiter %d: done %v, err %v; want context.Canceled", i, w.done.Load(), w.err)
+			}
+		}
+		s.Release(size)
+		sc.settle()
+		for len(served(kept)) < len(kept) {
+			progress := false
+			for _, w := range kept {
+				progress = w.release(s) || progress
+			}
+			if !progress {
+				t.Errorf("%d of %d waiters that were not canceled were served, then the rest were never woken", len(served(kept)), len(kept))
+				break
+			}
+			sc.settle()
+		}
+	})
+}

@@ -1,0 +1,151 @@
+package semtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/semacat/sem"
+)
+
+// testClose checks [sem.Closer], when the semaphore implements it: Close
+// fails every waiting and later Acquire with ErrClosed, TryAcquire fails,
+// and Release still takes back what is held.
+func (c *config) testClose(t *testing.T) {
+	optionalRows(t, c.checksClose(), c.closeMissing(), []row{
+		{"FailsWaiters", c.testCloseFailsWaiters},
+		{"LaterAcquire", c.testCloseLaterAcquire},
+		{"TryAcquire", c.testCloseTryAcquire},
+		{"Release", c.testCloseRelease},
+		{"Idempotent", c.testCloseIdempotent},
+		{"Leaks", c.testCloseLeaks},
+	})
+}
+
+// checksClose reports whether the Close checks run: for every semaphore
+// that implements sem.Closer, in synctest bubbles and in real time alike.
+func (c *config) checksClose() bool { return c.has.closer }
+
+// closeMissing says why the Close checks are skipped.
+func (c *config) closeMissing() string {
+	return "the semaphore does not implement sem.Closer"
+}
+
+// testCloseFailsWaiters: every waiting Acquire returns ErrClosed and holds
+// nothing: once the test gives back what it holds, Release(1) over-releases.
+func (c *config) testCloseFailsWaiters(t *testing.T) {
+	c.bubble(t, func(t *testing.T, sc *scene) {
+		s := sc.newHeld(3, 2)
+		ws := []*waiter{sc.arrive(2), sc.arrive(3)}
+		sc.shutdown()
+		sc.settle()
+		for _, w := range ws {
+			expectClosed(t, w, "after Close, a waiting Acquire(%d)", w.n)
+		}
+		release(t, s, 2, "giving back the 2 held after Close")
+		expectPanic(t, "Release(1) after Close, once the test gave back all it held", func() { s.Release(1) }, c.overReleaseWords()...)
+	})
+}
+
+// testCloseLaterAcquire: an Acquire after Close fails even with every
+// permit free; one with a done context fails too, with either error.
+func (c *config) testCloseLaterAcquire(t *testing.T) {
+	c.bubble(t, func(t *testing.T, sc *scene) {
+		s := sc.newSem(3)
+		sc.shutdown()
+		w := sc.arrive(1)
+		expectClosed(t, w, "with all 3 permits free after Close, Acquire(1)")
+		sc.finishWaiter(w)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		err := s.Acquire(ctx, 1)
+		if err == nil {
+			release(t, s, 1, "giving back an Acquire that should have failed")
+		}
+		if !errors.Is(err, sem.ErrClosed) && !errors.Is(err, context.Canceled) {
+			t.Errorf("Acquire(canceled ctx, 1) after Close = %v; want an error wrapping sem.ErrClosed, or context.Canceled", err)
+		}
+	})
+}
+
+// testCloseTryAcquire: TryAcquire after Close fails even with every permit
+// free.
+func (c *config) testCloseTryAcquire(t *testing.T) {
+	c.bubble(t, func(t *testing.T, sc *scene) {
+		s := sc.newSem(3)
+		sc.shutdown()
+		for _, n := range []int64{1, 3} {
+			expectTryAcquireFails(t, s, n, "after Close with all 3 permits free")
+		}
+	})
+}
+
+// testCloseRelease: holders give back what they hold after Close, and no
+// more.
+func (c *config) testCloseRelease(t *testing.T) {
+	c.bubble(t, func(t *testing.T, sc *scene) {
+		s := sc.newHeld(3, 2)
+		sc.shutdown()
+		release(t, s, 1, "giving back 1 of the 2 held after Close")
+		release(t, s, 1, "giving back the other one after Close")
+		expectPanic(t, "Release(1) after Close with nothing held", func() { s.Release(1) }, c.overReleaseWords()...)
+	})
+}
+
+// testCloseIdempotent: a second Close does nothing and returns nil.
+func (c *config) testCloseIdempotent(t *testing.T) {
+	c.bubble(t, func(t *testing.T, sc *scene) {
+		s := sc.newSem(2)
+		sc.shutdown()
+		if err := s.(sem.Closer).Close(); err != nil {
+			t.Errorf("a second Close() = %v; want nil", err)
+		}
+		expectTryAcquireFails(t, s, 1, "after a second Close")
+	})
+}
+
+// testCloseLeaks: waiters failed by Close leave no callback registered on a
+// context that is never canceled, and no goroutine.
+func (c *config) testCloseLeaks(t *testing.T) {
+	c.bubble(t, func(t *testing.T, sc *scene) {
+		ctx := newNeverDoneContext()
+		s := sc.newHeld(2, 2)
+		before := runtime.NumGoroutine()
+		ws := make([]*waiter, 3)
+		for i := range ws {
+			ws[i] = sc.goAcquireThen(ctx, func() {}, s, 1, func() {})
+		}
+		sc.settle()
+		sc.shutdown()
+		sc.settle()
+		for _, w := range ws {
+			expectClosed(t, w, "after Close, a waiting Acquire(1) on a never-canceled context")
+		}
+		if n := ctx.registered.Load(); n != 0 {
+			t.Errorf("%d callbacks were still registered on a never-canceled context after Close failed every Acquire waiting on it", n)
+		}
+		if !c.realTime() {
+			for i := 0; i < 1000 && runtime.NumGoroutine() > before; i++ {
+				runtime.Gosched()
+			}
+			if after := runtime.NumGoroutine(); after > before {
+				t.Errorf("%d goroutines before Acquire calls waited, %d after Close failed all of them", before, after)
+			}
+		}
+		release(t, s, 2, "giving back the 2 held after Close")
+	})
+}
+
+// expectClosed fails t unless w returned an error wrapping sem.ErrClosed.
+func expectClosed(t *testing.T, w *waiter, format string, args ...any) {
+	t.Helper()
+	what := fmt.Sprintf(format, args...)
+	switch {
+	case !w.done.Load():
+		t.Errorf("%s still waits; want an error wrapping sem.ErrClosed", what)
+	case !errors.Is(w.err, sem.ErrClosed):
+		t.Errorf("%s returned %v; want an error wrapping sem.ErrClosed", what, w.err)
+	}
+}

@@ -1,0 +1,126 @@
+// Package semtest is a conformance suite for implementations of
+// [sem.Semaphore], in the spirit of testing/fstest.TestFS and
+// golang.org/x/net/nettest.TestConn: third parties run it against their own
+// semaphore to learn, subtest by subtest, which promise of the contract they
+// keep and which they break.
+//
+// Call [Run] from a test with a constructor and the guarantees the
+// implementation claims beyond the contract:
+//
+//	func TestConformance(t *testing.T) {
+//		semtest.Run(t, func(size int64) sem.Semaphore { return mysem.New(size) },
+//			semtest.Guarantees{NoStarvation: true})
+//	}
+//
+// Every check has its own subtest name, so `go test -run
+// 'Conformance/Cancel'` reruns just one family, and a failure names exactly
+// the promise that was broken. Checks of guarantees that were not claimed
+// are skipped, not failed.
+//
+// # Checks
+//
+// Each family is a subtest of Run, each check a subtest of its family:
+//
+//	BadInput       programmer errors panic, naming the package, and change nothing
+//	  New                            New(0), New(-1), New(MinInt64) panic, naming the value
+//	  NegativeWeight/{Acquire,TryAcquire,Release}   naming the method and value
+//	  OverRelease/Fresh              Release(1) on a fresh semaphore
+//	  OverRelease/BeyondHeld         Release(3) holding 2
+//	  OverRelease/WaiterQueued       Release(4) holding 3, an Acquire(1) queued
+//	  OverRelease/WaiterPartlyServed Release(3) holding 2, an Acquire(3) waiting:
+//	                                 the waiter is not served early, and nothing
+//	                                 is admitted beyond size afterwards
+//	  OverRelease/Concurrent         two racing Release(2) holding 3: exactly one
+//	                                 panics, and 1 permit is still held
+//	ExceedsSize    a request larger than the size fails at once
+//	  Acquire, TryAcquire
+//	ZeroWeight     n == 0 is a no-op that never blocks
+//	  AcquireWhenFull, AcquireDoneContext, TryAcquire, Release
+//	Acquire        the plain path
+//	  HoldsPermits, TryAcquireAllOrNothing, BlocksWhenFull
+//	Cancel         a done context wins and leaves no trace
+//	  AlreadyDone        canceled and expired contexts, n = 1, 2 and size
+//	  WhileWaiting       a waiter canceled while it waits
+//	  Timeout            a waiter whose deadline passes
+//	  BeforeGrant        cancel(), then the Release that frees the permits:
+//	                     the cancellation wins (go.dev/issue/63615)
+//	  HeadDoesNotStrand  a canceled head waiter lets those behind it through
+//	  ManyWaiters        half of many waiters canceled, the rest all served
+//	Liveness       no lost wake-up
+//	  EachReleaseWakesOne, ReleaseWakesAllThatFit
+//	Guarantees     only those claimed in Guarantees; the others are skipped
+//	  FIFO, UnitFIFO, NoStarvation
+//	  NoBarging/Parked        TryAcquire may not pass a parked waiter
+//	  NoBarging/PartlyServed  nor one between two of its grants
+//	Leaks          Acquire calls on a never-canceled context leave nothing behind
+//	  AfterFunc    no callback stays registered on the context
+//	  Goroutines   no goroutine is left (skipped in real time)
+//	Snapshot       Size and Available, when the semaphore has them (else skipped)
+//	  SizeAvailable
+//	MemoryModel    a Release happens before the Acquire it enables (only under -race)
+//	  ReleaseBeforeAcquire, ReleaseBeforeTryAcquire
+//	Stress         real parallelism, bounded in count and time
+//	  Hammer, RandomTimeouts, Goroutines
+//
+// The optional interfaces of package sem have a family each. A family's
+// checks run only when the semaphore the constructor returns implements the
+// interface (for NewAvailable: when [WithNewAvailable] gives the
+// constructor), and are skipped otherwise:
+//
+//	Resize         sem.Resizer
+//	  Grow                    growing a full semaphore serves the waiters that now fit
+//	  GrowFIFO                in arrival order, across several resizes (if FIFO is claimed)
+//	  ShrinkKeepsHeld         shrinking below what is held revokes nothing; no grant
+//	                          and no TryAcquire until fewer than the new size are held
+//	  ShrinkFailsLargeWaiter  a waiter larger than the new size fails at once with
+//	                          ErrExceedsSize; the one behind it that fits is served
+//	  ShrinkLaterExceeds      later Acquire and TryAcquire larger than the new size fail
+//	  Size                    Size and Available report the new size (if offered)
+//	  BadSize                 Resize(0), Resize(-1), Resize(MinInt64) panic, naming the value
+//	  OverRelease             after a shrink, the held permits come back, and no more
+//	Close          sem.Closer
+//	  FailsWaiters  every waiting Acquire returns ErrClosed, holding nothing
+//	  LaterAcquire  a later Acquire returns ErrClosed with every permit free
+//	                (with a done context, ctx.Err() is accepted too)
+//	  TryAcquire    fails after Close with every permit free
+//	  Release       held permits come back after Close, and no more
+//	  Idempotent    a second Close returns nil; a local semaphore's first one too
+//	  Leaks         waiters failed by Close leave no AfterFunc and no goroutine
+//	Observe        sem.Observer
+//	  Waiting          requests and permits waiting, exactly, when nothing moves
+//	  OnWaitGranted    once per Acquire that waited, before it returns, with N,
+//	                   the time it waited, and Err nil, however often it woke up
+//	  OnWaitCanceled   Err is context.Canceled or context.DeadlineExceeded
+//	  OnWaitClosed     Err wraps ErrClosed (if sem.Closer is implemented)
+//	  OnWaitExceeds    Err wraps ErrExceedsSize after a shrink (if sem.Resizer is)
+//	  OnWaitNotWaited  never for an Acquire or TryAcquire that did not wait
+//	  OnWaitNil        OnWait(nil) stops the calls
+//	NewAvailable   the constructor given with WithNewAvailable
+//	  StartsWithAvailable  exactly available permits are free, the rest can be released
+//	  Signal               NewAvailable(1, 0): Acquire waits for a Release(1)
+//	  OverRelease          Release beyond what it started without plus what was
+//	                       acquired panics
+//	  BadInput             available < 0 or > size, size < 1 panic, naming the value
+//
+// # How the checks run
+//
+// Checks about blocking, ordering and time run inside testing/synctest
+// bubbles: they know when every goroutine has blocked, take no real time,
+// and a goroutine left blocked when a check ends is reported. The semaphore
+// is constructed inside each bubble, so its channels, timers and condition
+// variables belong to it. Every such check ends by canceling its waiters and
+// verifying that all permits are free again (unless it closed the semaphore). Where a bug shows only in some
+// interleavings (Cancel/BeforeGrant, Guarantees/NoBarging/PartlyServed), the
+// check runs several trials and logs which orders it saw.
+//
+// An implementation whose waiting happens outside the process (on the
+// network, as with a distributed semaphore) cannot be observed by synctest;
+// it passes [WithSettle] and the suite runs in real time instead. Stress,
+// OverRelease/Concurrent and MemoryModel always run in real time, with real
+// parallelism, bounded in count and time (synctest.Wait would itself be a
+// happens-before edge that hides a missing one).
+//
+// Panic messages must contain the package name: by default the last element
+// of the import path of the type the constructor returns, or the name given
+// with [WithPackageName].
+package semtest

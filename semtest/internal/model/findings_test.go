@@ -1,0 +1,67 @@
+package model
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// broken are semaphores with one known bug each, what they claim, and the
+// kind of failure the model must report.
+var broken = []struct {
+	name   string
+	newSem NewFunc
+	claims Claims
+	kind   string
+}{
+	// chansem's gathering design: a TryAcquire takes a slot freed for a
+	// request that is gathering (the over-release check added, so that only
+	// this bug is left).
+	{"gather/barging", newStrict(newGather), Claims{UnitFIFO: true, NoBarging: true}, "barging"},
+	// The same, as it is: Release counts the slots a gatherer holds.
+	{"gather/over-release", newGather, Claims{UnitFIFO: true}, "over-release"},
+	// x/sync before go.dev/issue/63615: the grant goes to a waiter whose
+	// context is already done.
+	{"handoff/keep-canceled", newHandoff(true), Claims{FIFO: true, NoBarging: true}, "cancel-first"},
+	{"ref/lost-wakeup", newRef(false, bugLostWakeup), Claims{}, "lost-wakeup"},
+	{"ref/over-admission", newRef(false, bugOverAdmit), Claims{}, "over-admission"},
+	{"ref/ignore-cancel", newRef(false, bugIgnoreCancel), Claims{}, "ignores-cancel"},
+	{"ref/done-context", newRef(false, bugDoneContext), Claims{}, "done-context"},
+	{"ref/no-panic", newRef(false, bugNoPanic), Claims{}, "over-release"},
+	{"ref/not-fifo", newRef(false, bugNone), Claims{FIFO: true}, "fifo"},
+	{"ref/barging", newRef(true, bugBarging), Claims{FIFO: true, NoBarging: true}, "barging"},
+	{"ref/available", newRef(true, bugAvailable), Claims{FIFO: true, NoBarging: true}, "available"},
+	{"ref/shy-try", newRef(false, bugShyTry), Claims{}, "try"},
+	// Without Available, the permits it strands show when a TryAcquire
+	// cannot have them.
+	{"ref/strand", newStrict(newRef(false, bugStrand)), Claims{}, "try"},
+	{"lifo", newLIFO, Claims{UnitFIFO: true}, "unit-fifo"},
+}
+
+// TestFindsBugs checks that the model finds each broken semaphore's bug
+// within a fixed number of programs, shrinks it to a short program, and that
+// the program replays to the same kind of failure.
+func TestFindsBugs(t *testing.T) {
+	for _, tc := range broken {
+		t.Run(tc.name, func(t *testing.T) {
+			f := Find(t, tc.newSem, tc.claims, Config{Programs: 2000, Seed: 1})
+			require.NotNil(t, f, "no failure found in 2000 programs")
+			t.Log(f)
+			assert.Equal(t, tc.kind, f.Kind)
+			p, err := parse(f.Program)
+			require.NoError(t, err)
+			assert.LessOrEqual(t, len(p.steps), 6, "shrunk program too long")
+			replays := 0
+			for range 20 {
+				g, err := ReplayFailure(t, tc.newSem, tc.claims, f.Program)
+				require.NoError(t, err)
+				if g != nil && g.Kind == tc.kind {
+					replays++
+				}
+			}
+			assert.Positive(t, replays, "the shrunk program never replayed to a %s failure", tc.kind)
+			t.Logf("replayed to the same failure %d times of 20", replays)
+		})
+	}
+}

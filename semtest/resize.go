@@ -1,0 +1,182 @@
+package semtest
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/semacat/sem"
+)
+
+// testResize checks [sem.Resizer], when the semaphore implements it: growing
+// grants the waiters that now fit, shrinking revokes nothing and takes effect
+// as permits come back, and a request larger than the new size fails at once.
+func (c *config) testResize(t *testing.T) {
+	optionalRows(t, c.has.resizer, "the semaphore does not implement sem.Resizer", []row{
+		{"Grow", c.testResizeGrow},
+		{"GrowFIFO", c.testResizeGrowFIFO},
+		{"ShrinkKeepsHeld", c.testShrinkKeepsHeld},
+		{"ShrinkFailsLargeWaiter", c.testShrinkFailsLargeWaiter},
+		{"ShrinkLaterExceeds", c.testShrinkLaterExceeds},
+		{"Size", c.testResizeSize},
+		{"BadSize", c.testResizeBadSize},
+		{"OverRelease", c.testResizeOverRelease},
+	})
+}
+
+// testResizeGrow: growing a full semaphore serves every waiter that fits in
+// the permits it adds.
+func (c *config) testResizeGrow(t *testing.T) {
+	c.bubble(t, func(t *testing.T, sc *scene) {
+		s := sc.newHeld(2, 2)
+		ws := []*waiter{sc.arrive(1), sc.arrive(2)}
+		sc.resize(5)
+		sc.settle()
+		if got := served(ws); len(got) != len(ws) {
+			t.Fatalf("growing a full semaphore from 2 to 5 served waiters %v of Acquire(1), Acquire(2); want both (3 permits added)", got)
+		}
+		for _, w := range ws {
+			w.release(s)
+		}
+		expectFree(t, s, 5, 3, "after growing to 5 and the waiters gave back theirs (2 held)")
+		release(t, s, 2, "giving back the 2 held")
+	})
+}
+
+// testResizeGrowFIFO: a FIFO semaphore grants the permits a resize adds in
+// arrival order, and stays FIFO afterwards.
+func (c *config) testResizeGrowFIFO(t *testing.T) {
+	requires(t, c.g.FIFO, "FIFO not claimed")
+	c.bubble(t, func(t *testing.T, sc *scene) {
+		s := sc.newHeld(2, 2)
+		ws := sc.orderedWaiters(2, 1, 1)
+		steps := []struct {
+			size int64
+			want []int
+			why  string
+		}{
+			{3, nil, "1 added: the head wants 2, so nobody may pass it"},
+			{4, []int{0}, "2 added: the head is served"},
+			{6, []int{0, 1, 2}, "4 added: the two behind it are served"},
+		}
+		for i, st := range steps {
+			sc.resize(st.size)
+			sc.settle()
+			if got := served(ws); fmt.Sprint(got) != fmt.Sprint(st.want) {
+				t.Errorf("step %d, Resize(%d) of a full semaphore of size 2: served waiters %v; want %v (%s; arrival order, weights 2,1,1)", i, st.size, got, st.want, st.why)
+				break
+			}
+		}
+		release(t, s, 2, "giving back the 2 held")
+	})
+}
+
+// testShrinkKeepsHeld: shrinking below what is held revokes nothing, and no
+// permit is granted until fewer than the new size are held.
+func (c *config) testShrinkKeepsHeld(t *testing.T) {
+	c.bubble(t, func(t *testing.T, sc *scene) {
+		s := sc.newHeld(4, 3)
+		sc.resize(2)
+		expectTryAcquireFails(t, s, 1, "with 3 held after shrinking from 4 to 2")
+		w := sc.arrive(1)
+		for held := 3; held > 1; held-- {
+			if w.done.Load() {
+				t.Fatalf("with %d held after shrinking from 4 to 2, a waiting Acquire(1) returned %v; want it to wait until fewer than 2 are held", held, w.err)
+			}
+			release(t, s, 1, fmt.Sprintf("giving back 1 of the %d held after the shrink", held))
+			sc.settle()
+		}
+		if !w.served() {
+			t.Errorf("with 1 held on a semaphore shrunk to 2, the waiting Acquire(1) was not served (done %v, err %v)", w.done.Load(), w.err)
+		}
+		release(t, s, 1, "giving back the last permit the test holds")
+	})
+}
+
+// testShrinkFailsLargeWaiter: a waiter larger than the new size fails at
+// once with ErrExceedsSize, and one behind it that fits is served.
+func (c *config) testShrinkFailsLargeWaiter(t *testing.T) {
+	c.bubble(t, func(t *testing.T, sc *scene) {
+		s := sc.newHeld(4, 2)
+		large := sc.arrive(4)
+		small := sc.arrive(1) // behind the large one, if the semaphore is FIFO
+		sc.resize(3)
+		sc.settle()
+		switch {
+		case !large.done.Load():
+			t.Errorf("after shrinking from 4 to 3, a waiting Acquire(4) still waits; want an error wrapping sem.ErrExceedsSize at once")
+		case !errors.Is(large.err, sem.ErrExceedsSize):
+			t.Errorf("after shrinking from 4 to 3, a waiting Acquire(4) returned %v; want an error wrapping sem.ErrExceedsSize", large.err)
+		}
+		if !small.served() {
+			t.Errorf("after shrinking from 4 to 3 with 2 held, the Acquire(1) that arrived behind a waiting Acquire(4) was not served (done %v, err %v)", small.done.Load(), small.err)
+		}
+		sc.finishWaiter(small)
+		sc.finishWaiter(large)
+		if !t.Failed() {
+			expectFree(t, s, 3, 1, "after the shrink to 3, with 2 held")
+		}
+		release(t, s, 2, "giving back the 2 held")
+	})
+}
+
+// testShrinkLaterExceeds: after a shrink, Acquire and TryAcquire larger
+// than the new size fail at once.
+func (c *config) testShrinkLaterExceeds(t *testing.T) {
+	c.bubble(t, func(t *testing.T, sc *scene) {
+		s := sc.newSem(4)
+		sc.resize(2)
+		w := sc.arrive(3)
+		switch {
+		case !w.done.Load():
+			t.Errorf("Acquire(3) after shrinking from 4 to 2 blocked; want an error wrapping sem.ErrExceedsSize at once")
+		case !errors.Is(w.err, sem.ErrExceedsSize):
+			t.Errorf("Acquire(3) after shrinking from 4 to 2 = %v; want an error wrapping sem.ErrExceedsSize", w.err)
+		}
+		sc.finishWaiter(w)
+		expectTryAcquireFails(t, s, 3, "after shrinking from 4 to 2")
+		if !t.Failed() {
+			expectFree(t, s, 2, 2, "after the shrink to 2")
+		}
+	})
+}
+
+// testResizeSize: Size, when the semaphore has it, reports the new size.
+func (c *config) testResizeSize(t *testing.T) {
+	s := c.newOrFail(t, 4)
+	snap, ok := s.(snapshotter)
+	requires(t, ok, "the semaphore has no Size() int64 and Available() int64 methods")
+	for _, size := range []int64{6, 2} {
+		s.(sem.Resizer).Resize(size)
+		if got := snap.Size(); got != size {
+			t.Errorf("Size() = %d after Resize(%d); want %d", got, size, size)
+		}
+		if got := snap.Available(); got != size {
+			t.Errorf("Available() = %d after Resize(%d) with nothing held; want %d", got, size, size)
+		}
+	}
+}
+
+// testResizeBadSize: a size below 1 panics, naming the package, the method
+// and the value, and changes nothing.
+func (c *config) testResizeBadSize(t *testing.T) {
+	s := c.newHeld(t, 3, 1)
+	r := s.(sem.Resizer)
+	for _, size := range []int64{0, -1, -1 << 63} {
+		expectPanic(t, fmt.Sprintf("Resize(%d)", size), func() { r.Resize(size) }, "Resize", fmt.Sprint(size), c.pkg)
+	}
+	expectFree(t, s, 3, 2, "after the panics (1 of 3 held)")
+	release(t, s, 1, "giving back the 1 held")
+}
+
+// testResizeOverRelease: after a shrink below what is held, releasing more
+// than is held still panics, and what is held can still be given back.
+func (c *config) testResizeOverRelease(t *testing.T) {
+	words := c.overReleaseWords()
+	s := c.newHeld(t, 4, 3)
+	s.(sem.Resizer).Resize(2)
+	expectPanic(t, "Release(4) holding 3 after shrinking from 4 to 2", func() { s.Release(4) }, words...)
+	release(t, s, 3, "giving back the 3 held after the shrink")
+	expectPanic(t, "Release(1) holding none after shrinking to 2", func() { s.Release(1) }, words...)
+	expectFree(t, s, 2, 2, "after the 3 held were given back")
+}

@@ -1,0 +1,106 @@
+package spinsem
+
+import (
+	"fmt"
+
+	"github.com/semacat/sem/internal/check"
+)
+
+// Resize sets the size to size, for adaptive limits and reloaded
+// configuration. It implements sem.Resizer.
+//
+// Growing adds the new permits to the free ones and serves the queue as a
+// Release would: in normal mode the head is woken if it now fits (and each
+// waiter that takes its permits wakes the next), in starvation mode permits
+// are handed to the waiters in queue order. Shrinking never revokes a held
+// permit: it takes the difference from the free permits, which may go below
+// zero, so that nothing is free until enough permits come back. Every
+// waiting Acquire larger than the new size fails at once with an error
+// wrapping sem.ErrExceedsSize, as later ones do.
+//
+// Resize panics if size is less than 1 or more than MaxSize. It may be
+// called after Close.
+//
+// # Why the size may live outside the state word
+//
+// Only Release needs the size and the free permits together, to refuse an
+// over-release, and it must read them as one snapshot. The size lives in two
+// slots and the state word's generation picks the slot: a Resize writes the
+// new size into the slot the current generation does not use, then changes
+// the free permits and the generation in one compare-and-swap. A goroutine
+// that loaded the state word finds in its slot the size written before that
+// generation was published (atomics are sequentially consistent in Go), and
+// the slot is written again only by the Resize after next, after the next
+// one has changed the word; so if its own compare-and-swap succeeds, the
+// size it read belonged to the word it replaced. A read that loses this race
+// may see a later size and think an honest Release an over-release: Release
+// then looks again under the mutex, which Resize holds, before it panics. A
+// fast-path compare-and-swap that raced with a Resize fails, since the
+// generation changed; a stale success would need 1<<genBits Resizes between
+// one goroutine's load and its compare-and-swap, and the free permits back
+// at the same value.
+func (s *Semaphore) Resize(size int64) {
+	checkResize(size)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	from := s.Size()
+	if size == from {
+		return
+	}
+	s.sizes[(s.state.Load()>>genShift+1)&1].Store(size)
+	for {
+		old := s.state.Load()
+		new := old&^genMask | (old+1<<genShift)&genMask
+		new += uint64(size-from) << permitShift
+		if s.state.CompareAndSwap(old, new) {
+			break
+		}
+	}
+	if size < from {
+		for w := range s.parked {
+			if w.N > size {
+				s.failLocked(w, -size)
+			}
+		}
+		s.settleLocked()
+	}
+	s.dispatchLocked()
+}
+
+// releaseChecked is Release(n) when a quick look found n more than held,
+// which may come from a size read while a Resize ran: it looks again with
+// s.mu held, where the size cannot change, and panics only if n really is
+// more than held.
+func (s *Semaphore) releaseChecked(n int64) {
+	s.mu.Lock()
+	for {
+		old := s.state.Load()
+		if held := s.sizeAt(old) - free(old); n > held {
+			s.mu.Unlock()
+			check.OverRelease(pkg, n, held)
+		}
+		if s.state.CompareAndSwap(old, old+uint64(n)<<permitShift) {
+			break
+		}
+	}
+	s.dispatchLocked()
+	s.mu.Unlock()
+}
+
+// checkResize panics unless 1 <= size <= MaxSize.
+func checkResize(size int64) {
+	if size < 1 || size > MaxSize {
+		panic(fmt.Sprintf("%s: Resize(%d): size must be between 1 and %d", pkg, size, MaxSize))
+	}
+}
+
+// checkAvailable panics unless 1 <= size <= MaxSize and 0 <= available <=
+// size.
+func checkAvailable(size, available int64) {
+	switch {
+	case size < 1 || size > MaxSize:
+		panic(fmt.Sprintf("%s: NewAvailable(%d, %d): size must be between 1 and %d", pkg, size, available, MaxSize))
+	case available < 0 || available > size:
+		panic(fmt.Sprintf("%s: NewAvailable(%d, %d): available must be between 0 and the size, %d", pkg, size, available, size))
+	}
+}

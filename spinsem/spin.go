@@ -1,0 +1,80 @@
+package spinsem
+
+import (
+	"context"
+	"runtime"
+	"sync/atomic"
+
+	"github.com/semacat/sem/internal/busy"
+)
+
+// procs caches the number of processors that decides whether spinning can
+// pay off: runtime.GOMAXPROCS(0) takes a runtime lock. It is refreshed each
+// time a goroutine parks, a path that costs far more.
+var procs atomic.Int32
+
+// numProcs reports the number of processors; a variable only so that tests
+// can pretend to run on another number.
+var numProcs = func() int32 { return int32(runtime.GOMAXPROCS(0)) }
+
+func init() { refreshProcs() }
+
+func refreshProcs() { procs.Store(numProcs()) }
+
+// The spin budget: a spin phase runs at most 2*average+spinMin rounds, never
+// more than spinMax, where average is the running average of the rounds that
+// successful phases needed. A round ends with a busy loop of spinIters steps,
+// like the runtime's procyield(30) in sync.Mutex. The package comment's
+// Tuning section tells how they were chosen and how to compare alternatives.
+const (
+	spinMin   = 4
+	spinMax   = 16
+	spinIters = 30
+)
+
+// spin tries to take n permits for a bounded number of rounds, pausing
+// between tries. It reports whether it took them. It returns false early if
+// ctx is done, if the semaphore starves or is closed, or if spinning cannot
+// help.
+func (s *Semaphore) spin(ctx context.Context, n int64) bool {
+	if procs.Load() <= 1 {
+		return false
+	}
+	avg := s.spins.Load() // rounds, in sixteenths
+	limit := min(2*avg/16+spinMin, spinMax)
+	done := ctx.Done()
+	for i := int32(0); i < limit; i++ {
+		old := s.state.Load()
+		if old&noBarging != 0 {
+			break
+		}
+		if free(old) >= n && s.state.CompareAndSwap(old, old-uint64(n)<<permitShift) {
+			s.adapt(avg, avg+(i*16-avg)/8)
+			return true
+		}
+		if done != nil {
+			select {
+			case <-done:
+				return false
+			default:
+			}
+		}
+		if spinHook != nil {
+			spinHook()
+		}
+		busy.Work(spinIters)
+	}
+	s.adapt(avg, avg-avg/8)
+	return false
+}
+
+// spinHook, when set by a test, runs at the end of each spin round that
+// found the permits short and the context not done, before the pause.
+var spinHook func()
+
+// adapt records the new average spin count.
+func (s *Semaphore) adapt(avg, next int32) {
+	if next != avg {
+		s.spins.Store(next)
+	}
+}

@@ -1,0 +1,87 @@
+package weighted_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/semacat/sem"
+	"github.com/semacat/sem/weighted"
+)
+
+// An adaptive limit shrinks under pressure without revoking what is held:
+// until enough permits come back, none is free.
+func ExampleSemaphore_Resize() {
+	s := weighted.New(8)
+	if !s.TryAcquire(6) {
+		panic("fresh semaphore refused 6 permits")
+	}
+	s.Resize(4)
+	fmt.Println("after shrink: size", s.Size(), "available", s.Available())
+	s.Release(4)
+	fmt.Println("after release: available", s.Available())
+	s.Resize(6)
+	fmt.Println("after grow: size", s.Size(), "available", s.Available())
+	// Output:
+	// after shrink: size 4 available -2
+	// after release: available 2
+	// after grow: size 6 available 4
+}
+
+// At shutdown, Close fails the waiting Acquire and every later one, while
+// the holder may still give its permit back.
+func ExampleSemaphore_Close() {
+	s := weighted.New(1)
+	if !s.TryAcquire(1) {
+		panic("fresh semaphore is full")
+	}
+	result := make(chan error)
+	go func() { result <- s.Acquire(context.Background(), 1) }()
+	for requests := 0; requests == 0; requests, _ = s.Waiting() { // until it waits
+		time.Sleep(time.Millisecond)
+	}
+	_ = s.Close()
+	fmt.Println("waiter:", errors.Is(<-result, sem.ErrClosed))
+	s.Release(1)
+	fmt.Println("later:", errors.Is(s.Acquire(context.Background(), 1), sem.ErrClosed))
+	// Output:
+	// waiter: true
+	// later: true
+}
+
+// OnWait reports every Acquire that had to wait, for a metric of queueing
+// time; Acquires that find their permits free are not reported.
+func ExampleSemaphore_OnWait() {
+	s := weighted.New(1)
+	waits := make(chan sem.WaitEvent, 1)
+	s.OnWait(func(e sem.WaitEvent) { waits <- e })
+
+	if err := s.Acquire(context.Background(), 1); err != nil { // free: not reported
+		panic(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
+	defer cancel()
+	_ = s.Acquire(ctx, 1) // waits, then times out
+	e := <-waits
+	fmt.Println(e.N, e.Err, e.Waited() > 0)
+	// Output:
+	// 1 context deadline exceeded true
+}
+
+// A signalling semaphore starts with no free permit: Acquire waits until
+// another goroutine signals with Release.
+func ExampleNewAvailable() {
+	ready := weighted.NewAvailable(1, 0)
+	go func() {
+		fmt.Println("producer: data ready")
+		ready.Release(1)
+	}()
+	if err := ready.Acquire(context.Background(), 1); err != nil {
+		panic(err)
+	}
+	fmt.Println("consumer: got it")
+	// Output:
+	// producer: data ready
+	// consumer: got it
+}

@@ -1,0 +1,88 @@
+package weighted
+
+import (
+	"context"
+	"time"
+
+	"github.com/semacat/sem"
+	"github.com/semacat/sem/internal/check"
+	"github.com/semacat/sem/internal/waitq"
+)
+
+// Resize sets the size to size, which must be at least 1; it panics
+// otherwise. Growing frees the new permits and grants them from the head of
+// the queue, in order. Shrinking revokes nothing: holders keep their
+// permits, and while more are held than the new size none is free, so
+// nothing is granted until enough come back. Every waiting request larger
+// than the new size fails at once with an error wrapping sem.ErrExceedsSize,
+// and the requests behind it keep their places.
+func (s *Semaphore) Resize(size int64) {
+	check.Resize(pkg, size)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.state.Or(slow) // no fast path changes the state from here on
+	held := s.held()
+	s.size.Store(size)
+	s.owed = max(held-size, 0)
+	s.state.Store(uint64(max(size-held, 0))<<1 | slow)
+	for w := s.q.Front(); w != nil; {
+		next := w.Next()
+		if w.N > size {
+			s.fail(w, check.ExceedsSize(pkg, w.N, size))
+		}
+		w = next
+	}
+	s.grant()
+}
+
+// Close fails every waiting Acquire, and every later one, with an error
+// wrapping sem.ErrClosed; TryAcquire fails from then on. Release is still
+// accepted, so holders can give back what they hold. Close is idempotent
+// and always returns nil.
+func (s *Semaphore) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	s.state.Or(slow) // kept set for good: every caller meets the flag
+	for w := s.q.Front(); w != nil; w = s.q.Front() {
+		s.fail(w, check.Closed(pkg, w.N))
+	}
+	return nil
+}
+
+// Waiting reports how many Acquire calls are queued and how many permits
+// they ask for in total. It is a snapshot, stale as soon as it returns.
+func (s *Semaphore) Waiting() (requests int, permits int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.q.Len(), s.wanted
+}
+
+// OnWait installs f to be called once by every Acquire that queued, when it
+// stops waiting, before it returns; OnWait(nil) removes it. An Acquire that
+// finds f installed when it queues reads the clock when it queues and when
+// it stops; with none installed, nothing reads the clock.
+func (s *Semaphore) OnWait(f func(sem.WaitEvent)) {
+	if f == nil {
+		s.onWait.Store(nil)
+		return
+	}
+	s.onWait.Store(&f)
+}
+
+// wait parks the queued waiter w, and reports the wait to the function
+// installed by OnWait, if any.
+func (s *Semaphore) wait(ctx context.Context, w *waitq.Waiter) error {
+	f := s.onWait.Load()
+	if f == nil {
+		return s.park(ctx, w)
+	}
+	e := sem.WaitEvent{N: w.N, Start: time.Now()}
+	e.Err = s.park(ctx, w)
+	e.End = time.Now()
+	(*f)(e)
+	return e.Err
+}
