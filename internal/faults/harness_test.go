@@ -128,6 +128,14 @@ type option func(*worker.Spec)
 
 func ignoreFence(s *worker.Spec) { s.IgnoreFence = true }
 
+func ignoreDone(s *worker.Spec) { s.IgnoreDone = true }
+
+// actDelay is the time a worker given slowActs spends between checking its
+// grant and the write that check guards.
+const actDelay = holdTime
+
+func slowActs(s *worker.Spec) { s.ActDelay = actDelay }
+
 // holdFor makes every grant last d.
 func holdFor(d time.Duration) option { return func(s *worker.Spec) { s.Hold = d } }
 
@@ -202,15 +210,34 @@ func holding(p *proc) bool {
 
 // midHold reports whether p, frozen, is in the quiet middle of a grant:
 // its first write logged less than a quarter of the hold ago, so that no
-// other write or release of that grant can be in flight.
+// other check, write or release of that grant can be in flight.
 func midHold(p *proc) bool {
-	events, err := history.Read(p.history)
-	if err != nil || len(events) < 2 {
+	events := lastEvents(p)
+	i := len(events) - 1
+	if i < 1 || events[i].Kind != history.WriteAccepted || time.Since(events[i].Wall) >= holdTime/4 {
 		return false
 	}
-	last, before := events[len(events)-1], events[len(events)-2]
-	return before.Kind == history.Granted && last.Kind == history.WriteAccepted &&
-		time.Since(last.Wall) < holdTime/4
+	if events[i-1].Kind == history.DoneOpen && i >= 2 {
+		i-- // a careful worker checked before it wrote
+	}
+	return events[i-1].Kind == history.Granted
+}
+
+// afterCheck reports whether p, frozen, is between a check of its grant
+// that found it trusted and the write that check guards: it logged the
+// check less than a quarter of actDelay ago.
+func afterCheck(p *proc) bool {
+	events := lastEvents(p)
+	n := len(events)
+	return n > 0 && events[n-1].Kind == history.DoneOpen && time.Since(events[n-1].Wall) < actDelay/4
+}
+
+func lastEvents(p *proc) []history.Event {
+	events, err := history.Read(p.history)
+	if err != nil {
+		return nil
+	}
+	return events
 }
 
 // waitHolder returns a live worker that holds the semaphore now.
@@ -240,16 +267,16 @@ func (r *run) signal(p *proc, sig syscall.Signal, detail string) {
 }
 
 // frozenHolder returns a worker that holds the semaphore, stopped with
-// SIGSTOP in the middle of its grant for the instant the harness needs to
-// put a fault there: a worker checked while running could write or release
-// before the fault lands. The freeze is not recorded: it lasts far less
-// than any lease.
-func (r *run) frozenHolder() *proc {
+// SIGSTOP where at says, for the instant the harness needs to put a fault
+// there: a worker checked while running could write or release before the
+// fault lands. The freeze is not recorded: it lasts far less than any
+// lease.
+func (r *run) frozenHolder(at func(*proc) bool) *proc {
 	deadline := time.Now().Add(3 * lease)
 	for time.Now().Before(deadline) {
 		p := r.waitHolder()
 		require.NoError(r.t, p.cmd.Process.Signal(syscall.SIGSTOP))
-		if midHold(p) {
+		if at(p) {
 			return p
 		}
 		r.thaw(p)
@@ -262,15 +289,15 @@ func (r *run) thaw(p *proc) { require.NoError(r.t, p.cmd.Process.Signal(syscall.
 
 // killHolder kills a worker while it holds the semaphore.
 func (r *run) killHolder() {
-	p := r.frozenHolder()
+	p := r.frozenHolder(midHold)
 	r.signal(p, syscall.SIGKILL, history.FaultKill)
 	<-p.exited
 }
 
-// stopHolder stops a worker while it holds the semaphore, for d, then lets
-// it go on.
-func (r *run) stopHolder(d time.Duration) {
-	p := r.frozenHolder()
+// stopHolder stops a worker while it holds the semaphore, where at says,
+// for d, then lets it go on.
+func (r *run) stopHolder(at func(*proc) bool, d time.Duration) {
+	p := r.frozenHolder(at)
 	r.fault(history.FaultStop, p.name)
 	time.Sleep(d) // the fault's length
 	r.signal(p, syscall.SIGCONT, history.FaultCont)
@@ -279,7 +306,7 @@ func (r *run) stopHolder(d time.Duration) {
 // partitionHolder blackholes every connection of a holder to its servers
 // for d, then heals.
 func (r *run) partitionHolder(d time.Duration) {
-	p := r.frozenHolder()
+	p := r.frozenHolder(midHold)
 	for _, px := range p.proxies {
 		require.NoError(r.t, px.Blackhole())
 	}

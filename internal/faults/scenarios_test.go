@@ -22,25 +22,45 @@ type scenario struct {
 	expect func(t *testing.T, rep *checker.Report)
 }
 
-// The scenarios every strategy must survive, one fault each, and one
-// deliberately broken worker the checker must catch.
+// The scenarios every strategy must survive, one fault each, and the
+// deliberately broken workers the checker must catch.
 var holderScenarios = []scenario{
 	{"kill-holder", (*run).killHolder, nil, func(t *testing.T, rep *checker.Report) {
 		assert.Empty(t, rep.Violations)
 		assert.Positive(t, rep.HolderFaults, "the kill missed every holder")
 		expectBackByExpiry(t, rep)
 	}},
-	{"stop-holder", func(r *run) { r.stopHolder(2 * lease) }, nil, expectLateWritesRejected},
-	{"partition-holder", func(r *run) { r.partitionHolder(2 * lease) }, nil, func(t *testing.T, rep *checker.Report) {
+	{"stop-holder", stopMidHold, nil, func(t *testing.T, rep *checker.Report) {
+		assert.Empty(t, rep.Violations)
+		assert.Positive(t, rep.HolderFaults, "the stop missed every holder")
+		assert.Positive(t, rep.DoneSeen, "the stopped holder never saw Done fire after it resumed")
+	}},
+	{"stop-after-check", stopAfterCheck, []option{slowActs}, expectLateWritesRejected},
+	{"partition-holder", func(r *run) { r.partitionHolder(2 * lease) }, []option{holdFor(2 * lease)}, func(t *testing.T, rep *checker.Report) {
 		assert.Empty(t, rep.Violations)
 		assert.Positive(t, rep.HolderFaults, "the partition missed every holder")
+		assert.Positive(t, rep.DoneSeen, "the partitioned holder never saw Done fire")
 		expectBackByExpiry(t, rep)
 	}},
-	{"broken-ignores-fence", func(r *run) { r.stopHolder(2 * lease) }, []option{ignoreFence}, func(t *testing.T, rep *checker.Report) {
+	{"broken-ignores-fence", stopAfterCheck, []option{slowActs, ignoreFence}, func(t *testing.T, rep *checker.Report) {
 		assert.Positive(t, rep.Count(checker.FenceOrder), "the checker missed the unfenced late write")
 		assert.Positive(t, rep.Count(checker.LateWriteAccepted), "the checker missed the unfenced late write")
 	}},
+	{"broken-ignores-done", stopMidHold, []option{ignoreDone}, func(t *testing.T, rep *checker.Report) {
+		assert.Positive(t, rep.Count(checker.DoneNotFired), "the checker missed the write made without checking Done")
+		assert.Zero(t, rep.Count(checker.LateWriteAccepted), "the fence let the late write through")
+	}},
 }
+
+// stopMidHold stops a holder while it waits between its writes, for two
+// leases: when it resumes, it must learn from its grant that the lease is
+// gone before it writes again.
+func stopMidHold(r *run) { r.stopHolder(midHold, 2*lease) }
+
+// stopAfterCheck stops a holder between a check that found its grant
+// trusted and the write, for two leases: the write is late, and only the
+// fence can reject it.
+func stopAfterCheck(r *run) { r.stopHolder(afterCheck, 2*lease) }
 
 // expectBackByExpiry: permits came back after every fault, and no sooner
 // than the cut-off: by the lease's expiry, not by a release that slipped
@@ -51,8 +71,8 @@ func expectBackByExpiry(t *testing.T, rep *checker.Report) {
 	}
 }
 
-// expectLateWritesRejected: a holder stopped past its lease wrote late, and
-// the fence rejected every late write.
+// expectLateWritesRejected: a holder stopped past its lease between its
+// check and its write wrote late, and the fence rejected every late write.
 func expectLateWritesRejected(t *testing.T, rep *checker.Report) {
 	assert.Empty(t, rep.Violations)
 	assert.Positive(t, rep.HolderFaults, "the stop missed every holder")

@@ -25,8 +25,11 @@
 //     non-decreasing order.
 //   - Late writes: a holder cut off for longer than the lease that writes
 //     afterwards with its old token must be rejected by the fence when a
-//     newer token was accepted meanwhile, and, where the grant can signal,
-//     must have seen Done fire before writing.
+//     newer token was accepted meanwhile.
+//   - Done, where the grant can signal (done.go): a holder that checks its
+//     grant before acting never finds it trusted once another worker was
+//     granted its permits, and a holder partitioned for longer than the
+//     lease sees Done fire within the lease of the cut.
 //   - Permits back: after a holder is cut off, another worker is granted
 //     within Lease + BackBound. The delay is reported for every fault.
 //   - No stranded waiter and no vanished worker: every acquire-start ends
@@ -93,6 +96,7 @@ type Report struct {
 	PermitsBack  []time.Duration // per holder or server fault: from the fault to the next grant to another worker
 	LateWrites   int             // writes with a token of a grant cut off for longer than the lease
 	LateRejected int             // of those, rejected by the fence
+	DoneSeen     int             // grants of holders cut off for longer than the lease whose worker then saw Done fire
 	Notes        []string        // checks that could not be made, and why
 }
 
@@ -145,6 +149,7 @@ func Check(cfg Config, events []history.Event) *Report {
 	checkAdmission(r, cfg, grants)
 	checkFence(r, run.store)
 	checkLate(r, cfg, run, grants)
+	checkDone(r, cfg, run, grants)
 	checkBack(r, cfg, run, grants)
 	checkWaiters(r, run)
 	return r
@@ -243,9 +248,10 @@ type grant struct {
 	token      int64
 	weight     int64
 	canSignal  bool
-	start, end time.Time // end: release-start, Done, or cut-off + Cutoff
-	releasedAt time.Time // when the worker logged release-start, zero if never
-	doneAt     time.Time // when the worker saw Done fire, zero if never
+	start, end time.Time   // end: release-start, Done, or cut-off + Cutoff
+	releasedAt time.Time   // when the worker logged release-start, zero if never
+	doneAt     time.Time   // when the worker saw Done fire, zero if never
+	checks     []time.Time // when the worker checked the grant and found it trusted
 }
 
 // grants returns every grant of the run with its span of validity.
@@ -263,6 +269,10 @@ func (r *run) grants(cfg Config) []*grant {
 			case history.DoneFired:
 				if g != nil && g.doneAt.IsZero() {
 					g.doneAt = e.Wall
+				}
+			case history.DoneOpen:
+				if g != nil {
+					g.checks = append(g.checks, e.Wall)
 				}
 			case history.ReleaseStart:
 				if g != nil {

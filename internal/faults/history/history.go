@@ -34,8 +34,12 @@ const (
 	Granted Kind = "granted"
 	// AcquireFailed: the acquire returned the error Err.
 	AcquireFailed Kind = "acquire-failed"
-	// DoneFired: the worker saw the grant's Done channel closed.
+	// DoneFired: the worker saw the grant's Done channel closed, or its
+	// Err (then in Err) when it checked before acting.
 	DoneFired Kind = "done-fired"
+	// DoneOpen: the worker checked its grant right before acting (a write)
+	// and found it still trusted: Done open, Err nil.
+	DoneOpen Kind = "done-open"
 	// WriteAccepted and WriteRejected: a fenced write with Token, as the
 	// worker saw its answer, or (Worker "store") as the store decided it.
 	WriteAccepted Kind = "write-accepted"

@@ -11,9 +11,8 @@ import (
 	"github.com/semacat/sem/etcdsem"
 )
 
-// etcdHandle adapts etcdsem to the worker. Its permits cannot signal Done
-// yet: Done returns nil, and the checker skips the Done checks.
-// A handle whose lease was lost is replaced, so that the worker goes on.
+// etcdHandle adapts etcdsem to the worker. An etcdsem handle whose lease
+// was lost cannot be used again, so it is replaced, and the worker goes on.
 type etcdHandle struct {
 	cli  *clientv3.Client
 	spec Spec
@@ -35,7 +34,7 @@ func openEtcd(s Spec) (Acquirer, error) {
 
 func (h *etcdHandle) renew() error {
 	s := h.spec
-	sem, err := etcdsem.New(h.cli, s.Semaphore, s.Size, etcdsem.WithTTL(s.Lease), etcdsem.WithTimeout(s.ReleaseTimeout))
+	sem, err := etcdsem.New(h.cli, s.Semaphore, s.Size, etcdsem.WithLease(s.Lease), etcdsem.WithTimeout(s.ReleaseTimeout))
 	if err == nil {
 		h.s = sem
 	}
@@ -44,7 +43,7 @@ func (h *etcdHandle) renew() error {
 
 func (h *etcdHandle) Acquire(ctx context.Context, n int64) (Grant, error) {
 	p, err := h.s.AcquirePermit(ctx, n)
-	if errors.Is(err, etcdsem.ErrSessionLost) || errors.Is(err, etcdsem.ErrClosed) {
+	if errors.Is(err, etcdsem.ErrLeaseLost) || errors.Is(err, etcdsem.ErrClosed) {
 		_ = h.s.Close()
 		if rerr := h.renew(); rerr != nil {
 			return nil, errors.Join(err, rerr)
@@ -53,16 +52,10 @@ func (h *etcdHandle) Acquire(ctx context.Context, n int64) (Grant, error) {
 	if err != nil {
 		return nil, err
 	}
-	return etcdGrant{p}, nil
+	return p, nil
 }
 
 func (h *etcdHandle) Close() error {
 	_ = h.s.Close()
 	return h.cli.Close()
 }
-
-type etcdGrant struct{ p *etcdsem.Permit }
-
-func (g etcdGrant) Token() int64                  { return g.p.Token() }
-func (g etcdGrant) Done() <-chan struct{}         { return nil }
-func (g etcdGrant) Release(context.Context) error { return g.p.Release() }

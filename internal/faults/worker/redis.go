@@ -9,8 +9,7 @@ import (
 	"github.com/semacat/sem/redissem"
 )
 
-// redisHandle adapts redissem to the worker. Its grants cannot signal Done
-// yet: Done returns nil, and the checker skips the Done checks.
+// redisHandle adapts redissem to the worker.
 type redisHandle struct {
 	rdb redis.UniversalClient
 	s   *redissem.Semaphore
@@ -31,26 +30,17 @@ func openRedis(s Spec) (Acquirer, error) {
 }
 
 func (h *redisHandle) Acquire(ctx context.Context, n int64) (Grant, error) {
-	token, err := h.s.AcquireToken(ctx, n)
+	p, err := h.s.AcquirePermit(ctx, n)
 	if err != nil {
 		return nil, err
 	}
-	return redisGrant{h.s, token, n}, nil
+	return p, nil
 }
 
 func (h *redisHandle) Close() error {
 	_ = h.s.Close()
 	return h.rdb.Close()
 }
-
-type redisGrant struct {
-	s        *redissem.Semaphore
-	token, n int64
-}
-
-func (g redisGrant) Token() int64                      { return g.token }
-func (g redisGrant) Done() <-chan struct{}             { return nil }
-func (g redisGrant) Release(ctx context.Context) error { return g.s.ReleaseErr(ctx, g.n) }
 
 type quiet struct{}
 

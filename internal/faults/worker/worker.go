@@ -25,6 +25,9 @@ type Grant interface {
 	// Done is closed once the holder can no longer be sure it holds the
 	// grant; it is nil if the strategy cannot tell.
 	Done() <-chan struct{}
+	// Err is nil while the holder may trust the grant, and says why not
+	// once it cannot.
+	Err() error
 	// Release gives the grant back.
 	Release(ctx context.Context) error
 }
@@ -46,7 +49,8 @@ type Config struct {
 	Store          string        // the fenced store's URL
 	Key            string        // the store key the worker writes
 	IgnoreFence    bool          // broken: write unfenced
-	IgnoreDone     bool          // broken: keep writing after Done fired
+	IgnoreDone     bool          // broken: write without checking the grant first
+	ActDelay       time.Duration // between checking the grant and the write it guards
 }
 
 // retryPause spaces the acquires of a worker whose acquire failed, so that
@@ -87,7 +91,8 @@ func (w *loop) once(ctx context.Context) error {
 		if lerr := w.log.Log(history.Event{Kind: history.AcquireFailed, Weight: w.cfg.Weight, Err: err.Error()}); lerr != nil {
 			return lerr
 		}
-		return pause(ctx, retryPause)
+		pause(ctx, retryPause)
+		return nil
 	}
 	if err := w.log.Log(history.Event{Kind: history.Granted, Weight: w.cfg.Weight, Token: g.Token(), CanSignal: g.Done() != nil}); err != nil {
 		return err
@@ -104,10 +109,10 @@ func (w *loop) once(ctx context.Context) error {
 	return w.log.Log(history.Event{Kind: history.Released, Token: g.Token(), Err: errString(err)})
 }
 
-// hold writes, holds for cfg.Hold and writes again, unless Done fires
-// first (and the worker heeds it).
+// hold acts (a checked write), holds for cfg.Hold and acts again, unless
+// Done fires first (and the worker heeds it).
 func (w *loop) hold(ctx context.Context, g Grant) error {
-	if err := w.write(ctx, g.Token()); err != nil {
+	if ok, err := w.act(ctx, g); !ok || err != nil {
 		return err
 	}
 	done := g.Done()
@@ -121,9 +126,28 @@ func (w *loop) hold(ctx context.Context, g Grant) error {
 	case <-ctx.Done():
 		return nil
 	case <-done:
-		return w.log.Log(history.Event{Kind: history.DoneFired, Token: g.Token()})
+		return w.log.Log(history.Event{Kind: history.DoneFired, Token: g.Token(), Err: errString(g.Err())})
 	}
-	return w.write(ctx, g.Token())
+	_, err := w.act(ctx, g)
+	return err
+}
+
+// act is what a careful holder does to use its grant: check that the grant
+// is still trusted, and only then write, cfg.ActDelay later (the work a
+// holder does between its check and its act). It reports false, without
+// writing, when the check finds the grant lost. A worker that ignores Done
+// writes without checking.
+func (w *loop) act(ctx context.Context, g Grant) (bool, error) {
+	if !w.cfg.IgnoreDone {
+		if err := g.Err(); err != nil {
+			return false, w.log.Log(history.Event{Kind: history.DoneFired, Token: g.Token(), Err: err.Error()})
+		}
+		if err := w.log.Log(history.Event{Kind: history.DoneOpen, Token: g.Token()}); err != nil {
+			return false, err
+		}
+	}
+	pause(ctx, w.cfg.ActDelay)
+	return true, w.write(ctx, g.Token())
 }
 
 // write makes one fenced write to the store and logs its answer.
@@ -139,14 +163,17 @@ func (w *loop) write(ctx context.Context, token int64) error {
 	return w.log.Log(e)
 }
 
-func pause(ctx context.Context, d time.Duration) error {
+// pause waits for d, or until ctx is done.
+func pause(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
 	case <-ctx.Done():
 	}
-	return nil
 }
 
 func errString(err error) string {

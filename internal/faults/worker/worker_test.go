@@ -29,6 +29,9 @@ type fake struct {
 	stop   context.CancelFunc
 	next   int64
 	ended  int
+	// openChecks is how many checks find done open before it closes; 0:
+	// done is as given.
+	openChecks int
 }
 
 func (f *fake) Acquire(context.Context, int64) (worker.Grant, error) {
@@ -37,7 +40,7 @@ func (f *fake) Acquire(context.Context, int64) (worker.Grant, error) {
 		return nil, f.err
 	}
 	f.next++
-	return grant{f, f.next}, nil
+	return &grant{f, f.next}, nil
 }
 
 func (f *fake) end() {
@@ -53,9 +56,26 @@ type grant struct {
 	token int64
 }
 
-func (g grant) Token() int64                  { return g.token }
-func (g grant) Done() <-chan struct{}         { return g.f.done }
-func (g grant) Release(context.Context) error { g.f.end(); return nil }
+func (g *grant) Token() int64          { return g.token }
+func (g *grant) Done() <-chan struct{} { return g.f.done }
+func (g *grant) Err() error {
+	if g.f.openChecks > 0 {
+		if g.f.openChecks--; g.f.openChecks == 0 {
+			close(g.f.done) // the lease is lost right after this check
+		}
+		return nil
+	}
+	select {
+	case <-g.f.done:
+		return errLost
+	default:
+		return nil
+	}
+}
+
+var errLost = errors.New("lease lost")
+
+func (g *grant) Release(context.Context) error { g.f.end(); return nil }
 
 // runFake runs one worker on f for the given number of cycles and returns
 // its history.
@@ -87,31 +107,43 @@ func kinds(events []history.Event) []history.Kind {
 	return k
 }
 
-// A cycle is logged in full: the grant cannot signal, both writes go
-// through the fence, and the release is logged before and after.
+// A cycle is logged in full: the grant cannot signal, both writes are
+// checked first and go through the fence, and the release is logged before
+// and after.
 func TestCycle(t *testing.T) {
 	a := &fake{}
 	events := runFake(t, a, 1, worker.Config{Hold: time.Millisecond})
-	assert.Equal(t, []history.Kind{history.AcquireStart, history.Granted, history.WriteAccepted,
-		history.WriteAccepted, history.ReleaseStart, history.Released, history.Exit}, kinds(events))
+	assert.Equal(t, []history.Kind{history.AcquireStart, history.Granted, history.DoneOpen, history.WriteAccepted,
+		history.DoneOpen, history.WriteAccepted, history.ReleaseStart, history.Released, history.Exit}, kinds(events))
 	assert.False(t, events[1].CanSignal)
 	assert.Equal(t, int64(1), events[1].Token)
 	assert.Equal(t, 1, a.ended)
 }
 
-// A grant whose Done fires stops the holder's writes; a worker that
-// ignores Done writes on.
+// A grant found lost when checked stops the holder before it writes; a
+// worker that ignores Done writes on, unchecked.
 func TestDone(t *testing.T) {
 	done := make(chan struct{})
 	close(done)
-	heeds := runFake(t, &fake{done: done}, 1, worker.Config{Hold: 2 * time.Second}) // fails, not hangs, if Done is missed
-	assert.Equal(t, []history.Kind{history.AcquireStart, history.Granted, history.WriteAccepted,
+	heeds := runFake(t, &fake{done: done}, 1, worker.Config{Hold: time.Millisecond})
+	assert.Equal(t, []history.Kind{history.AcquireStart, history.Granted,
 		history.DoneFired, history.ReleaseStart, history.Released, history.Exit}, kinds(heeds))
 	assert.True(t, heeds[1].CanSignal)
+	assert.Equal(t, errLost.Error(), heeds[2].Err)
 
 	ignores := runFake(t, &fake{done: done}, 1, worker.Config{Hold: time.Millisecond, IgnoreDone: true})
 	assert.Equal(t, []history.Kind{history.AcquireStart, history.Granted, history.WriteAccepted,
 		history.WriteAccepted, history.ReleaseStart, history.Released, history.Exit}, kinds(ignores))
+}
+
+// A grant whose Done fires while the holder waits ends the hold early,
+// without the second write.
+func TestDoneWhileHolding(t *testing.T) {
+	f := &fake{done: make(chan struct{}), openChecks: 1}
+	events := runFake(t, f, 1, worker.Config{Hold: 2 * time.Second}) // a wrong sequence, not a hang, if Done is missed
+	assert.Equal(t, []history.Kind{history.AcquireStart, history.Granted, history.DoneOpen, history.WriteAccepted,
+		history.DoneFired, history.ReleaseStart, history.Released, history.Exit}, kinds(events))
+	assert.Equal(t, errLost.Error(), events[4].Err)
 }
 
 // A failed acquire is logged with its error, and the worker goes on.
