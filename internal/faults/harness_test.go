@@ -63,7 +63,7 @@ type mode struct {
 
 func currentMode() mode {
 	if os.Getenv("SEMACAT_FAULTS") == "long" {
-		return mode{workers: 5, duration: 30 * time.Second, faults: 4}
+		return mode{workers: 5, duration: 25 * time.Second, faults: 4}
 	}
 	return mode{workers: 3, duration: 5 * time.Second, faults: 1}
 }

@@ -33,7 +33,7 @@ func checkDone(r *Report, cfg Config, run *run, grants []*grant) {
 		for _, at := range acts(g, run.store) {
 			if h := successor(cfg, grants, killed, g, at); h != nil {
 				r.Violations = append(r.Violations, Violation{DoneNotFired, at,
-					fmt.Sprintf("%s found its grant (token %d) still trusted, though %s had been granted token %d at %s",
+					fmt.Sprintf("%s acted on its grant (token %d) as still held, though %s had been granted token %d at %s: Done had not fired",
 						g.worker, g.token, h.worker, h.token, h.start.Format("15:04:05.000"))})
 				break
 			}
