@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -56,13 +57,29 @@ func main() error {
 		return err
 	}
 	defer log.Close()
-	a, err := open(s)
+	a, err := openRetrying(s, log)
 	if err != nil {
-		_ = log.Log(history.Event{Kind: history.Error, Err: err.Error()})
-		return err
+		return errors.Join(err, log.Log(history.Event{Kind: history.Exit}))
 	}
 	defer a.Close()
 	return Run(context.Background(), a, s.Config, log)
+}
+
+// openRetrying opens the strategy handle, retrying for the worker's run: a
+// server may be unreachable for a moment when the worker starts (a
+// Sentinel still settling). Each failure is logged.
+func openRetrying(s Spec, log *history.Writer) (Acquirer, error) {
+	end := time.Now().Add(s.Duration)
+	for {
+		a, err := open(s)
+		if err == nil {
+			return a, nil
+		}
+		if lerr := log.Log(history.Event{Kind: history.Error, Err: err.Error()}); lerr != nil || time.Now().After(end) {
+			return nil, errors.Join(err, lerr)
+		}
+		pause(context.Background(), retryPause)
+	}
 }
 
 // open returns the strategy handle s asks for.
