@@ -8,7 +8,7 @@ TOOL    := $(GO) tool -modfile=$(CURDIR)/tools/go.mod
 # dependencies away from users of the core packages.
 MODULES := $(patsubst ./%,%,$(patsubst %/go.mod,%,$(shell find . -name go.mod -not -path './tools/*' -not -path '*/testdata/*' | sort)))
 
-.PHONY: all test testdeps vet cover lint bench bench-long bench-reference bench-compare bench-render timelines
+.PHONY: all test testdeps vet cover lint bench bench-long bench-reference bench-compare bench-render timelines faults
 
 all: test
 
@@ -42,6 +42,13 @@ lint:
 		echo "== $$m: staticcheck"; \
 		(cd $$m && $(TOOL) staticcheck ./...); \
 	done
+
+## faults: the fault-injection scenarios of etcdsem and redissem in long
+## mode (5 workers, 25s and four faults per scenario; about 8 minutes on 2
+## cores), ending with the table: scenario, operations, faults, violations,
+## permits-back p50 and p99 (see internal/faults/doc.go)
+faults: testdeps
+	cd internal/faults && SEMACAT_FAULTS=long $(GO) test -count=1 -timeout 20m
 
 ## bench: the head-to-head run of every strategy against the references,
 ## each contended scenario in its steady state (see benchmarks/steady.go),

@@ -16,10 +16,14 @@ import (
 	"github.com/semacat/sem/etcdsem/internal/embedded"
 )
 
-// A 3-member cluster loses its leader while handles on every member keep
-// acquiring and releasing: after the election the semaphore keeps working,
-// never more than size permits are out, and none is left out at the end.
-func TestLeaderLoss(t *testing.T) {
+// A 3-member cluster, in this process, has its leader stopped gracefully
+// (the embedded server's Close, which hands leadership over) while handles
+// on every member keep acquiring and releasing: after the election the
+// semaphore keeps working, never more than size permits are out, and none
+// is left out at the end. A graceful stop is not a crash: the SIGKILL of the
+// leader's process and its restart from its data directory is
+// internal/faults' TestEtcd/kill-leader.
+func TestLeaderStop(t *testing.T) {
 	c, err := embedded.Start(t.TempDir(), 3)
 	require.NoError(t, err)
 	defer c.Close()

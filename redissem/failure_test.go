@@ -3,24 +3,29 @@ package redissem_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/semacat/sem/redissem"
 )
 
-// redis-server is killed mid-run and restarted on the same port, with its
-// fsynced append-only file, while workers on two clients keep acquiring.
-// In between, calls fail with clear errors; afterwards the workers recover,
-// and the resource never sees more than size permits in use.
-func TestRedisRestart(t *testing.T) {
+// redis-server is killed with SIGKILL mid-run and restarted on the same
+// port from an append-only file fsynced on every write, after an outage
+// shorter than the lease, while workers on two clients keep acquiring. In
+// between, calls fail with clear errors; afterwards the workers recover, and
+// the resource never sees more than size permits in use.
+//
+// Nothing Redis acknowledged is lost here, and no lease can run out during
+// the outage: this is the recovery of a durable server, not a lost write.
+// The restarts that lose grants (from an RDB snapshot, and a Sentinel
+// failover to a replica that lagged) are internal/faults'
+// TestRedisKillRestart and TestSentinelFailover.
+func TestRestartFromFsyncedAOF(t *testing.T) {
 	const size = 2
 	const lease = 4 * time.Second
 	srv, err := startRedis(t.TempDir(), true)
@@ -134,72 +139,4 @@ func TestReleaseWhileRedisDown(t *testing.T) {
 	defer cancel()
 	require.NoError(t, other.Acquire(ctx, 2), "the permits did not come back within half the lease")
 	other.Release(2)
-}
-
-// classicSemaphore is the timestamp-scored sorted-set recipe found in many
-// tutorials: drop holders older than the timeout, add yourself scored by
-// your clock, and you hold a permit if your rank is below the limit. Here
-// each client's clock is injectable.
-type classicSemaphore struct {
-	rdb     *redis.Client
-	key     string
-	limit   int64
-	timeout time.Duration
-	now     func() time.Time
-}
-
-func (c *classicSemaphore) tryAcquire(ctx context.Context, id string) (bool, error) {
-	now := c.now()
-	var rank *redis.IntCmd
-	_, err := c.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.ZRemRangeByScore(ctx, c.key, "-inf", fmt.Sprint(now.Add(-c.timeout).UnixMilli()))
-		p.ZAdd(ctx, c.key, redis.Z{Score: float64(now.UnixMilli()), Member: id})
-		rank = p.ZRank(ctx, c.key, id)
-		return nil
-	})
-	if err != nil {
-		return false, err
-	}
-	if rank.Val() < c.limit {
-		return true, nil
-	}
-	return false, c.rdb.ZRem(ctx, c.key, id).Err()
-}
-
-// With clocks a few seconds apart, the classic recipe admits a second
-// holder to a semaphore of size 1: a client whose clock runs ahead reaps the
-// live holder as expired, and one whose clock runs behind ranks ahead of it.
-// The same scenario with redissem admits nobody: it never reads a client's
-// clock (there is none to skew), only the server's.
-func TestClockSkew(t *testing.T) {
-	rdb := newClient(t, shared.addr())
-	ctx := context.Background()
-	for _, skew := range []time.Duration{15 * time.Second, -5 * time.Second} {
-		t.Run(fmt.Sprintf("classic/skew=%v", skew), func(t *testing.T) {
-			key := uniqueName(t)
-			fair := &classicSemaphore{rdb: rdb, key: key, limit: 1, timeout: 10 * time.Second, now: time.Now}
-			skewed := *fair
-			skewed.now = func() time.Time { return time.Now().Add(skew) }
-			ok, err := fair.tryAcquire(ctx, "a")
-			require.NoError(t, err)
-			require.True(t, ok, "the first client acquires the only permit")
-			ok, err = skewed.tryAcquire(ctx, "b")
-			require.NoError(t, err)
-			assert.True(t, ok, "expected the flaw: the skewed client is admitted too")
-			holders := rdb.ZRange(ctx, key, 0, -1).Val()
-			t.Logf("classic recipe, size 1, clock skew %v: holders %v; the second was admitted: %v", skew, holders, ok)
-		})
-		t.Run(fmt.Sprintf("redissem/skew=%v", skew), func(t *testing.T) {
-			first := newSem(t, newClient(t, shared.addr()), 1)
-			second, err := redissem.New(newClient(t, shared.addr()), first.Name(), 1)
-			require.NoError(t, err)
-			defer second.Close()
-			require.True(t, first.TryAcquire(1), "the first client acquires the only permit")
-			assert.False(t, second.TryAcquire(1), "a second client is admitted")
-			ctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
-			defer cancel()
-			assert.ErrorIs(t, second.Acquire(ctx, 1), context.DeadlineExceeded)
-			first.Release(1)
-		})
-	}
 }

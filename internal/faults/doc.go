@@ -1,0 +1,59 @@
+// Package faults is the fault-injection harness of semacat's distributed
+// strategies, etcdsem and redissem. Everything in it is real: servers and
+// clients are separate OS processes on loopback ports, a crash is SIGKILL,
+// a pause is SIGSTOP, a partition is a proxy that swallows bytes.
+//
+//   - servers: a 3-member etcd cluster whose members are this test binary
+//     re-executed in member mode, redis-server snapshotting to RDB, and a
+//     primary, replica and redis-sentinel.
+//   - proxy: a toxiproxy proxy per worker and server, run in the test
+//     process, that blackholes, delays or cuts connections.
+//   - worker: this test binary re-executed as a client that loops acquire,
+//     checked write, hold, checked write, release, logging each step to its
+//     own fsync'd history file. A checked write first asks the grant whether
+//     it is still trusted (Err), as a careful holder does, and skips the
+//     write when Done has fired.
+//   - fence: the fenced store, accepting a write only with a token at least
+//     the largest it accepted, logging every decision.
+//   - checker: judges a run from the history files alone.
+//
+// # Scenarios
+//
+// Each scenario runs workers on a size-1 semaphore with a 2s lease, injects
+// its fault, waits for the workers to finish, and checks the histories;
+// each prints a summary row (operations, faults, violations, and how long
+// after the fault the next worker was granted, p50 and p99):
+//
+//	kill-holder           SIGKILL of a worker that holds     etcd, redis
+//	stop-holder           SIGSTOP of a holder between its writes, for two
+//	                      leases: on resuming it must learn from its grant
+//	                      that the lease is gone before it writes again
+//	stop-after-check      SIGSTOP of a holder between a check that found its
+//	                      grant trusted and the write: the late write must
+//	                      be rejected by the fence
+//	partition-holder      blackhole of a holder's connections for two
+//	                      leases, holding for two: Done must fire within
+//	                      the lease of the cut
+//	broken-ignores-fence  stop-after-check with workers that skip the
+//	                      fence: the checker must report the stale write
+//	broken-ignores-done   stop-holder with workers that write without
+//	                      checking: the checker must report the write
+//	kill-leader           SIGKILL of the etcd leader's process, restart
+//	                      from its data directory
+//	TestRedisKillRestart  SIGKILL of redis-server while a worker holds,
+//	                      restart from the RDB snapshot
+//	TestSentinelFailover  SIGKILL of the Redis primary while a worker holds;
+//	                      the Sentinel promotes the replica
+//
+// Losing Redis's unsnapshotted or unreplicated writes may admit a second
+// holder, which no lease-based semaphore can prevent once its server forgot
+// the grant: those scenarios report over-admission without failing, and
+// require the fence to hold. A late Done signal this suite found in a
+// strategy and that is not fixed yet is listed in knownDefects
+// (scenarios_test.go): the scenario logs it and checks everything else.
+//
+// The default run is bounded for make test (3 workers, 5s each, one fault
+// per scenario). SEMACAT_FAULTS=long (make faults) runs 5 workers for 25s
+// each with four faults per scenario (the Sentinel fails over once). Both
+// print the table after the last scenario.
+package faults
