@@ -29,17 +29,8 @@ var (
 
 func TestConformance(t *testing.T) {
 	semtest.Run(t, func(size int64) sem.Semaphore { return chansem.New(size) },
-		semtest.Guarantees{UnitFIFO: true, NoStarvation: true, NoBarging: true})
-}
-
-func TestSizeAndAvailable(t *testing.T) {
-	s := chansem.New(5)
-	assert.Equal(t, int64(5), s.Size())
-	assert.Equal(t, int64(5), s.Available())
-	require.True(t, s.TryAcquire(3))
-	assert.Equal(t, int64(2), s.Available())
-	s.Release(3)
-	assert.Equal(t, int64(5), s.Available())
+		semtest.Guarantees{UnitFIFO: true, NoStarvation: true, NoBarging: true},
+		semtest.WithNewAvailable(func(size, available int64) sem.Semaphore { return chansem.NewAvailable(size, available) }))
 }
 
 func TestBadInputMessages(t *testing.T) {

@@ -39,38 +39,24 @@ type semaphore interface {
 // variants are the two semaphores of the package, with exactly the
 // guarantees each declares.
 var variants = []struct {
-	name       string
-	new        func(size int64) semaphore
-	guarantees semtest.Guarantees
+	name         string
+	new          func(size int64) semaphore
+	newAvailable func(size, available int64) sem.Semaphore
+	guarantees   semtest.Guarantees
 }{
-	{"plain", func(size int64) semaphore { return condsem.New(size) }, semtest.Guarantees{}},
+	{"plain", func(size int64) semaphore { return condsem.New(size) },
+		func(size, available int64) sem.Semaphore { return condsem.NewAvailable(size, available) },
+		semtest.Guarantees{}},
 	{"fair", func(size int64) semaphore { return condsem.NewFair(size) },
+		func(size, available int64) sem.Semaphore { return condsem.NewFairAvailable(size, available) },
 		semtest.Guarantees{FIFO: true, NoBarging: true, NoStarvation: true}},
 }
 
 func TestConformance(t *testing.T) {
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
-			semtest.Run(t, func(size int64) sem.Semaphore { return v.new(size) }, v.guarantees)
-		})
-	}
-}
-
-func TestSizeAndAvailable(t *testing.T) {
-	for _, v := range variants {
-		t.Run(v.name, func(t *testing.T) {
-			s := v.new(5)
-			assert.Equal(t, int64(5), s.Size())
-			assert.Equal(t, int64(5), s.Available())
-			require.True(t, s.TryAcquire(3))
-			assert.Equal(t, int64(2), s.Available())
-			require.NoError(t, s.Acquire(context.Background(), 2))
-			assert.Equal(t, int64(0), s.Available())
-			s.Release(3)
-			assert.Equal(t, int64(3), s.Available())
-			s.Release(2)
-			assert.Equal(t, int64(5), s.Available())
-			assert.Equal(t, int64(5), s.Size())
+			semtest.Run(t, func(size int64) sem.Semaphore { return v.new(size) }, v.guarantees,
+				semtest.WithNewAvailable(v.newAvailable))
 		})
 	}
 }

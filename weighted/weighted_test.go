@@ -25,22 +25,8 @@ var _ sem.Semaphore = (*weighted.Semaphore)(nil)
 
 func TestConformance(t *testing.T) {
 	semtest.Run(t, func(size int64) sem.Semaphore { return weighted.New(size) },
-		semtest.Guarantees{FIFO: true, NoStarvation: true, NoBarging: true})
-}
-
-func TestSizeAndAvailable(t *testing.T) {
-	s := weighted.New(5)
-	assert.Equal(t, int64(5), s.Size())
-	assert.Equal(t, int64(5), s.Available())
-	require.True(t, s.TryAcquire(3))
-	assert.Equal(t, int64(2), s.Available())
-	require.NoError(t, s.Acquire(context.Background(), 2))
-	assert.Equal(t, int64(0), s.Available())
-	s.Release(4)
-	assert.Equal(t, int64(4), s.Available())
-	s.Release(1)
-	assert.Equal(t, int64(5), s.Available())
-	assert.Equal(t, int64(5), s.Size())
+		semtest.Guarantees{FIFO: true, NoStarvation: true, NoBarging: true},
+		semtest.WithNewAvailable(func(size, available int64) sem.Semaphore { return weighted.NewAvailable(size, available) }))
 }
 
 // The largest size fits the state word, which keeps the free count above a
