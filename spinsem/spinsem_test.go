@@ -29,8 +29,17 @@ var _ sem.Semaphore = (*spinsem.Semaphore)(nil)
 // gives NoStarvation.
 func TestConformance(t *testing.T) {
 	semtest.Run(t, func(size int64) sem.Semaphore { return spinsem.New(size) },
+		semtest.Guarantees{NoStarvation: true})
+}
+
+// TestConformanceNewAvailable runs the suite again with the NewAvailable
+// constructor, so that its rows run too; the rows TestConformance already
+// runs are cut short (one model program, a small stress).
+func TestConformanceNewAvailable(t *testing.T) {
+	semtest.Run(t, func(size int64) sem.Semaphore { return spinsem.New(size) },
 		semtest.Guarantees{NoStarvation: true},
-		semtest.WithNewAvailable(func(size, available int64) sem.Semaphore { return spinsem.NewAvailable(size, available) }))
+		semtest.WithNewAvailable(func(size, available int64) sem.Semaphore { return spinsem.NewAvailable(size, available) }),
+		semtest.WithPrograms(1), semtest.WithStress(2, 10))
 }
 
 // The largest size fits the state word; an over-release of MaxInt64 is
