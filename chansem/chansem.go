@@ -83,7 +83,21 @@
 // count, and the caller gives the slot back and fails; a Release finds the
 // count below its request, the branch it already takes for an over-release,
 // and only there removes the mark before judging. Waiters select on a
-// channel that Close closes, beside their send and their context. NewAvailable
+// channel that Close closes, beside their send and their context.
+//
+// That select is what Close costs, and waiters pay it. Before Close, a
+// single-permit waiter whose context can never be done (context.Background)
+// parked on a bare send; now it selects on the close channel too, and under
+// contention, when nearly every Acquire parks, that is measurably slower
+// (BenchmarkContended, run against the code before Close; the fast paths
+// and the other strategies show no difference). Close stays because it is
+// the only way to fail a parked waiter. A cheaper design was sketched and
+// not built: parked senders keep a bare send, and Close instead receives
+// one value on nobody's behalf, a debt that the next give-back repays by
+// not receiving; each refused sender gives its slot back, which lets the
+// next parked sender in and refuses it in turn. Lock, which ignores Close,
+// could take that freed slot and stop the chain, so it would have to
+// receive one more on debt. NewAvailable
 // starts with the buffer and the held count filled with the permits that
 // are not available.
 //

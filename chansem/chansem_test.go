@@ -32,14 +32,14 @@ func TestConformance(t *testing.T) {
 		semtest.Guarantees{UnitFIFO: true, NoStarvation: true, NoBarging: true})
 }
 
-func TestSizeAndAvailable(t *testing.T) {
-	s := chansem.New(5)
-	assert.Equal(t, int64(5), s.Size())
-	assert.Equal(t, int64(5), s.Available())
-	require.True(t, s.TryAcquire(3))
-	assert.Equal(t, int64(2), s.Available())
-	s.Release(3)
-	assert.Equal(t, int64(5), s.Available())
+// TestConformanceNewAvailable runs the suite again with the NewAvailable
+// constructor, so that its rows run too; the rows TestConformance already
+// runs are cut short (one model program, a small stress).
+func TestConformanceNewAvailable(t *testing.T) {
+	semtest.Run(t, func(size int64) sem.Semaphore { return chansem.New(size) },
+		semtest.Guarantees{UnitFIFO: true, NoStarvation: true, NoBarging: true},
+		semtest.WithNewAvailable(func(size, available int64) sem.Semaphore { return chansem.NewAvailable(size, available) }),
+		semtest.WithPrograms(1), semtest.WithStress(2, 10))
 }
 
 func TestBadInputMessages(t *testing.T) {

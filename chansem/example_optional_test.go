@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/semacat/sem"
@@ -73,4 +74,34 @@ func ExampleNewAvailable() {
 	// 1
 	// 2
 	// 3
+}
+
+// A rendezvous: two goroutines each finish a first half, then wait until the
+// other has finished its own before going on. Each has a semaphore with no
+// free permit, NewAvailable(1, 0), on which it announces its arrival with
+// Release(1); each waits with Acquire on the other's. A Release happens
+// before the Acquire it enables, so each sees the other's first half done.
+func Example_rendezvous() {
+	aArrived, bArrived := chansem.NewAvailable(1, 0), chansem.NewAvailable(1, 0)
+	var aHalf, bHalf bool
+	report := make(chan string, 2)
+	go func() {
+		aHalf = true
+		aArrived.Release(1)
+		_ = bArrived.Acquire(context.Background(), 1)
+		report <- fmt.Sprint("A goes on; B's first half done: ", bHalf)
+	}()
+	go func() {
+		bHalf = true
+		bArrived.Release(1)
+		_ = aArrived.Acquire(context.Background(), 1)
+		report <- fmt.Sprint("B goes on; A's first half done: ", aHalf)
+	}()
+	lines := []string{<-report, <-report}
+	slices.Sort(lines)
+	fmt.Println(lines[0])
+	fmt.Println(lines[1])
+	// Output:
+	// A goes on; B's first half done: true
+	// B goes on; A's first half done: true
 }

@@ -56,21 +56,21 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-func TestSizeAndAvailable(t *testing.T) {
+// newAvailable is each variant's NewAvailable constructor.
+var newAvailable = map[string]func(size, available int64) sem.Semaphore{
+	"plain": func(size, available int64) sem.Semaphore { return condsem.NewAvailable(size, available) },
+	"fair":  func(size, available int64) sem.Semaphore { return condsem.NewFairAvailable(size, available) },
+}
+
+// TestConformanceNewAvailable runs the suite again with each variant's
+// NewAvailable constructor, so that its rows run too; the rows
+// TestConformance already runs are cut short (one model program, a small
+// stress).
+func TestConformanceNewAvailable(t *testing.T) {
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
-			s := v.new(5)
-			assert.Equal(t, int64(5), s.Size())
-			assert.Equal(t, int64(5), s.Available())
-			require.True(t, s.TryAcquire(3))
-			assert.Equal(t, int64(2), s.Available())
-			require.NoError(t, s.Acquire(context.Background(), 2))
-			assert.Equal(t, int64(0), s.Available())
-			s.Release(3)
-			assert.Equal(t, int64(3), s.Available())
-			s.Release(2)
-			assert.Equal(t, int64(5), s.Available())
-			assert.Equal(t, int64(5), s.Size())
+			semtest.Run(t, func(size int64) sem.Semaphore { return v.new(size) }, v.guarantees,
+				semtest.WithNewAvailable(newAvailable[v.name]), semtest.WithPrograms(1), semtest.WithStress(2, 10))
 		})
 	}
 }

@@ -102,6 +102,36 @@
 //	                       acquired panics
 //	  BadInput             available < 0 or > size, size < 1 panic, naming the value
 //
+// Last, one family compares the implementation with a model of the contract:
+//
+//	Model          seeded random programs, checked step by step (synctest mode only)
+//
+// # The Model family
+//
+// Model draws random programs, each a semaphore of size 1 to 4 and a dozen
+// steps: Acquire calls of random weights with contexts that are never done,
+// cancelable, timing out, or done before the call; TryAcquire; Release of
+// part of what a holder holds; over-release; cancellations; simulated time;
+// and steps that run a Release and a cancellation, or a burst of Releases
+// and a TryAcquire, back to back with no settling between them. After every
+// step it waits until every goroutine is blocked and compares what returned,
+// and with what, to a model that knows which outcomes the contract and the
+// claimed FIFO, UnitFIFO and NoBarging guarantees allow. The model checks
+// orderings the fixed rows above do not stage; it does not exercise the
+// optional interfaces.
+//
+// It runs 500 programs from seed 1 by default, few enough for every go test
+// run. [WithPrograms] changes the count, and two environment variables
+// change the run without a change to the test:
+//
+//	SEMTEST_PROGRAMS=20000 SEMTEST_SEED=7 go test -run 'Conformance/Model' .
+//
+// A failing program is shrunk to a short one that fails the same way, and
+// the report prints it with the command that replays it alone (through the
+// environment variable SEMTEST_REPLAY) and the [ReplayProgram] call that
+// keeps it as a regression test. Model needs testing/synctest, so it is
+// skipped under [WithSettle].
+//
 // # How the checks run
 //
 // Checks about blocking, ordering and time run inside testing/synctest

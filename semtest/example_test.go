@@ -34,3 +34,29 @@ func ExampleWithSettle() {
 	}
 	_ = conformance
 }
+
+// When the Model family finds a program on which the implementation breaks
+// the contract, it prints the program shrunk to a few steps. Pasted into a
+// test of its own, ReplayProgram keeps it as a regression test; this one is
+// go.dev/issue/63615's race, a waiter canceled just before the Release that
+// would serve it.
+func ExampleReplayProgram() {
+	regression := func(t *testing.T) { // func TestCanceledBeforeRelease(t *testing.T)
+		semtest.ReplayProgram(t, func(size int64) sem.Semaphore { return chansem.New(size) },
+			semtest.Guarantees{UnitFIFO: true, NoBarging: true},
+			"size 1; w1 acquire 1 bg; w2 acquire 1 cancelable; cancel w2 + release w1 1")
+	}
+	_ = regression
+}
+
+// A longer run of the Model family than the default, for a soak in CI; the
+// environment variables SEMTEST_PROGRAMS and SEMTEST_SEED do the same
+// without a change to the test.
+func ExampleWithPrograms() {
+	soak := func(t *testing.T) { // func TestSoak(t *testing.T)
+		semtest.Run(t, func(size int64) sem.Semaphore { return chansem.New(size) },
+			semtest.Guarantees{UnitFIFO: true, NoStarvation: true, NoBarging: true},
+			semtest.WithPrograms(20000))
+	}
+	_ = soak
+}

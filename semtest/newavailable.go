@@ -69,12 +69,14 @@ func (c *config) testNewAvailableOverRelease(t *testing.T) {
 }
 
 // testNewAvailableBadInput: available below 0 or above the size, and a size
-// below 1, panic naming the package, the constructor and the value.
+// below 1, panic naming the package, the constructor and the value. The
+// constructor's name need only end in "Available": a package may offer
+// several, such as condsem's NewAvailable and NewFairAvailable.
 func (c *config) testNewAvailableBadInput(t *testing.T) {
 	for _, tc := range []struct{ size, available, bad int64 }{
 		{4, -1, -1}, {4, 5, 5}, {4, -1 << 63, -1 << 63}, {0, 0, 0}, {-1, 0, -1},
 	} {
 		call := fmt.Sprintf("NewAvailable(%d, %d)", tc.size, tc.available)
-		expectPanic(t, call, func() { c.newAvailable(tc.size, tc.available) }, "NewAvailable", fmt.Sprint(tc.bad), c.pkg)
+		expectPanic(t, call, func() { c.newAvailable(tc.size, tc.available) }, "Available(", fmt.Sprint(tc.bad), c.pkg)
 	}
 }

@@ -32,24 +32,25 @@ type ref struct {
 
 // The bugs ref can be built with.
 const (
-	bugNone           = ""
-	bugOverAdmit      = "overadmit"      // admits one permit more than is free
-	bugLostWakeup     = "lostwakeup"     // Release wakes one waiter however many permits it frees
-	bugIgnoreCancel   = "ignorecancel"   // a waiting Acquire never looks at its context again
-	bugDoneContext    = "donectx"        // a done context still acquires free permits
-	bugDoneContextBig = "donectxbig"     // a done context still acquires free permits, if n > 1
-	bugGrantAfterDone = "grantafterdone" // a waiter takes permits freed after its context was done
-	bugStrand         = "strand"         // a canceled waiter stays at the head of the queue
-	bugNoPanic        = "nopanic"        // over-release silently drives the count negative
-	bugPanicLate      = "paniclate"      // over-release gives back what is held, then panics
-	bugCheckThenAct   = "checkthenact"   // over-release is checked, then permits go back one by one
-	bugNoPackageName  = "nopkg"          // panic messages do not name the package
-	bugExceedsBlocks  = "exceedsblocks"  // n > size waits instead of failing
-	bugLeak           = "leak"           // every Acquire that waits leaves a goroutine behind
-	bugLeakAfterFunc  = "leakafterfunc"  // every Acquire leaves its context.AfterFunc registered
-	bugAvailable      = "available"      // Available subtracts the weight of waiting requests
-	bugRacyTryAcquire = "racytry"        // TryAcquire reads the count without the lock first
-	bugRacyRelease    = "racyrelease"    // Release writes the count before it takes the lock
+	bugNone               = ""
+	bugOverAdmit          = "overadmit"          // admits one permit more than is free
+	bugLostWakeup         = "lostwakeup"         // Release wakes one waiter however many permits it frees
+	bugIgnoreCancel       = "ignorecancel"       // a waiting Acquire never looks at its context again
+	bugDoneContext        = "donectx"            // a done context still acquires free permits
+	bugDoneContextBig     = "donectxbig"         // a done context still acquires free permits, if n > 1
+	bugGrantAfterDone     = "grantafterdone"     // a waiter takes permits freed after its context was done
+	bugUnitGrantAfterDone = "unitgrantafterdone" // a single-permit waiter does, as a select between the permit and ctx.Done() may
+	bugStrand             = "strand"             // a canceled waiter stays at the head of the queue
+	bugNoPanic            = "nopanic"            // over-release silently drives the count negative
+	bugPanicLate          = "paniclate"          // over-release gives back what is held, then panics
+	bugCheckThenAct       = "checkthenact"       // over-release is checked, then permits go back one by one
+	bugNoPackageName      = "nopkg"              // panic messages do not name the package
+	bugExceedsBlocks      = "exceedsblocks"      // n > size waits instead of failing
+	bugLeak               = "leak"               // every Acquire that waits leaves a goroutine behind
+	bugLeakAfterFunc      = "leakafterfunc"      // every Acquire leaves its context.AfterFunc registered
+	bugAvailable          = "available"          // Available subtracts the weight of waiting requests
+	bugRacyTryAcquire     = "racytry"            // TryAcquire reads the count without the lock first
+	bugRacyRelease        = "racyrelease"        // Release writes the count before it takes the lock
 )
 
 func newRef(fifo bool, bug string) semtest.NewFunc {
@@ -125,7 +126,7 @@ func (r *ref) acquire(ctx context.Context, n int64, w *wait) error {
 	for {
 		// A cancellation that came before the grant wins.
 		done := ctx.Err() != nil && r.bug != bugIgnoreCancel
-		if r.fits(me) && (!done || r.bug == bugGrantAfterDone || r.acquiresWhenDone(n)) && (!r.closed || r.bug == bugCloseFreePermits) {
+		if r.fits(me) && (!done || r.grantsAfterDone(n) || r.acquiresWhenDone(n)) && (!r.closed || r.bug == bugCloseFreePermits) {
 			break
 		}
 		if done || r.closed || n > r.size && r.waitersMayExceed() {
@@ -238,6 +239,12 @@ func (r *ref) fits(me *int64) bool {
 
 func (r *ref) remove(me *int64) {
 	r.queue = slices.DeleteFunc(r.queue, func(q *int64) bool { return q == me })
+}
+
+// grantsAfterDone reports whether a bug lets a waiting Acquire(n) whose
+// context is done take permits freed since.
+func (r *ref) grantsAfterDone(n int64) bool {
+	return r.bug == bugGrantAfterDone || r.bug == bugUnitGrantAfterDone && n == 1
 }
 
 // acquiresWhenDone reports whether a bug lets Acquire(n) with a done

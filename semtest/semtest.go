@@ -90,6 +90,7 @@ type config struct {
 
 	newAvailable func(size, available int64) sem.Semaphore // nil if not given
 	has          implements                                // the optional interfaces
+	programs     int                                       // random programs of the Model family; 0 for the default
 }
 
 func (c *config) realTime() bool { return c.settle != nil }
@@ -132,6 +133,7 @@ func Run(t *testing.T, newSem NewFunc, g Guarantees, opts ...Option) {
 	t.Run("Close", c.testClose)
 	t.Run("Observe", c.testObserve)
 	t.Run("NewAvailable", c.testNewAvailable)
+	t.Run("Model", c.testModel)
 }
 
 // probe builds a valid semaphore to learn its package and the optional

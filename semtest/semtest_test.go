@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -75,6 +76,9 @@ var broken = []struct {
 	{"done-context-acquires", newRef(false, bugDoneContext), none, "Cancel/AlreadyDone", 1, false, nil},
 	{"done-context-acquires-n>1", newRef(false, bugDoneContextBig), none, "Cancel/AlreadyDone", 1, false, nil},
 	{"grant-after-cancel", newRef(false, bugGrantAfterDone), none, "Cancel/BeforeGrant", 1, false, nil},
+	// Cancel/BeforeGrant's waiter asks for 2; only the model's random
+	// weights reach this one.
+	{"unit-grant-after-cancel", newRef(false, bugUnitGrantAfterDone), none, "Model", 1, false, nil},
 	{"canceled-head-strands", newRef(true, bugStrand), fifo, "Cancel/HeadDoesNotStrand", 1, false, nil},
 	{"over-release-no-panic", newRef(false, bugNoPanic), none, "BadInput/OverRelease/Fresh", 1, false, nil},
 	{"over-release-panics-late", newRef(false, bugPanicLate), none, "BadInput/OverRelease/WaiterQueued", 1, false, nil},
@@ -160,4 +164,30 @@ func TestBrokenTarget(t *testing.T) {
 		}
 	}
 	t.Fatalf("no broken implementation named %q", name)
+}
+
+// The Model family catches a bug that every other row of the suite misses,
+// and its report says how to replay the shrunk program: the command it
+// prints, run as printed, fails the same way.
+func TestModelCatchesWhatRowsMiss(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	child := func(env []string, run string) string {
+		cmd := exec.Command(exe, "-test.run="+run, "-test.v")
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		require.Error(t, err, "the suite passed a semaphore with bug unit-grant-after-cancel:\n%s", out)
+		return string(out)
+	}
+	out := child([]string{"SEMTEST_BROKEN=unit-grant-after-cancel"}, "^TestBrokenTarget$")
+	failed := regexp.MustCompile(`--- FAIL: TestBrokenTarget/(\S+)`).FindAllStringSubmatch(out, -1)
+	require.Len(t, failed, 1, "want only the Model family to fail:\n%s", out)
+	assert.Equal(t, "Model", failed[0][1])
+
+	replay := regexp.MustCompile(`SEMTEST_REPLAY='([^']+)' go test -run '([^']+)' \.`).FindStringSubmatch(out)
+	require.NotNil(t, replay, "the report prints no replay command:\n%s", out)
+	assert.Equal(t, "^TestBrokenTarget$/^Model$", replay[2])
+	again := child([]string{"SEMTEST_BROKEN=unit-grant-after-cancel", "SEMTEST_REPLAY=" + replay[1]}, replay[2])
+	assert.Contains(t, again, "cancel-first", "the replayed program did not fail the same way:\n%s", again)
+	assert.Contains(t, out, "semtest.ReplayProgram(t, newSem, guarantees, ")
 }

@@ -32,15 +32,19 @@ func TestConformance(t *testing.T) {
 		semtest.Guarantees{NoStarvation: true})
 }
 
-func TestSizeAndAvailable(t *testing.T) {
-	s := spinsem.New(5)
-	assert.Equal(t, int64(5), s.Size())
-	assert.Equal(t, int64(5), s.Available())
-	require.True(t, s.TryAcquire(3))
-	assert.Equal(t, int64(2), s.Available())
-	s.Release(3)
-	assert.Equal(t, int64(5), s.Available())
+// TestConformanceNewAvailable runs the suite again with the NewAvailable
+// constructor, so that its rows run too; the rows TestConformance already
+// runs are cut short (one model program, a small stress).
+func TestConformanceNewAvailable(t *testing.T) {
+	semtest.Run(t, func(size int64) sem.Semaphore { return spinsem.New(size) },
+		semtest.Guarantees{NoStarvation: true},
+		semtest.WithNewAvailable(func(size, available int64) sem.Semaphore { return spinsem.NewAvailable(size, available) }),
+		semtest.WithPrograms(1), semtest.WithStress(2, 10))
+}
 
+// The largest size fits the state word; an over-release of MaxInt64 is
+// refused, naming what is held, rather than wrapping the count.
+func TestMaxSize(t *testing.T) {
 	big := spinsem.New(spinsem.MaxSize)
 	require.True(t, big.TryAcquire(spinsem.MaxSize))
 	assert.Equal(t, int64(0), big.Available())

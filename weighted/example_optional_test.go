@@ -85,3 +85,49 @@ func ExampleNewAvailable() {
 	// producer: data ready
 	// consumer: got it
 }
+
+// An adaptive limit follows the latency it observes: while the backend
+// answers within its target and calls queue for permits, the limit grows by
+// one; when the backend slows down, it halves, revoking no permit a call in
+// flight holds. Waiting tells whether calls queue; OnWait reports each wait
+// as it ends, for a metric of queueing time.
+func Example_adaptiveLimit() {
+	const target = 100 * time.Millisecond
+	s := weighted.New(2)
+	waits := make(chan sem.WaitEvent, 1)
+	s.OnWait(func(e sem.WaitEvent) { waits <- e })
+	adapt := func(latency time.Duration) {
+		requests, _ := s.Waiting()
+		old := s.Size()
+		switch {
+		case latency > target:
+			s.Resize(max(1, old/2)) // back off fast
+		case requests > 0:
+			s.Resize(old + 1) // healthy and in demand: grow slowly
+		}
+		fmt.Printf("backend %v, %d queued: limit %d -> %d\n", latency, requests, old, s.Size())
+	}
+
+	if !s.TryAcquire(2) { // two calls in flight
+		panic("fresh semaphore refused 2 permits")
+	}
+	served := make(chan error)
+	go func() { served <- s.Acquire(context.Background(), 1) }() // a third queues
+	for requests := 0; requests == 0; requests, _ = s.Waiting() {
+		time.Sleep(time.Millisecond)
+	}
+	adapt(20 * time.Millisecond) // the growth serves the queued call
+	fmt.Println("queued call:", <-served, "waited:", (<-waits).Waited() > 0)
+	adapt(300 * time.Millisecond)
+	fmt.Println("a new call may start:", s.TryAcquire(1))
+	s.Release(3) // the calls in flight finish
+	adapt(40 * time.Millisecond)
+	fmt.Println("a new call may start:", s.TryAcquire(1))
+	// Output:
+	// backend 20ms, 1 queued: limit 2 -> 3
+	// queued call: <nil> waited: true
+	// backend 300ms, 0 queued: limit 3 -> 1
+	// a new call may start: false
+	// backend 40ms, 0 queued: limit 1 -> 1
+	// a new call may start: true
+}

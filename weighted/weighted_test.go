@@ -28,19 +28,14 @@ func TestConformance(t *testing.T) {
 		semtest.Guarantees{FIFO: true, NoStarvation: true, NoBarging: true})
 }
 
-func TestSizeAndAvailable(t *testing.T) {
-	s := weighted.New(5)
-	assert.Equal(t, int64(5), s.Size())
-	assert.Equal(t, int64(5), s.Available())
-	require.True(t, s.TryAcquire(3))
-	assert.Equal(t, int64(2), s.Available())
-	require.NoError(t, s.Acquire(context.Background(), 2))
-	assert.Equal(t, int64(0), s.Available())
-	s.Release(4)
-	assert.Equal(t, int64(4), s.Available())
-	s.Release(1)
-	assert.Equal(t, int64(5), s.Available())
-	assert.Equal(t, int64(5), s.Size())
+// TestConformanceNewAvailable runs the suite again with the NewAvailable
+// constructor, so that its rows run too; the rows TestConformance already
+// runs are cut short (one model program, a small stress).
+func TestConformanceNewAvailable(t *testing.T) {
+	semtest.Run(t, func(size int64) sem.Semaphore { return weighted.New(size) },
+		semtest.Guarantees{FIFO: true, NoStarvation: true, NoBarging: true},
+		semtest.WithNewAvailable(func(size, available int64) sem.Semaphore { return weighted.NewAvailable(size, available) }),
+		semtest.WithPrograms(1), semtest.WithStress(2, 10))
 }
 
 // The largest size fits the state word, which keeps the free count above a

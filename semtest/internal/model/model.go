@@ -116,12 +116,16 @@ type Failure struct {
 }
 
 func (f *Failure) Error() string {
-	where := fmt.Sprintf("step %d (%s)", f.Step, f.StepText)
-	if f.Step == 0 {
-		where = "epilogue (" + f.StepText + ")"
-	}
 	return fmt.Sprintf("model: seed %d: %s: %s: %s\n\treplay (shrunk from %d steps): %q",
-		f.Seed, where, f.Kind, f.Msg, f.Original, f.Program)
+		f.Seed, f.Where(), f.Kind, f.Msg, f.Original, f.Program)
+}
+
+// Where names the step at which the check failed.
+func (f *Failure) Where() string {
+	if f.Step == 0 {
+		return "epilogue (" + f.StepText + ")"
+	}
+	return fmt.Sprintf("step %d (%s)", f.Step, f.StepText)
 }
 
 // Check runs cfg.Programs random programs against the semaphores built by
