@@ -112,7 +112,7 @@ func (c *config) testCloseLeaks(t *testing.T) {
 	c.bubble(t, func(t *testing.T, sc *scene) {
 		ctx := newNeverDoneContext()
 		s := sc.newHeld(2, 2)
-		before := runtime.NumGoroutine()
+		before := bubbleGoroutines()
 		ws := make([]*waiter, 3)
 		for i := range ws {
 			ws[i] = sc.goAcquireThen(ctx, func() {}, s, 1, func() {})
@@ -127,10 +127,10 @@ func (c *config) testCloseLeaks(t *testing.T) {
 			t.Errorf("%d callbacks were still registered on a never-canceled context after Close failed every Acquire waiting on it", n)
 		}
 		if !c.realTime() {
-			for i := 0; i < 1000 && runtime.NumGoroutine() > before; i++ {
+			for i := 0; i < 1000 && bubbleGoroutines() > before; i++ {
 				runtime.Gosched()
 			}
-			if after := runtime.NumGoroutine(); after > before {
+			if after := bubbleGoroutines(); after > before {
 				t.Errorf("%d goroutines before Acquire calls waited, %d after Close failed all of them", before, after)
 			}
 		}

@@ -30,15 +30,15 @@ func (c *config) testLeaks(t *testing.T) {
 		c.bubble(t, func(t *testing.T, sc *scene) {
 			ctx := newNeverDoneContext()
 			sc.newSem(2)
-			before := runtime.NumGoroutine()
+			before := bubbleGoroutines()
 			c.serveWaiters(t, sc, ctx)
 			sc.settle()
 			// A goroutine that has returned may take a moment to exit; a
 			// leaked one never does.
-			for i := 0; i < 1000 && runtime.NumGoroutine() > before; i++ {
+			for i := 0; i < 1000 && bubbleGoroutines() > before; i++ {
 				runtime.Gosched()
 			}
-			if after := runtime.NumGoroutine(); after > before {
+			if after := bubbleGoroutines(); after > before {
 				t.Errorf("%d goroutines before Acquire calls on a never-canceled context waited, %d after all of them were served and returned; the implementation leaks goroutines", before, after)
 			}
 		})
