@@ -120,7 +120,7 @@
 // orderings the fixed rows above do not stage; it does not exercise the
 // optional interfaces.
 //
-// It runs 500 programs from seed 1 by default, few enough for every go test
+// It runs 2000 programs from seed 1 by default, few enough for every go test
 // run. [WithPrograms] changes the count, and two environment variables
 // change the run without a change to the test:
 //

@@ -20,10 +20,10 @@ const (
 
 // defaultPrograms is few enough for every go test run, -race included;
 // SEMTEST_PROGRAMS or WithPrograms runs longer.
-const defaultPrograms = 500
+const defaultPrograms = 2000
 
 // WithPrograms sets the number of random programs the Model family runs (see
-// the package documentation); the default is 500. The environment variable
+// the package documentation); the default is 2000. The environment variable
 // SEMTEST_PROGRAMS overrides it, so that a longer run needs no change to the
 // test.
 func WithPrograms(n int) Option {
