@@ -1,0 +1,23 @@
+module github.com/semacat/sem/docs/recipes
+
+go 1.25.0
+
+require (
+	github.com/redis/go-redis/v9 v9.22.0
+	github.com/semacat/sem v0.0.0
+	github.com/semacat/sem/redissem v0.0.0-00010101000000-000000000000
+	github.com/stretchr/testify v1.12.1
+	go.uber.org/goleak v1.3.0
+)
+
+require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	go.uber.org/atomic v1.11.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/sys v0.30.0 // indirect
+)
+
+replace (
+	github.com/semacat/sem => ../..
+	github.com/semacat/sem/redissem => ../../redissem
+)
