@@ -33,8 +33,10 @@ func WithPrograms(n int) Option {
 // ReplayProgram runs one program of the Model family, in the text form its
 // failure reports print, against the semaphores newSem builds, and fails t
 // where they disagree with the model of the contract and of the guarantees
-// g claims. Paste a reported program into a test of its own to keep the
-// failure as a regression test.
+// g claims. The parts of a compound step run at once and may land in
+// another order from run to run, so the program is run up to 20 times and
+// the first disagreement is reported. Paste a reported program into a test
+// of its own to keep the failure as a regression test.
 func ReplayProgram(t *testing.T, newSem NewFunc, g Guarantees, program string) {
 	t.Helper()
 	f, err := model.ReplayFailure(t, model.NewFunc(newSem), claimsOf(g), program)
