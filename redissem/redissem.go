@@ -195,13 +195,17 @@ type Semaphore struct {
 	kick chan struct{} // a release or withdrawal awaits a retry
 	wg   sync.WaitGroup
 
-	mu      sync.Mutex
-	closed  bool
-	seq     uint64
-	held    int64                  // permits the callers hold through Acquire and TryAcquire
-	grants  []*grant               // every grant the handle holds, oldest first
-	pending map[string]struct{}    // releases and withdrawals that have not reached Redis yet
-	waiters map[string]chan string // queued request id -> its grant's token
+	// expiry ends grants at their end of validity (expiry.go).
+	expiry *time.Timer
+
+	mu       sync.Mutex
+	closed   bool
+	seq      uint64
+	held     int64                  // permits the callers hold through Acquire and TryAcquire
+	grants   []*grant               // every grant the handle holds, oldest first
+	pending  map[string]struct{}    // releases and withdrawals that have not reached Redis yet
+	waiters  map[string]chan string // queued request id -> its grant's token
+	expiryAt time.Time              // when expiry fires; zero when unarmed
 }
 
 // New returns a handle on the semaphore called name with size permits,
@@ -254,6 +258,7 @@ func New(rdb redis.UniversalClient, name string, size int64, opts ...Option) (*S
 		_ = s.ps.Close()
 		return nil, fmt.Errorf("%s: New(%q, %d): subscribing: %w", pkg, name, size, s.scriptError(err))
 	}
+	s.startExpiry()
 	s.wg.Add(2)
 	go s.dispatch(s.ps.Channel())
 	go s.refresher()
@@ -313,6 +318,7 @@ func (s *Semaphore) Close() error {
 		return nil
 	}
 	s.closed = true
+	s.expiry.Stop()
 	var args []any
 	for _, g := range s.grants {
 		args = append(args, g.id, 0)
