@@ -71,8 +71,11 @@
 // lease when it runs the script, after the send, so a holder cut off from
 // Redis sees Done close before the server can reap its grant and admit
 // someone else, as long as its clock runs no more than a hundredth slower
-// than the server's; a paused process sees it closed as soon as it resumes.
-// A refresh that finds the grant gone closes Done at once.
+// than the server's. A timer closes it, not the goroutine that refreshes, so
+// a refresh stuck on a cut connection does not delay it; and Done and
+// [Permit.Err] compare the clock with that time themselves, so a paused
+// process sees it closed as soon as it resumes. A refresh that finds the
+// grant gone closes Done at once.
 //
 // # Lost state
 //
@@ -97,6 +100,18 @@
 // not know it, and admits others: more than size may hold at once.
 // [WithReplicas] waits for replicas to confirm each grant, which narrows that
 // window without closing it; neither does Redlock against a paused process.
+//
+// A restart loses writes the same way. Redis restarted from an RDB snapshot,
+// or from an append-only file fsynced every second, comes back with the
+// semaphore's keys present but stale: the grants made after the snapshot or
+// in the last second are gone. Nothing is missing behind the counters, so
+// the scripts cannot tell (ErrStateLost needs missing keys), and the
+// forgotten permits are granted again while their holders still believe
+// they hold them, until the holders' next refresh closes their Done. The
+// fencing tokens still increase across such a restart, so a resource that
+// checks them rejects the stale holder. Only an append-only file fsynced on
+// every write (appendfsync always) keeps every grant Redis acknowledged.
+//
 // A process paused longer than its lease (a stop-the-world pause, a suspended
 // VM, a long page-fault storm) loses its grant while it may still act on it.
 // Use the fencing token where the protected resource can check it, and choose
