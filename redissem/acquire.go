@@ -187,6 +187,7 @@ func (s *Semaphore) hold(g *grant) (*grant, error) {
 		s.held += g.n
 	}
 	s.grants = append(s.grants, g)
+	s.armExpiry(g.valid)
 	return g, nil
 }
 

@@ -29,10 +29,11 @@ func (s *Semaphore) dispatch(msgs <-chan *redis.Message) {
 }
 
 // refresher pushes back the leases of the handle's grants every third of the
-// lease, retries releases and withdrawals that did not reach Redis, reports
-// lost leases, and closes the Done channel of each grant whose lease it can
-// no longer vouch for. While a refresh fails or something waits for a retry,
-// it refreshes every twelfth of the lease instead.
+// lease, retries releases and withdrawals that did not reach Redis, and
+// reports lost leases. While a refresh fails or something waits for a
+// retry, it refreshes every twelfth of the lease instead. It does not close
+// the Done channels of grants whose validity ends: the expiry timer does,
+// so that a refresh stuck in a round trip cannot delay them.
 func (s *Semaphore) refresher() {
 	defer s.wg.Done()
 	retry := s.lease / 12
@@ -57,8 +58,7 @@ func (s *Semaphore) refresher() {
 				refreshAt = time.Now().Add(retry)
 			}
 		}
-		next := s.expire(refreshAt)
-		t.Reset(time.Until(next))
+		t.Reset(time.Until(refreshAt))
 	}
 }
 
@@ -69,32 +69,11 @@ func (s *Semaphore) retrying() bool {
 	return len(s.pending) > 0
 }
 
-// expire closes the Done channel of every grant whose lease is no longer
-// surely valid, and returns when the refresher must wake next: the
-// earliest of next and the next grant's end of validity.
-func (s *Semaphore) expire(next time.Time) time.Time {
-	now := time.Now()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, g := range s.grants {
-		if g.err != nil {
-			continue
-		}
-		if !now.Before(g.valid) {
-			g.end(fmt.Errorf("%s: %d permits of %q (token %d): %w: no refresh got through within the lease, less a margin of %v",
-				pkg, g.n, s.name, g.token, ErrLeaseLost, s.margin))
-		} else if g.valid.Before(next) {
-			next = g.valid
-		}
-	}
-	return next
-}
-
 // refresh runs one update of every grant the handle holds and every release
 // or withdrawal still pending. A grant Redis still holds is surely valid
 // until the lease, less the margin, after the update was sent. The round
-// trip gives up when the first grant's validity ends, so that a refresh
-// lost on a cut connection cannot hold back the closing of Done.
+// trip gives up when the first grant's validity ends: by then that grant's
+// Done is closed, and a later answer could not reopen it.
 func (s *Semaphore) refresh() error {
 	if s.hooks != nil && s.hooks.skipRefresh != nil && s.hooks.skipRefresh() {
 		return fmt.Errorf("%w: refresh skipped by the test hook", ErrUnavailable)

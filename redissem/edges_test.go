@@ -186,6 +186,37 @@ func TestDoneClosesBeforeOthersAreGranted(t *testing.T) {
 	other.Release(1)
 }
 
+// A refresh stuck in its round trip (here it never returns: the gate holds
+// it regardless of its deadline) does not hold back Done: it closes at the
+// end of the grant's validity, before Redis could reap the grant, and Err
+// wraps ErrLeaseLost.
+func TestDoneClosesWhileRefreshIsStuck(t *testing.T) {
+	const lease = 1200 * time.Millisecond
+	const margin = lease/10 + lease/100
+	stuck := newGate()
+	s := newSem(t, newClient(t, shared.addr(), stuck), 1, redissem.WithLease(lease))
+	ctx := context.Background()
+
+	sent := time.Now()
+	p, err := s.AcquirePermit(ctx, 1)
+	require.NoError(t, err)
+	stuck.hold.Store(true)
+	<-stuck.hit // the first refresh, a third of the lease after New, is stuck
+	select {
+	case <-p.Done():
+	case <-time.After(time.Until(sent.Add(lease))):
+		close(stuck.open)
+		t.Fatalf("Done was still open a lease after the Acquire was sent, with the refresh stuck")
+	}
+	doneAt := time.Now()
+	require.ErrorIs(t, p.Err(), redissem.ErrLeaseLost)
+	assert.GreaterOrEqual(t, doneAt.Sub(sent), lease-margin, "Done closed before the grant's validity ended")
+	t.Logf("Done closed %v after the Acquire was sent (validity %v, lease %v)",
+		doneAt.Sub(sent).Round(time.Millisecond), lease-margin, lease)
+	close(stuck.open)
+	_ = p.Release(ctx) // whether Redis reaped the grant yet is not the point here
+}
+
 // Releasing grants whose lease expired in Redis reports ErrLeaseLost,
 // through ReleaseErr, the error handler of Release, and Permit.Release.
 func TestReleaseAfterExpiryReportsLeaseLost(t *testing.T) {

@@ -105,12 +105,17 @@ func (p *Permit) Weight() int64 {
 // that Redis holds the Permit's lease: at the send time of the last refresh
 // that succeeded (at first, of the last request Redis answered before the
 // grant) plus the lease, minus the margin the package documentation states;
-// or at once when a refresh finds the grant gone. It is also closed by
+// or at once when a refresh finds the grant gone. It is closed on time even
+// while a refresh is stuck on a cut connection, and a call to Done or Err
+// after a pause past that time finds it closed. It is also closed by
 // Release and by the handle's Close. Err says which.
 func (p *Permit) Done() <-chan struct{} {
 	if p.g == nil {
 		return nil
 	}
+	p.s.mu.Lock()
+	defer p.s.mu.Unlock()
+	p.s.expireIfDue(p.g, time.Now())
 	return p.g.done
 }
 
@@ -123,6 +128,7 @@ func (p *Permit) Err() error {
 	}
 	p.s.mu.Lock()
 	defer p.s.mu.Unlock()
+	p.s.expireIfDue(p.g, time.Now())
 	return p.g.err
 }
 

@@ -71,8 +71,11 @@
 // lease when it runs the script, after the send, so a holder cut off from
 // Redis sees Done close before the server can reap its grant and admit
 // someone else, as long as its clock runs no more than a hundredth slower
-// than the server's; a paused process sees it closed as soon as it resumes.
-// A refresh that finds the grant gone closes Done at once.
+// than the server's. A timer closes it, not the goroutine that refreshes, so
+// a refresh stuck on a cut connection does not delay it; and Done and
+// [Permit.Err] compare the clock with that time themselves, so a paused
+// process sees it closed as soon as it resumes. A refresh that finds the
+// grant gone closes Done at once.
 //
 // # Lost state
 //
@@ -97,6 +100,18 @@
 // not know it, and admits others: more than size may hold at once.
 // [WithReplicas] waits for replicas to confirm each grant, which narrows that
 // window without closing it; neither does Redlock against a paused process.
+//
+// A restart loses writes the same way. Redis restarted from an RDB snapshot,
+// or from an append-only file fsynced every second, comes back with the
+// semaphore's keys present but stale: the grants made after the snapshot or
+// in the last second are gone. Nothing is missing behind the counters, so
+// the scripts cannot tell (ErrStateLost needs missing keys), and the
+// forgotten permits are granted again while their holders still believe
+// they hold them, until the holders' next refresh closes their Done. The
+// fencing tokens still increase across such a restart, so a resource that
+// checks them rejects the stale holder. Only an append-only file fsynced on
+// every write (appendfsync always) keeps every grant Redis acknowledged.
+//
 // A process paused longer than its lease (a stop-the-world pause, a suspended
 // VM, a long page-fault storm) loses its grant while it may still act on it.
 // Use the fencing token where the protected resource can check it, and choose
@@ -195,13 +210,17 @@ type Semaphore struct {
 	kick chan struct{} // a release or withdrawal awaits a retry
 	wg   sync.WaitGroup
 
-	mu      sync.Mutex
-	closed  bool
-	seq     uint64
-	held    int64                  // permits the callers hold through Acquire and TryAcquire
-	grants  []*grant               // every grant the handle holds, oldest first
-	pending map[string]struct{}    // releases and withdrawals that have not reached Redis yet
-	waiters map[string]chan string // queued request id -> its grant's token
+	// expiry ends grants at their end of validity (expiry.go).
+	expiry *time.Timer
+
+	mu       sync.Mutex
+	closed   bool
+	seq      uint64
+	held     int64                  // permits the callers hold through Acquire and TryAcquire
+	grants   []*grant               // every grant the handle holds, oldest first
+	pending  map[string]struct{}    // releases and withdrawals that have not reached Redis yet
+	waiters  map[string]chan string // queued request id -> its grant's token
+	expiryAt time.Time              // when expiry fires; zero when unarmed
 }
 
 // New returns a handle on the semaphore called name with size permits,
@@ -254,6 +273,7 @@ func New(rdb redis.UniversalClient, name string, size int64, opts ...Option) (*S
 		_ = s.ps.Close()
 		return nil, fmt.Errorf("%s: New(%q, %d): subscribing: %w", pkg, name, size, s.scriptError(err))
 	}
+	s.startExpiry()
 	s.wg.Add(2)
 	go s.dispatch(s.ps.Channel())
 	go s.refresher()
@@ -313,6 +333,7 @@ func (s *Semaphore) Close() error {
 		return nil
 	}
 	s.closed = true
+	s.expiry.Stop()
 	var args []any
 	for _, g := range s.grants {
 		args = append(args, g.id, 0)

@@ -99,14 +99,7 @@ func (s scenario) run(t *testing.T, strategy string, upstreams []string) {
 // that are reported, not yet fixed, by scenario. When the scenario meets
 // the defect, it logs it instead of failing, and requires that nothing else
 // went wrong: in particular that the fence rejected every late write.
-var knownDefects = map[string]map[string]string{
-	"redis": {
-		"stop-holder": "redissem: Permit.Err reads only what the refresher recorded, not the clock, so a holder " +
-			"resuming from a pause past its lease can find its grant trusted after Redis reaped it and granted another",
-		"partition-holder": "redissem: Done is closed by the refresher goroutine, which can still be inside a refresh " +
-			"round trip when the grant's validity ends, so Done fires late, up to after Redis could reap the grant",
-	},
-}
+var knownDefects = map[string]map[string]string{}
 
 // expectOnlyKnownDefect: the only violations are late Done signals of the
 // known defect, and the fence held.
