@@ -48,9 +48,7 @@
 // Losing Redis's unsnapshotted or unreplicated writes may admit a second
 // holder, which no lease-based semaphore can prevent once its server forgot
 // the grant: those scenarios report over-admission without failing, and
-// require the fence to hold. A late Done signal this suite found in a
-// strategy and that is not fixed yet is listed in knownDefects
-// (scenarios_test.go): the scenario logs it and checks everything else.
+// require the fence to hold.
 //
 // The default run is bounded for make test (3 workers, 5s each, one fault
 // per scenario). SEMACAT_FAULTS=long (make faults) runs 5 workers for 25s

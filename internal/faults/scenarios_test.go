@@ -88,31 +88,9 @@ func (s scenario) run(t *testing.T, strategy string, upstreams []string) {
 		s.inject(r)
 	}
 	rep := r.finish()
-	if defect := knownDefects[strategy][s.name]; defect != "" && rep.Count(checker.DoneNotFired) > 0 {
-		expectOnlyKnownDefect(t, rep, defect)
-		return
-	}
 	s.expect(t, rep)
 }
 
-// knownDefects are the late Done signals this suite found in a strategy and
-// that are reported, not yet fixed, by scenario. When the scenario meets
-// the defect, it logs it instead of failing, and requires that nothing else
-// went wrong: in particular that the fence rejected every late write.
-var knownDefects = map[string]map[string]string{}
-
-// expectOnlyKnownDefect: the only violations are late Done signals of the
-// known defect, and the fence held.
-func expectOnlyKnownDefect(t *testing.T, rep *checker.Report, defect string) {
-	t.Logf("KNOWN DEFECT met (%d late Done signals): %s", rep.Count(checker.DoneNotFired), defect)
-	for _, v := range rep.Violations {
-		if v.Kind != checker.DoneNotFired {
-			t.Errorf("unexpected violation: %v", v)
-		}
-	}
-	assert.Positive(t, rep.HolderFaults, "the fault missed every holder")
-	assert.Equal(t, rep.LateWrites, rep.LateRejected, "the fence let a late write through")
-}
 
 func hostPorts(urls []string) []string {
 	var out []string
