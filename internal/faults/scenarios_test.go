@@ -91,7 +91,6 @@ func (s scenario) run(t *testing.T, strategy string, upstreams []string) {
 	s.expect(t, rep)
 }
 
-
 func hostPorts(urls []string) []string {
 	var out []string
 	for _, u := range urls {
