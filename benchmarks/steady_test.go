@@ -34,59 +34,53 @@ func TestSteadyRule(t *testing.T) {
 	}
 }
 
-// switching is a semaphore whose ops take fast until after, then slow:
-// the regime change of a convoy forming (in a synctest bubble).
-type switching struct {
+// paced is a semaphore whose ops first sleep for delay(time since start):
+// a cost per op that changes as the run goes on (in a synctest bubble).
+type paced struct {
 	sem.Semaphore
-	start             time.Time
-	after, fast, slow time.Duration
+	start time.Time
+	delay func(elapsed time.Duration) time.Duration
 }
 
-func (s switching) Acquire(ctx context.Context, n int64) error {
-	d := s.fast
-	if time.Since(s.start) >= s.after {
-		d = s.slow
-	}
-	time.Sleep(d)
+func (s paced) Acquire(ctx context.Context, n int64) error {
+	time.Sleep(s.delay(time.Since(s.start)))
 	return s.Semaphore.Acquire(ctx, n)
+}
+
+// measurePaced runs the steady-state measurement of make bench, measuring
+// for d, with 4 goroutines on a semaphore of 4 whose ops take delay.
+func measurePaced(d time.Duration, delay func(elapsed time.Duration) time.Duration) measured {
+	sc := Scenario{Goroutines: 4, Size: 4, MaxWeight: 1}
+	s := paced{chansem.New(4), time.Now(), delay}
+	m, _ := sc.steady(s, defaultSteadyFor(d), false, func() {}, func() {})
+	return m
 }
 
 // A regime change before the minimum warm-up (a convoy forming after a
 // preemption or two) is not measured: only the later regime is.
 func TestSteadyStateMeasuresTheLaterRegime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		sc := Scenario{Goroutines: 4, Size: 4, MaxWeight: 1}
 		// Stable for 3 windows in the fast regime, which ends at 45ms.
-		s := switching{chansem.New(4), time.Now(), 45 * time.Millisecond, 100 * time.Microsecond, time.Millisecond}
-		m, _ := sc.steady(s, defaultSteadyFor(20*time.Millisecond), false, func() {}, func() {})
+		m := measurePaced(20*time.Millisecond, func(elapsed time.Duration) time.Duration {
+			if elapsed < 45*time.Millisecond {
+				return 100 * time.Microsecond
+			}
+			return time.Millisecond
+		})
 		assert.GreaterOrEqual(t, m.warmup, steadyMinWarmup)
 		// 4 goroutines at 1ms per op: 250µs per op.
 		assert.InEpsilon(t, 250e3, m.nsPerOp(), 0.05, "measured %v per op after %v", time.Duration(m.nsPerOp()), m.warmup)
 	})
 }
 
-// ramping is a semaphore whose ops slow down, doubling every 20ms, until
-// flat (in a synctest bubble).
-type ramping struct {
-	sem.Semaphore
-	start    time.Time
-	from     time.Duration
-	doubling int
-}
-
-func (s ramping) Acquire(ctx context.Context, n int64) error {
-	d := s.from << min(int(time.Since(s.start)/(20*time.Millisecond)), s.doubling)
-	time.Sleep(d)
-	return s.Semaphore.Acquire(ctx, n)
-}
-
 // While the time per op keeps changing, the warm-up goes on past the
 // minimum, and the measurement sees the settled cost.
 func TestSteadyStateWaitsUntilStable(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		sc := Scenario{Goroutines: 4, Size: 4, MaxWeight: 1}
-		s := ramping{chansem.New(4), time.Now(), 10 * time.Microsecond, 6} // flat at 640µs from 120ms
-		m, _ := sc.steady(s, defaultSteadyFor(20*time.Millisecond), false, func() {}, func() {})
+		// Doubling every 20ms from 10µs, flat at 640µs from 120ms.
+		m := measurePaced(20*time.Millisecond, func(elapsed time.Duration) time.Duration {
+			return 10 * time.Microsecond << min(int(elapsed/(20*time.Millisecond)), 6)
+		})
 		assert.Greater(t, m.warmup, 120*time.Millisecond)
 		assert.Less(t, m.warmup, steadyMaxWarmup)
 		assert.InEpsilon(t, 160e3, m.nsPerOp(), 0.05, "measured %v per op after %v", time.Duration(m.nsPerOp()), m.warmup)
@@ -96,27 +90,15 @@ func TestSteadyStateWaitsUntilStable(t *testing.T) {
 // A run that never settles stops warming up at the maximum.
 func TestSteadyStateGivesUpAtTheMaximum(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		sc := Scenario{Goroutines: 4, Size: 4, MaxWeight: 1}
-		s := alternating{chansem.New(4), time.Now()}
-		m, _ := sc.steady(s, defaultSteadyFor(10*time.Millisecond), false, func() {}, func() {})
+		// 100µs and 400µs in turn, for 10ms each.
+		m := measurePaced(10*time.Millisecond, func(elapsed time.Duration) time.Duration {
+			if elapsed/(10*time.Millisecond)%2 == 1 {
+				return 400 * time.Microsecond
+			}
+			return 100 * time.Microsecond
+		})
 		assert.Equal(t, steadyMaxWarmup, m.warmup)
 	})
-}
-
-// alternating is a semaphore whose ops take 100µs and 400µs in turn, for
-// 10ms each (in a synctest bubble).
-type alternating struct {
-	sem.Semaphore
-	start time.Time
-}
-
-func (s alternating) Acquire(ctx context.Context, n int64) error {
-	d := 100 * time.Microsecond
-	if time.Since(s.start)/(10*time.Millisecond)%2 == 1 {
-		d *= 4
-	}
-	time.Sleep(d)
-	return s.Semaphore.Acquire(ctx, n)
 }
 
 // defaultSteadyFor is the rule of make bench, measuring for d.

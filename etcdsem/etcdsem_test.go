@@ -211,9 +211,7 @@ func TestHandlesShareFIFO(t *testing.T) {
 	settle(func() []*etcdsem.Semaphore { return []*etcdsem.Semaphore{a, b, c} })()
 	assert.False(t, c.TryAcquire(1), "TryAcquire(1) on another handle barged past a waiter")
 	a.Release(1)
-	avail, err := a.Available(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, int64(1), avail, "1 permit free; the waiter wants 2")
+	assert.Equal(t, int64(1), available(t, a), "1 permit free; the waiter wants 2")
 	assert.False(t, c.TryAcquire(1), "TryAcquire(1) barged past the waiter with 1 free")
 	a.Release(1)
 	require.NoError(t, await(t, bDone))
@@ -224,9 +222,7 @@ func TestHandlesShareFIFO(t *testing.T) {
 	assert.True(t, c.TryAcquire(1))
 	b.Release(2)
 	c.Release(1)
-	avail, err = c.Available(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, int64(3), avail)
+	assert.Equal(t, int64(3), available(t, c))
 }
 
 // Release(n) accepts any n up to what is held, whatever the weights of the
@@ -248,20 +244,14 @@ func TestReleaseSplitsKeys(t *testing.T) {
 	s.Release(2) // all of the first key, 1 of the second: 2 free
 	require.NoError(t, await(t, done), "the waiter for 2 after Release(2) of keys weighing 1 and 3")
 	assert.Equal(t, int64(2), s.Held())
-	avail, err := s.Available(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, int64(0), avail)
+	assert.Equal(t, int64(0), available(t, s))
 
 	s.Release(1)
-	avail, err = s.Available(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, int64(1), avail)
+	assert.Equal(t, int64(1), available(t, s))
 	assert.PanicsWithValue(t, "etcdsem: Release(2): released more than held (1 held)", func() { s.Release(2) })
 	s.Release(1)
 	other.Release(2)
-	avail, err = s.Available(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, int64(4), avail)
+	assert.Equal(t, int64(4), available(t, s))
 }
 
 // A shrunk key keeps its place in the queue: those queued behind it are

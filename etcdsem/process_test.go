@@ -165,9 +165,7 @@ func availableOf(t *testing.T, name string, size int64) int64 {
 	s, err := etcdsem.New(cli, name, size)
 	require.NoError(t, err)
 	defer s.Close()
-	avail, err := s.Available(context.Background())
-	require.NoError(t, err)
-	return avail
+	return available(t, s)
 }
 
 // A holder killed with SIGKILL gives nothing back itself; its lease

@@ -20,12 +20,18 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
+// sample is the small run of the testdata.
 func sample(t *testing.T) *report.Run {
+	return parseRun(t, "../testdata/results.txt")
+}
+
+// parseRun parses the results file at path.
+func parseRun(t *testing.T, path string) *report.Run {
 	t.Helper()
-	f, err := os.Open("../testdata/results.txt")
+	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
-	run, err := report.Parse(f, "results.txt")
+	run, err := report.Parse(f, filepath.Base(path))
 	require.NoError(t, err)
 	return run
 }
@@ -129,11 +135,7 @@ func TestTicks(t *testing.T) {
 // Every chart of the committed reference run renders as PNG too; with
 // SEMABENCH_PNG set to a directory, the PNGs are kept there to look at.
 func TestRenderReferencePNG(t *testing.T) {
-	f, err := os.Open("../../results/reference/results.txt")
-	require.NoError(t, err)
-	defer f.Close()
-	run, err := report.Parse(f, "results.txt")
-	require.NoError(t, err)
+	run := parseRun(t, "../../results/reference/results.txt")
 	dir := os.Getenv("SEMABENCH_PNG")
 	if dir == "" {
 		dir = t.TempDir()

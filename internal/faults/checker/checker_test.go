@@ -45,15 +45,31 @@ func (x h) store(ms int, worker string, kind history.Kind, token int64) h {
 	return x.add(ms, checker.StoreWorker, kind, token)
 }
 
+// grant adds worker's acquire at ms and its grant with token 1ms later.
+func (x h) grant(ms int, worker string, token int64) h {
+	return x.add(ms, worker, history.AcquireStart, 0).add(ms+1, worker, history.Granted, token)
+}
+
+// pausedPastLease stops a at 100ms and resumes it at 2100ms, past its
+// lease, while b holds from 1200ms to 1300ms with token 11.
+func (x h) pausedPastLease() h {
+	return x.fault(100, history.FaultStop, "a").
+		hold(1200, 1300, "b", 11).
+		fault(2100, history.FaultCont, "a")
+}
+
 // hold adds a full acquire-write-release cycle of worker with token, the
 // store's decision included.
 func (x h) hold(from, to int, worker string, token int64) h {
-	return x.add(from, worker, history.AcquireStart, 0).
-		add(from+1, worker, history.Granted, token).
+	return x.grant(from, worker, token).
 		store(from+2, worker, history.WriteAccepted, token).
 		add(from+3, worker, history.WriteAccepted, token).
-		add(to, worker, history.ReleaseStart, token).
-		add(to+1, worker, history.Released, token)
+		release(to, worker, token)
+}
+
+// release adds worker's release of token at ms, returning 1ms later.
+func (x h) release(ms int, worker string, token int64) h {
+	return x.add(ms, worker, history.ReleaseStart, token).add(ms+1, worker, history.Released, token)
 }
 
 func (x h) fault(ms int, detail, target string) h {
@@ -115,8 +131,7 @@ func TestCutoffBoundsValidity(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			events := h{}.
-				add(0, "a", history.AcquireStart, 0).
-				add(1, "a", history.Granted, 10).
+				grant(0, "a", 10).
 				fault(100, history.FaultKill, "a").
 				hold(tc.grantAt, tc.grantAt+50, "b", 11).
 				exit(2000, "b")
@@ -130,8 +145,7 @@ func TestCutoffBoundsValidity(t *testing.T) {
 // plus Cutoff: the grant to b at 700ms overlaps it.
 func TestShortStopKeepsHolderValid(t *testing.T) {
 	events := h{}.
-		add(0, "a", history.AcquireStart, 0).
-		add(1, "a", history.Granted, 10).
+		grant(0, "a", 10).
 		fault(100, history.FaultStop, "a").
 		fault(300, history.FaultCont, "a").
 		add(800, "a", history.ReleaseStart, 10).
@@ -154,18 +168,15 @@ func TestFenceOrder(t *testing.T) {
 // cannot signal Done.
 func pausedHolder(accepted bool) h {
 	events := h{}.
-		add(0, "a", history.AcquireStart, 0).
-		add(1, "a", history.Granted, 10).
+		grant(0, "a", 10).
 		store(2, "a", history.WriteAccepted, 10).
-		fault(100, history.FaultStop, "a").
-		hold(1200, 1300, "b", 11).
-		fault(2100, history.FaultCont, "a")
+		pausedPastLease()
 	decision := history.WriteRejected
 	if accepted {
 		decision = history.WriteAccepted
 	}
 	return events.store(2102, "a", decision, 10).add(2103, "a", decision, 10).
-		add(2200, "a", history.ReleaseStart, 10).add(2201, "a", history.Released, 10).exit(2300, "a", "b")
+		release(2200, "a", 10).exit(2300, "a", "b")
 }
 
 func TestLateWrite(t *testing.T) {
@@ -193,11 +204,8 @@ func TestLateWrite(t *testing.T) {
 // up to the caller.
 func signalling(before func(h) h) h {
 	events := before(h{}.
-		add(0, "a", history.AcquireStart, 0).
-		add(1, "a", history.Granted, 10)).
-		fault(100, history.FaultStop, "a").
-		hold(1200, 1300, "b", 11).
-		fault(2100, history.FaultCont, "a")
+		grant(0, "a", 10)).
+		pausedPastLease()
 	events[1].CanSignal = true
 	return events
 }
@@ -228,7 +236,7 @@ func TestDoneWhenActing(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			events := tc.after(signalling(func(x h) h { return x.add(50, "a", history.DoneOpen, 10) })).
-				add(2200, "a", history.ReleaseStart, 10).add(2201, "a", history.Released, 10).exit(2300, "a", "b")
+				release(2200, "a", 10).exit(2300, "a", "b")
 			r := checker.Check(cfg, events)
 			assert.ElementsMatch(t, tc.want, kinds(r))
 			assert.Equal(t, tc.seen, r.DoneSeen)
@@ -237,7 +245,7 @@ func TestDoneWhenActing(t *testing.T) {
 	t.Run("never-checks", func(t *testing.T) {
 		events := signalling(func(x h) h { return x.store(2, "a", history.WriteAccepted, 10) }).
 			store(2102, "a", history.WriteRejected, 10).
-			add(2200, "a", history.ReleaseStart, 10).add(2201, "a", history.Released, 10).exit(2300, "a", "b")
+			release(2200, "a", 10).exit(2300, "a", "b")
 		r := checker.Check(cfg, events)
 		assert.Equal(t, []string{checker.DoneNotFired}, kinds(r))
 		assert.Equal(t, 1, r.LateRejected)
@@ -260,15 +268,14 @@ func TestDoneWhenPartitioned(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			events := h{}.
-				add(0, "a", history.AcquireStart, 0).
-				add(1, "a", history.Granted, 10).
+				grant(0, "a", 10).
 				fault(100, history.FaultPartition, "a").
 				fault(2100, history.FaultHeal, "a")
 			events[1].CanSignal = true
 			if tc.doneAt != 0 {
 				events = events.add(tc.doneAt, "a", history.DoneFired, 10)
 			}
-			events = events.add(tc.relAt, "a", history.ReleaseStart, 10).add(tc.relAt+1, "a", history.Released, 10).
+			events = events.release(tc.relAt, "a", 10).
 				hold(1700, 1800, "b", 11).exit(2300, "a", "b")
 			r := checker.Check(cfg, events)
 			assert.ElementsMatch(t, tc.want, kinds(r))
@@ -279,8 +286,7 @@ func TestDoneWhenPartitioned(t *testing.T) {
 
 func TestPermitsNotBack(t *testing.T) {
 	killed := h{}.
-		add(0, "a", history.AcquireStart, 0).
-		add(1, "a", history.Granted, 10).
+		grant(0, "a", 10).
 		fault(100, history.FaultKill, "a")
 	late := killed.hold(1700, 1800, "b", 11).exit(2000, "b")
 	r := checker.Check(cfg, late)
@@ -344,14 +350,11 @@ func TestFaultAccounting(t *testing.T) {
 // only after it resumes: the write was not late, though its log line is.
 func TestWriteLoggedLateIsNotLate(t *testing.T) {
 	events := h{}.
-		add(0, "a", history.AcquireStart, 0).
-		add(1, "a", history.Granted, 10).
+		grant(0, "a", 10).
 		store(99, "a", history.WriteAccepted, 10).
-		fault(100, history.FaultStop, "a").
-		hold(1200, 1300, "b", 11).
-		fault(2100, history.FaultCont, "a").
+		pausedPastLease().
 		add(2101, "a", history.WriteAccepted, 10).
-		add(2200, "a", history.ReleaseStart, 10).add(2201, "a", history.Released, 10).
+		release(2200, "a", 10).
 		exit(2300, "a", "b")
 	r := checker.Check(cfg, events)
 	assert.Empty(t, r.Violations)
