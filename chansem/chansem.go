@@ -69,43 +69,29 @@
 //
 // # Beyond the contract
 //
-// chansem offers Close, Waiting and OnWait, and NewAvailable; it does not
-// offer Resize. A channel's capacity is fixed when it is made: growing would
+// chansem offers Waiting and OnWait (sem.Observer) and NewAvailable; it
+// offers neither Resize nor Close.
+//
+// No Resize: a channel's capacity is fixed when it is made. Growing would
 // need a new channel, and moving the parked senders and held slots of the
 // old one to it cannot be done atomically. A shrink-only Resize could park
 // phantom values in the buffer, but it could never grow back past the
 // capacity, and a semaphore that can only shrink is not what callers of
 // sem.Resizer expect; so chansem leaves it to the weighted package.
 //
-// Close costs the fast paths no work. The count of held permits carries a
-// mark once the semaphore is closed, which makes it negative, so the atomic add that
-// an Acquire or TryAcquire already makes after its send returns a negative
-// count, and the caller gives the slot back and fails; a Release finds the
-// count below its request, the branch it already takes for an over-release,
-// and only there removes the mark before judging. Waiters select on a
-// channel that Close closes, beside their send and their context.
+// No Close: the only way to fail a sender parked on a channel is a second
+// case in its select, a channel that Close would close, and every parked
+// Acquire would pay for that case under contention, whether or not the
+// semaphore is ever closed. A waiter whose context can never be done
+// (context.Background) parks on a bare send instead, as a raw channel does;
+// BenchmarkContended measures that path. Callers who need to shut a limit
+// down choose weighted or condsem, or cancel their waiters' contexts.
 //
-// That select is what Close costs, and waiters pay it. Before Close, a
-// single-permit waiter whose context can never be done (context.Background)
-// parked on a bare send; now it selects on the close channel too, and under
-// contention, when nearly every Acquire parks, that is measurably slower
-// (BenchmarkContended, run against the code before Close; the fast paths
-// and the other strategies show no difference). Close stays because it is
-// the only way to fail a parked waiter. A cheaper design was sketched and
-// not built: parked senders keep a bare send, and Close instead receives
-// one value on nobody's behalf, a debt that the next give-back repays by
-// not receiving; each refused sender gives its slot back, which lets the
-// next parked sender in and refuses it in turn. Lock, which ignores Close,
-// could take that freed slot and stop the chain, so it would have to
-// receive one more on debt. NewAvailable
-// starts with the buffer and the held count filled with the permits that
-// are not available.
-//
-// Only the slow paths observe: an Acquire that finds no free slot at once,
-// or a multi-permit Acquire when its gate or one of its sends would block,
-// counts itself in two atomic words for Waiting and, if a function is
-// installed by OnWait, reads the clock. Lock, which cannot fail, ignores
-// Close: it blocks until a permit comes back, as on an open semaphore.
+// NewAvailable starts with the buffer and the held count filled with the
+// permits that are not available. Only the slow paths observe: an Acquire
+// that finds no free slot at once, or a multi-permit Acquire when its gate
+// or one of its sends would block, counts itself in two atomic words for
+// Waiting and, if a function is installed by OnWait, reads the clock.
 //
 // Choose chansem for single-permit limits where simplicity and FIFO order
 // matter; choose weighted for requests of mixed weights.
@@ -113,7 +99,6 @@ package chansem
 
 import (
 	"context"
-	"math"
 	"sync/atomic"
 
 	"github.com/semacat/sem"
@@ -124,26 +109,19 @@ import (
 const pkg = "chansem"
 
 // Semaphore is a counting semaphore over a buffered channel. It implements
-// sem.Semaphore, sync.Locker, sem.Closer and sem.Observer. The zero value is
-// not usable; call New or NewAvailable.
+// sem.Semaphore, sync.Locker and sem.Observer. The zero value is not
+// usable; call New or NewAvailable.
 type Semaphore struct {
 	slots chan struct{} // one value per permit taken or being gathered
 	gate  chan struct{} // held by the one multi-permit request gathering permits
-	held  atomic.Int64  // permits of completed acquisitions, not yet released, plus closedMark once closed
+	held  atomic.Int64  // permits of completed acquisitions, not yet released
 	multi atomic.Uint64 // multi-permit Acquires: started<<multiShift | in progress
 	size  int64
 
-	closed   chan struct{} // closed by Close
-	isClosed atomic.Bool   // makes Close idempotent
-	waits    atomic.Int64  // Acquire calls waiting
-	extra    atomic.Int64  // permits they ask for beyond one each
-	onWait   atomic.Pointer[func(sem.WaitEvent)]
+	waits  atomic.Int64 // Acquire calls waiting
+	extra  atomic.Int64 // permits they ask for beyond one each
+	onWait atomic.Pointer[func(sem.WaitEvent)]
 }
-
-// closedMark is added to the held count by Close. Any count of permits, from
-// 0 to math.MaxInt64, is negative once marked, and subtracting the mark
-// recovers it (int64 arithmetic wraps).
-const closedMark = math.MinInt64
 
 // The word multi counts in its low half the multi-permit Acquires in
 // progress and in its high half those ever started, which wraps harmlessly:
@@ -174,10 +152,9 @@ func NewAvailable(size, available int64) *Semaphore {
 
 func newSemaphore(size, available int64) *Semaphore {
 	s := &Semaphore{
-		slots:  make(chan struct{}, size),
-		gate:   make(chan struct{}, 1),
-		size:   size,
-		closed: make(chan struct{}),
+		slots: make(chan struct{}, size),
+		gate:  make(chan struct{}, 1),
+		size:  size,
 	}
 	for range size - available {
 		s.slots <- struct{}{}
@@ -200,10 +177,8 @@ func (s *Semaphore) Available() int64 { return s.size - int64(len(s.slots)) }
 // without acquiring, even when permits are free; if ctx is done while it
 // waits, it gives back any permits it gathered and returns ctx.Err(), also
 // when its last permit came in the same instant. If n exceeds the size it
-// returns at once an error wrapping sem.ErrExceedsSize. Once the semaphore
-// is closed it returns an error wrapping sem.ErrClosed. Acquire(ctx, 0)
-// returns ctx.Err() without blocking, or that error once closed. It panics
-// if n < 0.
+// returns at once an error wrapping sem.ErrExceedsSize. Acquire(ctx, 0)
+// returns ctx.Err() without blocking. It panics if n < 0.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 	if n == 1 {
 		// The common case first: one permit is never a bad weight and
@@ -213,9 +188,7 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 		}
 		select {
 		case s.slots <- struct{}{}:
-			if s.held.Add(1) < 0 {
-				return s.refuse(ctx, 1)
-			}
+			s.held.Add(1)
 			return nil
 		default:
 			return s.waitOne(ctx)
@@ -225,16 +198,13 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 	if n > s.size {
 		return check.ExceedsSize(pkg, n, s.size)
 	}
-	if err := ctx.Err(); err != nil {
+	if err := ctx.Err(); err != nil || n == 0 {
 		return err
-	}
-	if n == 0 {
-		return s.zeroWeight()
 	}
 	return s.acquireMany(ctx, n)
 }
 
-// waitOne waits for a single permit, for ctx to be done, or for Close.
+// waitOne waits for a single permit or for ctx to be done.
 func (s *Semaphore) waitOne(ctx context.Context) error {
 	w := waiting{s: s, n: 1}
 	w.start()
@@ -259,8 +229,6 @@ func (s *Semaphore) acquireMany(ctx context.Context, n int64) error {
 		case s.gate <- struct{}{}:
 		case <-ctx.Done():
 			return w.end(ctx.Err())
-		case <-s.closed:
-			return w.end(s.refusal(ctx, n))
 		}
 	}
 	defer func() { <-s.gate }()
@@ -274,38 +242,19 @@ func (s *Semaphore) acquireMany(ctx context.Context, n int64) error {
 }
 
 // keep ends an Acquire(ctx, n) that waited and took its n slots: it counts
-// them held and returns nil, unless the semaphore was closed or ctx is done
-// by now; then it gives them back and returns why.
+// them held and returns nil, unless ctx is done by now; then it gives them
+// back and returns ctx.Err().
 func (s *Semaphore) keep(ctx context.Context, n int64) error {
-	if s.held.Add(n) < 0 {
-		return s.refuse(ctx, n)
-	}
+	s.held.Add(n)
 	return grant.Keep(ctx, s, n)
-}
-
-// refuse gives back n permits an Acquire(ctx, n) took and counted on a
-// closed semaphore, and returns the error it reports.
-func (s *Semaphore) refuse(ctx context.Context, n int64) error {
-	s.Release(n)
-	return s.refusal(ctx, n)
-}
-
-// refusal returns the error of an Acquire(ctx, n) on a closed semaphore: a
-// done context comes first.
-func (s *Semaphore) refusal(ctx context.Context, n int64) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return check.Closed(pkg, n)
 }
 
 // testHookSend, when set by a test, runs just before a waiter's send.
 var testHookSend func()
 
 // send takes one slot for the waiter w. Unless w already waits, it first
-// tries to take one at once; then it counts w as waiting until a slot frees,
-// ctx is done or the semaphore is closed. It returns nil if it took the
-// slot, else the error to report.
+// tries to take one at once; then it counts w as waiting until a slot frees
+// or ctx is done. It returns nil if it took the slot, else ctx.Err().
 func (s *Semaphore) send(ctx context.Context, w *waiting) error {
 	if testHookSend != nil {
 		testHookSend()
@@ -318,13 +267,19 @@ func (s *Semaphore) send(ctx context.Context, w *waiting) error {
 		}
 		w.start()
 	}
+	done := ctx.Done()
+	if done == nil {
+		// A context that can never be done (context.Background) needs no
+		// select: a bare send parks directly in the channel's queue,
+		// which is what makes the raw channel fast under contention.
+		s.slots <- struct{}{}
+		return nil
+	}
 	select {
 	case s.slots <- struct{}{}:
 		return nil
-	case <-ctx.Done():
+	case <-done:
 		return ctx.Err()
-	case <-s.closed:
-		return s.refusal(ctx, w.n)
 	}
 }
 
@@ -332,13 +287,12 @@ func (s *Semaphore) send(ctx context.Context, w *waiting) error {
 // whether it did. It takes all n or none, and fails while an Acquire waits
 // and while a multi-permit Acquire is in progress, even one that need not
 // wait.
-// TryAcquire(0) reports true until the semaphore is closed. It panics if
-// n < 0.
+// TryAcquire(0) reports true. It panics if n < 0.
 func (s *Semaphore) TryAcquire(n int64) bool {
 	check.Weight(pkg, "TryAcquire", n)
 	switch {
 	case n == 0:
-		return s.zeroWeight() == nil
+		return true
 	case n == 1:
 		return s.tryOne()
 	case n > s.size:
@@ -363,10 +317,7 @@ func (s *Semaphore) tryOne() bool {
 		s.giveBack(1)
 		return false
 	}
-	if s.held.Add(1) < 0 {
-		s.Release(1)
-		return false
-	}
+	s.held.Add(1)
 	return true
 }
 
@@ -388,10 +339,7 @@ func (s *Semaphore) tryMany(n int64) bool {
 			return false
 		}
 	}
-	if s.held.Add(n) < 0 {
-		s.Release(n)
-		return false
-	}
+	s.held.Add(n)
 	return true
 }
 
@@ -421,21 +369,15 @@ func (s *Semaphore) Release(n int64) {
 }
 
 // unhold takes n permits off the count of held ones and reports true, or
-// changes nothing and reports false with the count if fewer are held. Only
-// when the count looks too small does it look for the mark of Close.
+// changes nothing and reports false with the count if fewer are held.
 func (s *Semaphore) unhold(n int64) (held int64, ok bool) {
 	for {
-		word := s.held.Load()
-		if n > word {
-			if word >= 0 {
-				return word, false
-			}
-			if held = word - closedMark; n > held {
-				return held, false
-			}
+		held = s.held.Load()
+		if n > held {
+			return held, false
 		}
-		if s.held.CompareAndSwap(word, word-n) {
-			return 0, true
+		if s.held.CompareAndSwap(held, held-n) {
+			return held - n, true
 		}
 	}
 }
@@ -450,8 +392,7 @@ func (s *Semaphore) giveBack(n int64) {
 }
 
 // Lock takes one permit, blocking until it is available, so that a
-// semaphore of size 1 can stand in for a sync.Mutex. It cannot fail, so it
-// ignores Close.
+// semaphore of size 1 can stand in for a sync.Mutex.
 func (s *Semaphore) Lock() {
 	s.slots <- struct{}{}
 	s.held.Add(1)

@@ -2,7 +2,6 @@ package chansem_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -10,27 +9,6 @@ import (
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/chansem"
 )
-
-// At shutdown, Close fails the waiting Acquire and every later one, while
-// the holder may still give its permit back.
-func ExampleSemaphore_Close() {
-	s := chansem.New(1)
-	if !s.TryAcquire(1) {
-		panic("fresh semaphore is full")
-	}
-	result := make(chan error)
-	go func() { result <- s.Acquire(context.Background(), 1) }()
-	for requests := 0; requests == 0; requests, _ = s.Waiting() { // until it waits
-		time.Sleep(time.Millisecond)
-	}
-	_ = s.Close()
-	fmt.Println("waiter:", errors.Is(<-result, sem.ErrClosed))
-	s.Release(1)
-	fmt.Println("later:", errors.Is(s.Acquire(context.Background(), 1), sem.ErrClosed))
-	// Output:
-	// waiter: true
-	// later: true
-}
 
 // OnWait reports every Acquire that had to wait; one that finds a free slot
 // is not reported.

@@ -4,20 +4,7 @@ import (
 	"time"
 
 	"github.com/semacat/sem"
-	"github.com/semacat/sem/internal/check"
 )
-
-// Close fails every waiting Acquire, and every later one, with an error
-// wrapping sem.ErrClosed; TryAcquire fails from then on. Release and Unlock
-// are still accepted, so holders can give back what they hold; Lock ignores
-// Close. Close is idempotent and always returns nil.
-func (s *Semaphore) Close() error {
-	if s.isClosed.CompareAndSwap(false, true) {
-		s.held.Add(closedMark)
-		close(s.closed)
-	}
-	return nil
-}
 
 // Waiting reports how many Acquire calls wait and how many permits they ask
 // for in total. The two counts are read one after the other, each a
@@ -77,13 +64,4 @@ func (w *waiting) end(err error) error {
 		(*w.f)(sem.WaitEvent{N: w.n, Start: w.since, End: time.Now(), Err: err})
 	}
 	return err
-}
-
-// zeroWeight returns the error of Acquire(ctx, 0) when ctx is not done: nil,
-// or the closed error once the semaphore is closed.
-func (s *Semaphore) zeroWeight() error {
-	if s.isClosed.Load() {
-		return check.Closed(pkg, 0)
-	}
-	return nil
 }

@@ -15,75 +15,7 @@ import (
 	"github.com/semacat/sem/internal/acquiretest"
 )
 
-var (
-	_ sem.Closer   = (*chansem.Semaphore)(nil)
-	_ sem.Observer = (*chansem.Semaphore)(nil)
-)
-
-// Close fails every waiter: single-permit ones, one whose context can never
-// be done, one waiting for the gate and one gathering. Holders may still
-// release, and the over-release check still counts what they hold.
-func TestCloseFailsWaiters(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		s := chansem.NewAvailable(3, 0)
-		one := acquiretest.Go(s, 1)
-		synctest.Wait()
-		background := make(chan error, 1)
-		go func() { background <- s.Acquire(context.Background(), 1) }()
-		synctest.Wait()
-		s.Release(1)
-		synctest.Wait()
-		require.True(t, one.Served())
-		gathering := acquiretest.Go(s, 2) // the Background waiter is still parked
-		synctest.Wait()
-		gated := acquiretest.Go(s, 2)
-		synctest.Wait()
-		requests, permits := s.Waiting()
-		assert.Equal(t, 3, requests)
-		assert.Equal(t, int64(5), permits)
-
-		require.NoError(t, s.Close())
-		synctest.Wait()
-		for _, c := range []*acquiretest.Call{gathering, gated} {
-			require.True(t, c.Returned())
-			require.ErrorIs(t, c.Err, sem.ErrClosed)
-		}
-		assert.EqualError(t, gated.Err, "chansem: Acquire(2): the semaphore was closed; no permit will be granted: sem: semaphore closed")
-		require.ErrorIs(t, <-background, sem.ErrClosed)
-		requests, permits = s.Waiting()
-		assert.Zero(t, requests)
-		assert.Zero(t, permits)
-		assert.Equal(t, int64(0), s.Available(), "a failed gatherer kept slots")
-
-		assert.PanicsWithValue(t, "chansem: Release(4): released more than held (3 held)", func() { s.Release(4) })
-		s.Release(3)
-		assert.Equal(t, int64(3), s.Available())
-		assert.PanicsWithValue(t, "chansem: Release(1): released more than held (0 held)", func() { s.Release(1) })
-		require.NoError(t, s.Close(), "a second Close")
-		one.Cancel()
-		gathering.Cancel()
-		gated.Cancel()
-	})
-}
-
-// After Close, every fast path fails even with every permit free, and gives
-// back the slot it took; a done context still comes first.
-func TestCloseFailsFastPaths(t *testing.T) {
-	s := chansem.New(3)
-	require.NoError(t, s.Close())
-	require.ErrorIs(t, s.Acquire(context.Background(), 1), sem.ErrClosed)
-	require.ErrorIs(t, s.Acquire(context.Background(), 2), sem.ErrClosed)
-	assert.False(t, s.TryAcquire(1), "TryAcquire(1) after Close")
-	assert.False(t, s.TryAcquire(2), "TryAcquire(2) after Close")
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	require.ErrorIs(t, s.Acquire(ctx, 1), context.Canceled)
-	assert.False(t, s.TryAcquire(0), "TryAcquire(0) after Close")
-	require.ErrorIs(t, s.Acquire(context.Background(), 0), sem.ErrClosed, "Acquire(ctx, 0) after Close")
-	assert.Equal(t, int64(3), s.Available(), "a refused call kept a slot")
-	requests, _ := s.Waiting()
-	assert.Zero(t, requests)
-}
+var _ sem.Observer = (*chansem.Semaphore)(nil)
 
 // OnWait reports each Acquire that waited, single or multi-permit, with how
 // long and how it ended, and never one that did not wait.
