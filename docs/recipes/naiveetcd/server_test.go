@@ -49,6 +49,10 @@ func (w withEtcd) run() int {
 	cfg.InitialCluster = cfg.Name + "=http://127.0.0.1:0"
 	cfg.UnsafeNoFsync = true
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
+	// Clients speak gRPC only. The HTTP gateway would build a logrus logger
+	// that reads os.Stderr while the testing package sets it, a data race
+	// -race reports in whichever test is running then.
+	cfg.EnableGRPCGateway = false
 	e, err := embed.StartEtcd(cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "naiveetcd: starting etcd:", err)

@@ -51,6 +51,10 @@ func Start(dir string, n int) (*Cluster, error) {
 		cfg.InitialClusterToken = "etcdsem-embedded"
 		cfg.UnsafeNoFsync = true
 		cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
+		// Clients speak gRPC only. The HTTP gateway would build a logrus logger
+		// that reads os.Stderr while the testing package sets it, a data race
+		// -race reports in whichever test is running then.
+		cfg.EnableGRPCGateway = false
 		e, err := embed.StartEtcd(cfg)
 		if err != nil {
 			c.Close()

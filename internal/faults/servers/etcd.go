@@ -44,6 +44,10 @@ func MemberMain() int {
 	cfg.InitialCluster = m.InitialCluster
 	cfg.InitialClusterToken = "semacat-faults"
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
+	// Clients speak gRPC only. The HTTP gateway would build a logrus logger
+	// that reads os.Stderr while the testing package sets it, a data race
+	// -race reports in whichever test is running then.
+	cfg.EnableGRPCGateway = false
 	e, err := embed.StartEtcd(cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "etcd member:", err)
