@@ -115,7 +115,8 @@ func refName(ref string) string {
 	return map[string]string{Reference: "x/sync", "chan": "raw chan", "mutex": "sync.Mutex"}[ref]
 }
 
-// nsCell is "293ns ±12%".
+// nsCell is the median time per op and its confidence interval, as
+// "<time> ±<percent>".
 func (r *Run) nsCell(sc, impl string) string {
 	s, ok := r.Summary(sc, impl, NsPerOp)
 	if !ok {

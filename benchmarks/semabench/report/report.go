@@ -252,7 +252,8 @@ func Keys(scenario string) (label string, kv map[string]string) {
 }
 
 // FormatNs prints a duration in ns with three significant digits and a unit
-// a person reads at a glance: 25.3ns, 1.42µs, 8.29ms, 1.20s.
+// a person reads at a glance: ns, µs, ms or s, whichever keeps one to
+// three digits before the point.
 func FormatNs(ns float64) string {
 	units := []struct {
 		div  float64

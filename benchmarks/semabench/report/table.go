@@ -85,7 +85,8 @@ func (r *Run) RefsLegend() string {
 		" (where it ran; ~: not significant, p ≥ 0.05)"
 }
 
-// cost is "150ns 0.52× 1.10×~", or "-" when impl did not run sc.
+// cost is the median time per op, then its ratio to each reference, each
+// followed by ~ when not significant; or "-" when impl did not run sc.
 func (r *Run) cost(sc, impl string) string {
 	ns, ok := r.Summary(sc, impl, NsPerOp)
 	if !ok {
