@@ -105,9 +105,12 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 }
 
 // TryAcquire takes n permits only if they are free and nobody is queued,
-// and reports whether it did.
+// and reports whether it did. TryAcquire(0) reports true.
 func (s *Semaphore) TryAcquire(n int64) bool {
 	checkWeight("TryAcquire", n)
+	if n == 0 {
+		return true // a no-op, even while waiters are queued
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.free(n) {
