@@ -21,6 +21,9 @@
 //     served in arrival order, and a large request is served once the
 //     permits ahead of it come back. It claims FIFO, NoBarging and
 //     NoStarvation.
+//
+// The argument checks, and the messages a caller gets for bad input, are the
+// ones every semacat strategy uses, from internal/check, as in mysem.
 package fairsem
 
 import (
@@ -29,8 +32,11 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/semacat/sem"
+	"github.com/semacat/sem/internal/check"
 )
+
+// pkg names this package in its panics and errors.
+const pkg = "fairsem"
 
 // Semaphore is a counting semaphore with a queue of waiters.
 type Semaphore struct {
@@ -58,16 +64,16 @@ func NewFirstFit(size int64) *Semaphore { return newSemaphore("NewFirstFit", siz
 
 func newSemaphore(ctor string, size int64, firstFit bool) *Semaphore {
 	if size < 1 {
-		panic(fmt.Sprintf("fairsem: %s(%d): size must be at least 1", ctor, size))
+		panic(fmt.Sprintf("%s: %s(%d): size must be at least 1", pkg, ctor, size))
 	}
 	return &Semaphore{size: size, firstFit: firstFit}
 }
 
 // Acquire takes n permits, blocking until they are granted or ctx is done.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
-	checkWeight("Acquire", n)
+	check.Weight(pkg, "Acquire", n)
 	if n > s.size {
-		return fmt.Errorf("fairsem: Acquire(%d) on a semaphore of size %d: %w", n, s.size, sem.ErrExceedsSize)
+		return check.ExceedsSize(pkg, n, s.size)
 	}
 	if err := ctx.Err(); err != nil || n == 0 {
 		return err
@@ -107,7 +113,7 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 // TryAcquire takes n permits only if they are free and nobody is queued,
 // and reports whether it did. TryAcquire(0) reports true.
 func (s *Semaphore) TryAcquire(n int64) bool {
-	checkWeight("TryAcquire", n)
+	check.Weight(pkg, "TryAcquire", n)
 	if n == 0 {
 		return true // a no-op, even while waiters are queued
 	}
@@ -123,11 +129,11 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 // Release gives back n permits and grants them to the waiters they let in.
 // It panics, before changing anything, if fewer than n are held.
 func (s *Semaphore) Release(n int64) {
-	checkWeight("Release", n)
+	check.Weight(pkg, "Release", n)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if n > s.held {
-		panic(fmt.Sprintf("fairsem: Release(%d): released more than held (%d held)", n, s.held))
+		check.OverRelease(pkg, n, s.held)
 	}
 	s.held -= n
 	s.grant()
@@ -156,11 +162,4 @@ func (s *Semaphore) grant() {
 	}
 	clear(s.queue[len(waiting):])
 	s.queue = waiting
-}
-
-// checkWeight panics if n is negative, naming the method.
-func checkWeight(method string, n int64) {
-	if n < 0 {
-		panic(fmt.Sprintf("fairsem: %s(%d): negative weight; the number of permits must be at least 0", method, n))
-	}
 }

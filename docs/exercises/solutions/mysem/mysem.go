@@ -14,15 +14,20 @@
 // a newcomer may take permits a sleeping waiter was about to get (no
 // NoBarging), and a large request can wait forever while small ones keep
 // taking what is freed (no NoStarvation).
+//
+// The argument checks, and the messages a caller gets for bad input, are the
+// ones every semacat strategy uses, from internal/check.
 package mysem
 
 import (
 	"context"
-	"fmt"
 	"sync"
 
-	"github.com/semacat/sem"
+	"github.com/semacat/sem/internal/check"
 )
+
+// pkg names this package in its panics and errors.
+const pkg = "mysem"
 
 // Semaphore is a counting semaphore on a mutex and a condition variable.
 type Semaphore struct {
@@ -35,9 +40,7 @@ type Semaphore struct {
 // New returns a semaphore with size permits, all free. It panics if size is
 // less than 1.
 func New(size int64) *Semaphore {
-	if size < 1 {
-		panic(fmt.Sprintf("mysem: New(%d): size must be at least 1", size))
-	}
+	check.Size(pkg, size)
 	s := &Semaphore{size: size}
 	s.cond.L = &s.mu
 	return s
@@ -45,9 +48,9 @@ func New(size int64) *Semaphore {
 
 // Acquire takes n permits, blocking until they are free or ctx is done.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
-	checkWeight("Acquire", n)
+	check.Weight(pkg, "Acquire", n)
 	if n > s.size {
-		return fmt.Errorf("mysem: Acquire(%d) on a semaphore of size %d: %w", n, s.size, sem.ErrExceedsSize)
+		return check.ExceedsSize(pkg, n, s.size)
 	}
 	if err := ctx.Err(); err != nil || n == 0 {
 		return err
@@ -75,7 +78,7 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 // TryAcquire takes n permits only if they are free now, and reports whether
 // it did.
 func (s *Semaphore) TryAcquire(n int64) bool {
-	checkWeight("TryAcquire", n)
+	check.Weight(pkg, "TryAcquire", n)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.held+n > s.size {
@@ -88,19 +91,12 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 // Release gives back n permits and wakes every waiter to look again. It
 // panics, before changing anything, if fewer than n are held.
 func (s *Semaphore) Release(n int64) {
-	checkWeight("Release", n)
+	check.Weight(pkg, "Release", n)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if n > s.held {
-		panic(fmt.Sprintf("mysem: Release(%d): released more than held (%d held)", n, s.held))
+		check.OverRelease(pkg, n, s.held)
 	}
 	s.held -= n
 	s.cond.Broadcast()
-}
-
-// checkWeight panics if n is negative, naming the method.
-func checkWeight(method string, n int64) {
-	if n < 0 {
-		panic(fmt.Sprintf("mysem: %s(%d): negative weight; the number of permits must be at least 0", method, n))
-	}
 }
