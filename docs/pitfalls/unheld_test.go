@@ -28,49 +28,45 @@ func useRight(ctx context.Context, s *chansem.Semaphore, use func()) error {
 	return nil
 }
 
-// A failed Acquire followed by a Release gives back a permit the caller never
-// had. On an idle semaphore that is caught; while someone else holds the
-// permit, it silently lets one caller too many in.
-func Example_releaseNotHeld() {
+// failAcquireTwice calls use twice with a canceled context on a semaphore
+// of size 1, so that both Acquires fail: first on the idle semaphore, then
+// while a holder has the only permit, after which one more caller tries to
+// get in. It prints what the first call panicked with, what the second
+// returned, and how many held a permit at once.
+func failAcquireTwice(use func(context.Context, *chansem.Semaphore, func()) error) {
 	canceled, cancel := context.WithCancel(context.Background())
 	cancel()
 	s := chansem.New(1)
 
-	fmt.Println(catch(func() { _ = useWrong(canceled, s, func() {}) }))
+	fmt.Println("idle, panic:", catch(func() { _ = use(canceled, s, func() {}) }))
 
 	inUse := 0
 	if s.TryAcquire(1) { // a holder takes the only permit
 		inUse++
 	}
-	_ = useWrong(canceled, s, func() {}) // fails, and releases the holder's permit
-	if s.TryAcquire(1) {                 // so a third caller gets in
+	fmt.Println("held, error:", use(canceled, s, func() {}))
+	if s.TryAcquire(1) { // one more caller: in if use released the holder's permit
 		inUse++
 	}
 	fmt.Printf("in use at once: %d (size %d)\n", inUse, s.Size())
+}
+
+// A failed Acquire followed by a Release gives back a permit the caller never
+// had. On an idle semaphore that is caught; while someone else holds the
+// permit, it silently lets one caller too many in.
+func Example_releaseNotHeld() {
+	failAcquireTwice(useWrong)
 	// Output:
-	// chansem: Release(1): released more than held (0 held)
+	// idle, panic: chansem: Release(1): released more than held (0 held)
+	// held, error: context canceled
 	// in use at once: 2 (size 1)
 }
 
 // The fix: release only after a successful Acquire.
 func Example_releaseOnlyWhatYouHold() {
-	canceled, cancel := context.WithCancel(context.Background())
-	cancel()
-	s := chansem.New(1)
-
-	fmt.Println(catch(func() { _ = useRight(canceled, s, func() {}) }))
-
-	inUse := 0
-	if s.TryAcquire(1) {
-		inUse++
-	}
-	fmt.Println(useRight(canceled, s, func() {}))
-	if s.TryAcquire(1) {
-		inUse++
-	}
-	fmt.Printf("in use at once: %d (size %d)\n", inUse, s.Size())
+	failAcquireTwice(useRight)
 	// Output:
-	// <nil>
-	// context canceled
+	// idle, panic: <nil>
+	// held, error: context canceled
 	// in use at once: 1 (size 1)
 }
