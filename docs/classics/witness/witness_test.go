@@ -33,24 +33,35 @@ func hold(w *witness.Witness, n int, overlap bool) {
 	wg.Wait()
 }
 
-func TestHoldersOneAtATimeAreClean(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		w := witness.New(1)
-		hold(w, 5, false)
-		r := w.Report()
-		assert.Equal(t, witness.Report{Size: 1, Entries: 5, Peak: 1, LostUpdates: 0}, r)
-		assert.NoError(t, r.Err())
-	})
-}
-
-func TestOverlappingHoldersAreReported(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		w := witness.New(1)
-		hold(w, 3, true)
-		r := w.Report()
-		assert.Equal(t, witness.Report{Size: 1, Entries: 3, Peak: 3, LostUpdates: 2}, r)
-		assert.EqualError(t, r.Err(), "witness: 3 holders at once on a semaphore of size 1 (3 entries, 2 lost updates)")
-	})
+// On a semaphore of size 1, holders one at a time leave a clean report;
+// overlapping holders are counted, and so are the updates they lost.
+func TestReportOnSizeOne(t *testing.T) {
+	tests := []struct {
+		name    string
+		holders int
+		overlap bool
+		want    witness.Report
+		wantErr string // empty: the report is clean
+	}{
+		{"OneAtATime", 5, false, witness.Report{Size: 1, Entries: 5, Peak: 1, LostUpdates: 0}, ""},
+		{"Overlapping", 3, true, witness.Report{Size: 1, Entries: 3, Peak: 3, LostUpdates: 2},
+			"witness: 3 holders at once on a semaphore of size 1 (3 entries, 2 lost updates)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := witness.New(1)
+				hold(w, tt.holders, tt.overlap)
+				r := w.Report()
+				assert.Equal(t, tt.want, r)
+				if tt.wantErr == "" {
+					assert.NoError(t, r.Err())
+				} else {
+					assert.EqualError(t, r.Err(), tt.wantErr)
+				}
+			})
+		})
+	}
 }
 
 // On a larger semaphore, holders up to its size are no violation, and
