@@ -79,8 +79,7 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 		return err
 	}
 	s.mu.Lock()
-	if s.free(n) {
-		s.held += n
+	if s.take(n) {
 		s.mu.Unlock()
 		return nil
 	}
@@ -119,11 +118,7 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.free(n) {
-		return false
-	}
-	s.held += n
-	return true
+	return s.take(n)
 }
 
 // Release gives back n permits and grants them to the waiters they let in.
@@ -139,10 +134,14 @@ func (s *Semaphore) Release(n int64) {
 	s.grant()
 }
 
-// free reports whether n permits may be taken at once: they are free and
-// no waiter is queued ahead. The caller holds mu.
-func (s *Semaphore) free(n int64) bool {
-	return len(s.queue) == 0 && s.held+n <= s.size
+// take takes n permits if they are free and no waiter is queued ahead, and
+// reports whether it did. The caller holds mu.
+func (s *Semaphore) take(n int64) bool {
+	if len(s.queue) > 0 || s.held+n > s.size {
+		return false
+	}
+	s.held += n
+	return true
 }
 
 // grant walks the queue from its head and grants every waiter that fits,

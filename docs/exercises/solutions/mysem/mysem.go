@@ -67,8 +67,7 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if s.held+n <= s.size {
-			s.held += n
+		if s.take(n) {
 			return nil
 		}
 		s.cond.Wait()
@@ -81,6 +80,12 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 	check.Weight(pkg, "TryAcquire", n)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.take(n)
+}
+
+// take takes n permits if they are free, and reports whether it did. The
+// caller holds mu.
+func (s *Semaphore) take(n int64) bool {
 	if s.held+n > s.size {
 		return false
 	}
