@@ -1,4 +1,4 @@
-package semtest_test
+package reftest
 
 import (
 	"context"
@@ -7,23 +7,25 @@ import (
 	"github.com/semacat/sem"
 )
 
-// chanRef is the naive channel semaphore: one buffered slot per permit, and
+// gathering is the naive channel semaphore: one buffered slot per permit, and
 // a request of n permits takes its slots one send at a time. Two review
 // findings are built into it: a TryAcquire can pass a waiter between two of
 // its sends, and Release counts the slots a waiter has gathered as held by
 // the releasing caller.
-type chanRef struct {
+type gathering struct {
 	slots chan struct{}
 }
 
-func newChanRef(size int64) sem.Semaphore {
+// NewGathering returns the naive channel semaphore, with its two findings.
+// Its panics name the package "ref".
+func NewGathering(size int64) sem.Semaphore {
 	if size < 1 {
 		panic(fmt.Sprintf("ref: New(%d): size must be at least 1", size))
 	}
-	return &chanRef{slots: make(chan struct{}, size)}
+	return &gathering{slots: make(chan struct{}, size)}
 }
 
-func (c *chanRef) Acquire(ctx context.Context, n int64) error {
+func (c *gathering) Acquire(ctx context.Context, n int64) error {
 	if n < 0 {
 		panic(fmt.Sprintf("ref: Acquire(%d): negative weight", n))
 	}
@@ -44,7 +46,7 @@ func (c *chanRef) Acquire(ctx context.Context, n int64) error {
 	return nil
 }
 
-func (c *chanRef) TryAcquire(n int64) bool {
+func (c *gathering) TryAcquire(n int64) bool {
 	if n < 0 {
 		panic(fmt.Sprintf("ref: TryAcquire(%d): negative weight", n))
 	}
@@ -59,7 +61,7 @@ func (c *chanRef) TryAcquire(n int64) bool {
 	return true
 }
 
-func (c *chanRef) Release(n int64) {
+func (c *gathering) Release(n int64) {
 	if n < 0 {
 		panic(fmt.Sprintf("ref: Release(%d): negative weight", n))
 	}
@@ -69,7 +71,7 @@ func (c *chanRef) Release(n int64) {
 	c.giveBack(n)
 }
 
-func (c *chanRef) giveBack(n int64) {
+func (c *gathering) giveBack(n int64) {
 	for range n {
 		<-c.slots
 	}
