@@ -19,9 +19,9 @@ var broken = []struct {
 	// chansem's gathering design: a TryAcquire takes a slot freed for a
 	// request that is gathering (the over-release check added, so that only
 	// this bug is left).
-	{"gather/barging", newStrict(newGather), Claims{UnitFIFO: true, NoBarging: true}, "barging"},
+	{"gather/barging", newStrict(reftest.NewGather), Claims{UnitFIFO: true, NoBarging: true}, "barging"},
 	// The same, as it is: Release counts the slots a gatherer holds.
-	{"gather/over-release", newGather, Claims{UnitFIFO: true}, "over-release"},
+	{"gather/over-release", reftest.NewGather, Claims{UnitFIFO: true}, "over-release"},
 	// x/sync before go.dev/issue/63615: the grant goes to a waiter whose
 	// context is already done.
 	{"handoff/keep-canceled", newHandoff(true), Claims{FIFO: true, NoBarging: true}, "cancel-first"},

@@ -1,7 +1,7 @@
 // Package reftest holds the semaphores that semtest's own tests and the
 // model's tests run: a small, obviously correct one with switches that break
-// it on purpose, and a naive channel semaphore with two review findings
-// built in. Both test packages check them, so that the suite and the model
+// it on purpose, and chansem's old gathering design with its two review
+// findings. Both test packages check them, so that the suite and the model
 // are held to the same subjects.
 package reftest
 
