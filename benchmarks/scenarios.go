@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/semacat/sem"
+	"github.com/semacat/sem/internal/busy"
 )
 
 // Kind is what each goroutine of a scenario does in one op.
@@ -35,7 +36,7 @@ const (
 // TryEvery is how often a goroutine of a Try scenario acquires blocking.
 const TryEvery = 4
 
-// Work done while holding permits, in Spin units.
+// Work done while holding permits, in steps of busy.Work.
 const (
 	WorkShort = 50
 	WorkLong  = 2000
@@ -53,7 +54,7 @@ func hold(work int) {
 		runtime.Gosched()
 		return
 	}
-	Spin(work)
+	busy.Work(work)
 }
 
 // Scenario is one way of loading a semaphore: how many goroutines do what,
@@ -365,18 +366,4 @@ func (sc Scenario) cycle(s sem.Semaphore, w *worker, n int64) {
 	}
 	hold(sc.Work)
 	s.Release(n)
-}
-
-var spinSink atomic.Int64
-
-// Spin does n units of work (about a nanosecond each) that the compiler
-// cannot remove.
-func Spin(n int) {
-	x := 0
-	for i := range n {
-		x += i * i
-	}
-	if x == -1 {
-		spinSink.Store(int64(x))
-	}
 }

@@ -60,9 +60,13 @@ func measurePaced(d time.Duration, delay func(elapsed time.Duration) time.Durati
 // preemption or two) is not measured: only the later regime is.
 func TestSteadyStateMeasuresTheLaterRegime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		// Stable for 3 windows in the fast regime, which ends at 45ms.
+		// Stable for 3 windows in the fast regime, which ends between two
+		// of its ops, after 45ms: the slow ops then end 0.1ms past each
+		// millisecond, never at the instant a window or the measurement
+		// starts or ends, where synctest would order the tie at random and
+		// count or miss one op per goroutine.
 		m := measurePaced(20*time.Millisecond, func(elapsed time.Duration) time.Duration {
-			if elapsed < 45*time.Millisecond {
+			if elapsed < 45*time.Millisecond+50*time.Microsecond {
 				return 100 * time.Microsecond
 			}
 			return time.Millisecond

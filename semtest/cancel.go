@@ -81,9 +81,7 @@ func (c *config) testCancel(t *testing.T) {
 // runs several trials, every fourth letting the waiter give up first, and
 // logs how often the waiter had already returned.
 func (c *config) testBeforeGrant(t *testing.T) {
-	var ran, returnedFirst int
-	c.bubbleTrials(t, 20, func(t *testing.T, sc *scene, trial int) {
-		ran++
+	c.bubbleTrials(t, 20, "when Release(1) ran", func(t *testing.T, sc *scene, trial int) bool {
 		s := sc.newHeld(2, 1)
 		w := sc.arrive(2)
 		if w.done.Load() {
@@ -93,9 +91,7 @@ func (c *config) testBeforeGrant(t *testing.T) {
 		if trial%4 == 3 {
 			sc.settle() // the other order: the waiter gives up before the Release
 		}
-		if w.done.Load() {
-			returnedFirst++
-		}
+		returnedFirst := w.done.Load()
 		s.Release(1)
 		sc.settle()
 		switch {
@@ -108,8 +104,8 @@ func (c *config) testBeforeGrant(t *testing.T) {
 		default:
 			expectFree(t, s, 2, 2, "after the canceled Acquire(2) returned and the held permit was released")
 		}
+		return returnedFirst
 	})
-	t.Logf("the waiter had already returned when Release(1) ran in %d of %d trials", returnedFirst, ran)
 }
 
 // testAlreadyDone checks that a context done before the call acquires

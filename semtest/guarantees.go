@@ -118,17 +118,13 @@ func (c *config) testNoBargingParked(t *testing.T) {
 // trials, giving the waiter more and more time to run before the
 // TryAcquire, and logs how often it had returned by then.
 func (c *config) testNoBargingPartlyServed(t *testing.T) {
-	var ran, returnedFirst int
-	c.bubbleTrials(t, 20, func(t *testing.T, sc *scene, trial int) {
-		ran++
+	c.bubbleTrials(t, 20, "at the TryAcquire", func(t *testing.T, sc *scene, trial int) bool {
 		s := sc.newHeld(3, 3)
 		w := sc.arrive(2)
 		s.Release(1)
 		s.Release(1)
 		letWaiterRun(sc, trial%5)
-		if w.done.Load() {
-			returnedFirst++
-		}
+		returnedFirst := w.done.Load()
 		if s.TryAcquire(1) {
 			t.Errorf("trial %d: TryAcquire(1) succeeded right after two Release(1) while an Acquire(2) was waiting (3 held of 3); it passed the waiter between two of its grants", trial)
 			s.Release(1)
@@ -138,8 +134,8 @@ func (c *config) testNoBargingPartlyServed(t *testing.T) {
 			t.Errorf("trial %d: the waiting Acquire(2) was not served once 2 permits were free: done %v, err %v", trial, w.done.Load(), w.err)
 		}
 		s.Release(1) // the test's last permit
+		return returnedFirst
 	})
-	t.Logf("the waiter had already returned at the TryAcquire in %d of %d trials", returnedFirst, ran)
 }
 
 // letWaiterRun gives the waiters a chance to run: not at all, yields

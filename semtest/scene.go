@@ -44,14 +44,25 @@ func (c *config) bubble(t *testing.T, f func(t *testing.T, sc *scene)) {
 
 // bubbleTrials runs f in a fresh bubble trials times (at most 4 in
 // real-time mode), stopping at the first failure: for checks of a bug that
-// shows only in some interleavings.
-func (c *config) bubbleTrials(t *testing.T, trials int, f func(t *testing.T, sc *scene, trial int)) {
+// shows only in some interleavings. f races a waiter against the check and
+// reports whether the waiter had already returned at the moment that decides
+// the race, named by at; bubbleTrials logs how often it had, so that a run
+// shows which orders its trials reached.
+func (c *config) bubbleTrials(t *testing.T, trials int, at string, f func(t *testing.T, sc *scene, trial int) (returnedFirst bool)) {
+	t.Helper()
 	if c.realTime() {
 		trials = min(trials, 4)
 	}
+	var ran, returnedFirst int
 	for trial := 0; trial < trials && !t.Failed(); trial++ {
-		c.bubble(t, func(t *testing.T, sc *scene) { f(t, sc, trial) })
+		c.bubble(t, func(t *testing.T, sc *scene) {
+			ran++
+			if f(t, sc, trial) {
+				returnedFirst++
+			}
+		})
 	}
+	t.Logf("the waiter had already returned %s in %d of %d trials", at, returnedFirst, ran)
 }
 
 // newSem builds the semaphore under test.

@@ -14,28 +14,29 @@ import (
 
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/semtest"
+	"github.com/semacat/sem/semtest/internal/reftest"
 )
 
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// ref's panics name the package "ref"; its type lives in semtest_test.
+// ref's panics name the package "ref"; its type lives in package reftest.
 var refName = semtest.WithPackageName("ref")
 
 // A correct implementation passes, whatever it honestly claims, and
 // whichever optional interfaces it offers.
 func TestRunPassesCorrect(t *testing.T) {
 	t.Run("Plain", func(t *testing.T) {
-		semtest.Run(t, newRef(false, bugNone), semtest.Guarantees{}, refName,
-			semtest.WithNewAvailable(newRefAvailable(false, bugNone)))
+		semtest.Run(t, reftest.New(false, reftest.None), semtest.Guarantees{}, refName,
+			semtest.WithNewAvailable(reftest.NewAvailable(false, reftest.None)))
 	})
 	t.Run("FIFO", func(t *testing.T) {
-		semtest.Run(t, newRef(true, bugNone), semtest.Guarantees{FIFO: true, NoBarging: true, NoStarvation: true}, refName,
-			semtest.WithNewAvailable(newRefAvailable(true, bugNone)))
+		semtest.Run(t, reftest.New(true, reftest.None), semtest.Guarantees{FIFO: true, NoBarging: true, NoStarvation: true}, refName,
+			semtest.WithNewAvailable(reftest.NewAvailable(true, reftest.None)))
 	})
 	t.Run("Bare", func(t *testing.T) {
-		semtest.Run(t, func(size int64) sem.Semaphore { return bare{newRef(false, bugNone)(size)} }, semtest.Guarantees{}, refName)
+		semtest.Run(t, func(size int64) sem.Semaphore { return bare{reftest.New(false, reftest.None)(size)} }, semtest.Guarantees{}, refName)
 	})
 }
 
@@ -43,8 +44,8 @@ func TestRunPassesCorrect(t *testing.T) {
 type bare struct{ sem.Semaphore }
 
 // refAvailable gives the suite ref's NewAvailable, built with bug.
-func refAvailable(bug string) []semtest.Option {
-	return []semtest.Option{semtest.WithNewAvailable(newRefAvailable(false, bug))}
+func refAvailable(bug reftest.Bug) []semtest.Option {
+	return []semtest.Option{semtest.WithNewAvailable(reftest.NewAvailable(false, bug))}
 }
 
 // Guarantees the broken implementations claim.
@@ -68,62 +69,62 @@ var broken = []struct {
 	race    bool
 	opts    []semtest.Option
 }{
-	{"overadmit", newRef(false, bugOverAdmit), none, "Acquire/BlocksWhenFull", 1, false, nil},
-	{"overadmit-under-load", newRef(false, bugOverAdmit), none, "Stress/Hammer", 1, false, nil},
-	{"lost-wakeup", newRef(false, bugLostWakeup), none, "Liveness/ReleaseWakesAllThatFit", 1, false, nil},
-	{"ignores-cancel", newRef(false, bugIgnoreCancel), none, "Cancel/WhileWaiting", 1, false, nil},
-	{"ignores-timeout", newRef(false, bugIgnoreCancel), none, "Cancel/Timeout", 1, false, nil},
-	{"done-context-acquires", newRef(false, bugDoneContext), none, "Cancel/AlreadyDone", 1, false, nil},
-	{"done-context-acquires-n>1", newRef(false, bugDoneContextBig), none, "Cancel/AlreadyDone", 1, false, nil},
-	{"grant-after-cancel", newRef(false, bugGrantAfterDone), none, "Cancel/BeforeGrant", 1, false, nil},
+	{"overadmit", reftest.New(false, reftest.OverAdmit), none, "Acquire/BlocksWhenFull", 1, false, nil},
+	{"overadmit-under-load", reftest.New(false, reftest.OverAdmit), none, "Stress/Hammer", 1, false, nil},
+	{"lost-wakeup", reftest.New(false, reftest.LostWakeup), none, "Liveness/ReleaseWakesAllThatFit", 1, false, nil},
+	{"ignores-cancel", reftest.New(false, reftest.IgnoreCancel), none, "Cancel/WhileWaiting", 1, false, nil},
+	{"ignores-timeout", reftest.New(false, reftest.IgnoreCancel), none, "Cancel/Timeout", 1, false, nil},
+	{"done-context-acquires", reftest.New(false, reftest.DoneContext), none, "Cancel/AlreadyDone", 1, false, nil},
+	{"done-context-acquires-n>1", reftest.New(false, reftest.DoneContextBig), none, "Cancel/AlreadyDone", 1, false, nil},
+	{"grant-after-cancel", reftest.New(false, reftest.GrantAfterDone), none, "Cancel/BeforeGrant", 1, false, nil},
 	// Cancel/BeforeGrant's waiter asks for 2; only the model's random
 	// weights reach this one.
-	{"unit-grant-after-cancel", newRef(false, bugUnitGrantAfterDone), none, "Model", 1, false, nil},
-	{"canceled-head-strands", newRef(true, bugStrand), fifo, "Cancel/HeadDoesNotStrand", 1, false, nil},
-	{"over-release-no-panic", newRef(false, bugNoPanic), none, "BadInput/OverRelease/Fresh", 1, false, nil},
-	{"over-release-panics-late", newRef(false, bugPanicLate), none, "BadInput/OverRelease/WaiterQueued", 1, false, nil},
-	{"over-release-counts-gathered", newChanRef, none, "BadInput/OverRelease/WaiterPartlyServed", 1, false, nil},
-	{"over-release-check-then-act", newRef(false, bugCheckThenAct), none, "BadInput/OverRelease/Concurrent", 3, false, nil},
-	{"new-panic-without-package", newRef(false, bugNoPackageName), none, "BadInput/New", 1, false, nil},
-	{"weight-panic-without-package", newRef(false, bugNoPackageName), none, "BadInput/NegativeWeight/Acquire", 1, false, nil},
-	{"over-release-without-package", newRef(false, bugNoPackageName), none, "BadInput/OverRelease/Fresh", 1, false, nil},
-	{"exceeds-size-blocks", newRef(false, bugExceedsBlocks), none, "ExceedsSize/Acquire", 1, false, nil},
-	{"leaks-goroutines", newRef(false, bugLeak), none, "Stress/Goroutines", 1, false, nil},
-	{"leaks-goroutines-never-canceled", newRef(false, bugLeak), none, "Leaks/Goroutines", 1, false, nil},
-	{"leaks-afterfunc", newRef(false, bugLeakAfterFunc), none, "Leaks/AfterFunc", 1, false, nil},
-	{"wrong-available", newRef(false, bugAvailable), none, "Snapshot/SizeAvailable", 1, false, nil},
-	{"racy-release", newRef(false, bugRacyRelease), none, "MemoryModel/ReleaseBeforeAcquire", 1, true, nil},
-	{"racy-tryacquire", newRef(false, bugRacyTryAcquire), none, "MemoryModel/ReleaseBeforeTryAcquire", 1, true, nil},
-	{"barging", newRef(false, bugNone), noBarging, "Guarantees/NoBarging/Parked", 1, false, nil},
-	{"barging-between-grants", newChanRef, noBarging, "Guarantees/NoBarging/PartlyServed", 3, false, nil},
-	{"not-fifo", newRef(false, bugNone), fifo, "Guarantees/FIFO", 1, false, nil},
-	{"not-unit-fifo", newRef(false, bugNone), unitFIFO, "Guarantees/UnitFIFO", 1, false, nil},
-	{"starves-large", newRef(false, bugNone), noStarvation, "Guarantees/NoStarvation", 1, false, nil},
-	{"resize-wakes-nobody", newRef(false, bugResizeNoWake), none, "Resize/Grow", 1, false, nil},
-	{"resize-loses-fifo", newRef(true, bugResizeLosesFIFO), fifo, "Resize/GrowFIFO", 1, false, nil},
-	{"shrink-revokes-held", newRef(false, bugShrinkRevokes), none, "Resize/ShrinkKeepsHeld", 1, false, nil},
-	{"shrink-keeps-large-waiter", newRef(true, bugShrinkKeepsLarge), fifo, "Resize/ShrinkFailsLargeWaiter", 1, false, nil},
-	{"exceeds-checks-old-size", newRef(false, bugExceedsOldSize), none, "Resize/ShrinkLaterExceeds", 1, false, nil},
-	{"size-stale-after-resize", newRef(false, bugSizeStale), none, "Resize/Size", 1, false, nil},
-	{"resize-accepts-zero", newRef(false, bugResizeNoCheck), none, "Resize/BadSize", 1, false, nil},
-	{"over-release-unchecked-after-shrink", newRef(false, bugShrinkNoPanic), none, "Resize/OverRelease", 1, false, nil},
-	{"close-wakes-nobody", newRef(false, bugCloseNoWake), none, "Close/FailsWaiters", 1, false, nil},
-	{"close-serves-free-permits", newRef(false, bugCloseFreePermits), none, "Close/LaterAcquire", 1, false, nil},
-	{"close-serves-tryacquire", newRef(false, bugCloseTry), none, "Close/TryAcquire", 1, false, nil},
-	{"close-refuses-release", newRef(false, bugCloseRelease), none, "Close/Release", 1, false, nil},
-	{"close-twice-errs", newRef(false, bugCloseTwice), none, "Close/Idempotent", 1, false, nil},
-	{"close-leaks-afterfunc", newRef(false, bugCloseLeak), none, "Close/Leaks", 1, false, nil},
-	{"waiting-miscounts-permits", newRef(false, bugWaitingPermits), none, "Observe/Waiting", 1, false, nil},
-	{"onwait-every-wakeup", newRef(false, bugOnWaitEveryWake), none, "Observe/OnWaitGranted", 1, false, nil},
-	{"onwait-err-nil", newRef(false, bugOnWaitNilErr), none, "Observe/OnWaitCanceled", 1, false, nil},
-	{"onwait-skips-closed", newRef(false, bugOnWaitSkipsClosed), none, "Observe/OnWaitClosed", 1, false, nil},
-	{"onwait-skips-exceeds", newRef(false, bugOnWaitSkipsExceeds), none, "Observe/OnWaitExceeds", 1, false, nil},
-	{"onwait-reports-every-acquire", newRef(false, bugOnWaitAlways), none, "Observe/OnWaitNotWaited", 1, false, nil},
-	{"onwait-nil-ignored", newRef(false, bugOnWaitNilIgnored), none, "Observe/OnWaitNil", 1, false, nil},
-	{"available-ignored", newRef(false, bugNone), none, "NewAvailable/StartsWithAvailable", 1, false, refAvailable(bugAvailIgnored)},
-	{"available-zero-means-all", newRef(false, bugNone), none, "NewAvailable/Signal", 1, false, refAvailable(bugAvailZeroMeansAll)},
-	{"available-debt-counted-twice", newRef(false, bugNone), none, "NewAvailable/OverRelease", 1, false, refAvailable(bugAvailDoubleDebt)},
-	{"available-above-size-accepted", newRef(false, bugNone), none, "NewAvailable/BadInput", 1, false, refAvailable(bugAvailNoCheck)},
+	{"unit-grant-after-cancel", reftest.New(false, reftest.UnitGrantAfterDone), none, "Model", 1, false, nil},
+	{"canceled-head-strands", reftest.New(true, reftest.Strand), fifo, "Cancel/HeadDoesNotStrand", 1, false, nil},
+	{"over-release-no-panic", reftest.New(false, reftest.NoPanic), none, "BadInput/OverRelease/Fresh", 1, false, nil},
+	{"over-release-panics-late", reftest.New(false, reftest.PanicLate), none, "BadInput/OverRelease/WaiterQueued", 1, false, nil},
+	{"over-release-counts-gathered", reftest.NewGather, none, "BadInput/OverRelease/WaiterPartlyServed", 1, false, nil},
+	{"over-release-check-then-act", reftest.New(false, reftest.CheckThenAct), none, "BadInput/OverRelease/Concurrent", 3, false, nil},
+	{"new-panic-without-package", reftest.New(false, reftest.NoPackageName), none, "BadInput/New", 1, false, nil},
+	{"weight-panic-without-package", reftest.New(false, reftest.NoPackageName), none, "BadInput/NegativeWeight/Acquire", 1, false, nil},
+	{"over-release-without-package", reftest.New(false, reftest.NoPackageName), none, "BadInput/OverRelease/Fresh", 1, false, nil},
+	{"exceeds-size-blocks", reftest.New(false, reftest.ExceedsBlocks), none, "ExceedsSize/Acquire", 1, false, nil},
+	{"leaks-goroutines", reftest.New(false, reftest.Leak), none, "Stress/Goroutines", 1, false, nil},
+	{"leaks-goroutines-never-canceled", reftest.New(false, reftest.Leak), none, "Leaks/Goroutines", 1, false, nil},
+	{"leaks-afterfunc", reftest.New(false, reftest.LeakAfterFunc), none, "Leaks/AfterFunc", 1, false, nil},
+	{"wrong-available", reftest.New(false, reftest.AvailableMinusWaiting), none, "Snapshot/SizeAvailable", 1, false, nil},
+	{"racy-release", reftest.New(false, reftest.RacyRelease), none, "MemoryModel/ReleaseBeforeAcquire", 1, true, nil},
+	{"racy-tryacquire", reftest.New(false, reftest.RacyTryAcquire), none, "MemoryModel/ReleaseBeforeTryAcquire", 1, true, nil},
+	{"barging", reftest.New(false, reftest.None), noBarging, "Guarantees/NoBarging/Parked", 1, false, nil},
+	{"barging-between-grants", reftest.NewGather, noBarging, "Guarantees/NoBarging/PartlyServed", 3, false, nil},
+	{"not-fifo", reftest.New(false, reftest.None), fifo, "Guarantees/FIFO", 1, false, nil},
+	{"not-unit-fifo", reftest.New(false, reftest.None), unitFIFO, "Guarantees/UnitFIFO", 1, false, nil},
+	{"starves-large", reftest.New(false, reftest.None), noStarvation, "Guarantees/NoStarvation", 1, false, nil},
+	{"resize-wakes-nobody", reftest.New(false, reftest.ResizeNoWake), none, "Resize/Grow", 1, false, nil},
+	{"resize-loses-fifo", reftest.New(true, reftest.ResizeLosesFIFO), fifo, "Resize/GrowFIFO", 1, false, nil},
+	{"shrink-revokes-held", reftest.New(false, reftest.ShrinkRevokes), none, "Resize/ShrinkKeepsHeld", 1, false, nil},
+	{"shrink-keeps-large-waiter", reftest.New(true, reftest.ShrinkKeepsLarge), fifo, "Resize/ShrinkFailsLargeWaiter", 1, false, nil},
+	{"exceeds-checks-old-size", reftest.New(false, reftest.ExceedsOldSize), none, "Resize/ShrinkLaterExceeds", 1, false, nil},
+	{"size-stale-after-resize", reftest.New(false, reftest.SizeStale), none, "Resize/Size", 1, false, nil},
+	{"resize-accepts-zero", reftest.New(false, reftest.ResizeNoCheck), none, "Resize/BadSize", 1, false, nil},
+	{"over-release-unchecked-after-shrink", reftest.New(false, reftest.ShrinkNoPanic), none, "Resize/OverRelease", 1, false, nil},
+	{"close-wakes-nobody", reftest.New(false, reftest.CloseNoWake), none, "Close/FailsWaiters", 1, false, nil},
+	{"close-serves-free-permits", reftest.New(false, reftest.CloseFreePermits), none, "Close/LaterAcquire", 1, false, nil},
+	{"close-serves-tryacquire", reftest.New(false, reftest.CloseTry), none, "Close/TryAcquire", 1, false, nil},
+	{"close-refuses-release", reftest.New(false, reftest.CloseRelease), none, "Close/Release", 1, false, nil},
+	{"close-twice-errs", reftest.New(false, reftest.CloseTwice), none, "Close/Idempotent", 1, false, nil},
+	{"close-leaks-afterfunc", reftest.New(false, reftest.CloseLeak), none, "Close/Leaks", 1, false, nil},
+	{"waiting-miscounts-permits", reftest.New(false, reftest.WaitingPermits), none, "Observe/Waiting", 1, false, nil},
+	{"onwait-every-wakeup", reftest.New(false, reftest.OnWaitEveryWake), none, "Observe/OnWaitGranted", 1, false, nil},
+	{"onwait-err-nil", reftest.New(false, reftest.OnWaitNilErr), none, "Observe/OnWaitCanceled", 1, false, nil},
+	{"onwait-skips-closed", reftest.New(false, reftest.OnWaitSkipsClosed), none, "Observe/OnWaitClosed", 1, false, nil},
+	{"onwait-skips-exceeds", reftest.New(false, reftest.OnWaitSkipsExceeds), none, "Observe/OnWaitExceeds", 1, false, nil},
+	{"onwait-reports-every-acquire", reftest.New(false, reftest.OnWaitAlways), none, "Observe/OnWaitNotWaited", 1, false, nil},
+	{"onwait-nil-ignored", reftest.New(false, reftest.OnWaitNilIgnored), none, "Observe/OnWaitNil", 1, false, nil},
+	{"available-ignored", reftest.New(false, reftest.None), none, "NewAvailable/StartsWithAvailable", 1, false, refAvailable(reftest.AvailIgnored)},
+	{"available-zero-means-all", reftest.New(false, reftest.None), none, "NewAvailable/Signal", 1, false, refAvailable(reftest.AvailZeroMeansAll)},
+	{"available-debt-counted-twice", reftest.New(false, reftest.None), none, "NewAvailable/OverRelease", 1, false, refAvailable(reftest.AvailDoubleDebt)},
+	{"available-above-size-accepted", reftest.New(false, reftest.None), none, "NewAvailable/BadInput", 1, false, refAvailable(reftest.AvailNoCheck)},
 }
 
 // The suite catches each broken implementation by name. Each one runs in a

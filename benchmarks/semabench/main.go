@@ -319,26 +319,23 @@ func drawCharts(r *report.Run, dir string) ([]report.Chart, error) {
 	for _, c := range benchmarks.Contenders {
 		st.Refs[c.Name] = c.Reference
 	}
+	// curve draws cost or wait against goroutines, with the other
+	// parameters fixed.
+	curve := func(fixed, unit, title, ylabel string) func() (*plot.Plot, error) {
+		return func() (*plot.Plot, error) { return chart.Curve(r, st, fixed, unit, title, ylabel) }
+	}
 	specs := []struct {
 		file, caption string
 		draw          func() (*plot.Plot, error)
 	}{
-		{"goroutines-size4.svg", "Cost against goroutines, size 4, short hold (oversubscribed)", func() (*plot.Plot, error) {
-			return chart.Curve(r, st, "size=4/work=short", report.NsPerOp,
-				"Oversubscribed: size 4, short hold", "time per Acquire+Release (log)")
-		}},
-		{"goroutines-size4-yield.svg", "Cost against goroutines, size 4, holder yields (waiters queue for real)", func() (*plot.Plot, error) {
-			return chart.Curve(r, st, "size=4/work=yield", report.NsPerOp,
-				"Waiters piling up: size 4, holder yields", "time per Acquire+Release (log)")
-		}},
-		{"goroutines-size1.svg", "Cost against goroutines, size 1, no work", func() (*plot.Plot, error) {
-			return chart.Curve(r, st, "size=1/work=0", report.NsPerOp,
-				"Size 1, no work while holding", "time per Acquire+Release (log)")
-		}},
-		{"latency-p99-size4.svg", "p99 wait against goroutines, size 4, short hold", func() (*plot.Plot, error) {
-			return chart.Curve(r, st, "size=4/work=short", report.P99,
-				"p99 wait of Acquire: size 4, short hold", "p99 wait (log)")
-		}},
+		{"goroutines-size4.svg", "Cost against goroutines, size 4, short hold (oversubscribed)",
+			curve("size=4/work=short", report.NsPerOp, "Oversubscribed: size 4, short hold", "time per Acquire+Release (log)")},
+		{"goroutines-size4-yield.svg", "Cost against goroutines, size 4, holder yields (waiters queue for real)",
+			curve("size=4/work=yield", report.NsPerOp, "Waiters piling up: size 4, holder yields", "time per Acquire+Release (log)")},
+		{"goroutines-size1.svg", "Cost against goroutines, size 1, no work",
+			curve("size=1/work=0", report.NsPerOp, "Size 1, no work while holding", "time per Acquire+Release (log)")},
+		{"latency-p99-size4.svg", "p99 wait against goroutines, size 4, short hold",
+			curve("size=4/work=short", report.P99, "p99 wait of Acquire: size 4, short hold", "p99 wait (log)")},
 		{"latency.svg", "Wait percentiles, 16 goroutines, size 1", func() (*plot.Plot, error) {
 			return chart.Percentiles(r, "goroutines=16/size=1/work=0")
 		}},

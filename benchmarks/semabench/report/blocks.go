@@ -174,10 +174,7 @@ func (r *Run) implTable(impl string) string {
 // sweepTable has a row per goroutine count of the scenarios named by
 // format and a column per contender: time per op.
 func (r *Run) sweepTable(format string, impls []string) string {
-	t := Table{Header: []string{"goroutines"}}
-	for _, impl := range impls {
-		t.Header = append(t.Header, impl)
-	}
+	t := Table{Header: append([]string{"goroutines"}, impls...)}
 	for _, sc := range r.Scenarios {
 		var g int
 		if _, err := fmt.Sscanf(sc, format, &g); err != nil || fmt.Sprintf(format, g) != sc {

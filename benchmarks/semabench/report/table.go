@@ -59,10 +59,7 @@ type SkipFunc func(scenario, impl string) string
 // median ns/op and its ratio to each reference of the run but itself, in
 // the order of References, marked ~ when not significant.
 func (r *Run) SummaryTable() Table {
-	t := Table{Header: []string{"scenario"}}
-	for _, impl := range r.Impls {
-		t.Header = append(t.Header, impl)
-	}
+	t := Table{Header: append([]string{"scenario"}, r.Impls...)}
 	for _, sc := range r.Scenarios {
 		row := []string{sc}
 		for _, impl := range r.Impls {

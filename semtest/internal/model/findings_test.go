@@ -3,6 +3,7 @@ package model
 import (
 	"testing"
 
+	"github.com/semacat/sem/semtest/internal/reftest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -18,24 +19,24 @@ var broken = []struct {
 	// chansem's gathering design: a TryAcquire takes a slot freed for a
 	// request that is gathering (the over-release check added, so that only
 	// this bug is left).
-	{"gather/barging", newStrict(newGather), Claims{UnitFIFO: true, NoBarging: true}, "barging"},
+	{"gather/barging", newStrict(reftest.NewGather), Claims{UnitFIFO: true, NoBarging: true}, "barging"},
 	// The same, as it is: Release counts the slots a gatherer holds.
-	{"gather/over-release", newGather, Claims{UnitFIFO: true}, "over-release"},
+	{"gather/over-release", reftest.NewGather, Claims{UnitFIFO: true}, "over-release"},
 	// x/sync before go.dev/issue/63615: the grant goes to a waiter whose
 	// context is already done.
 	{"handoff/keep-canceled", newHandoff(true), Claims{FIFO: true, NoBarging: true}, "cancel-first"},
-	{"ref/lost-wakeup", newRef(false, bugLostWakeup), Claims{}, "lost-wakeup"},
-	{"ref/over-admission", newRef(false, bugOverAdmit), Claims{}, "over-admission"},
-	{"ref/ignore-cancel", newRef(false, bugIgnoreCancel), Claims{}, "ignores-cancel"},
-	{"ref/done-context", newRef(false, bugDoneContext), Claims{}, "done-context"},
-	{"ref/no-panic", newRef(false, bugNoPanic), Claims{}, "over-release"},
-	{"ref/not-fifo", newRef(false, bugNone), Claims{FIFO: true}, "fifo"},
-	{"ref/barging", newRef(true, bugBarging), Claims{FIFO: true, NoBarging: true}, "barging"},
-	{"ref/available", newRef(true, bugAvailable), Claims{FIFO: true, NoBarging: true}, "available"},
-	{"ref/shy-try", newRef(false, bugShyTry), Claims{}, "try"},
+	{"ref/lost-wakeup", reftest.New(false, reftest.LostWakeup), Claims{}, "lost-wakeup"},
+	{"ref/over-admission", reftest.New(false, reftest.OverAdmit), Claims{}, "over-admission"},
+	{"ref/ignore-cancel", reftest.New(false, reftest.IgnoreCancel), Claims{}, "ignores-cancel"},
+	{"ref/done-context", reftest.New(false, reftest.DoneContext), Claims{}, "done-context"},
+	{"ref/no-panic", reftest.New(false, reftest.NoPanic), Claims{}, "over-release"},
+	{"ref/not-fifo", reftest.New(false, reftest.None), Claims{FIFO: true}, "fifo"},
+	{"ref/barging", reftest.New(true, reftest.Barging), Claims{FIFO: true, NoBarging: true}, "barging"},
+	{"ref/available", reftest.New(true, reftest.AvailableMinusWaiting), Claims{FIFO: true, NoBarging: true}, "available"},
+	{"ref/shy-try", reftest.New(false, reftest.ShyTry), Claims{}, "try"},
 	// Without Available, the permits it strands show when a TryAcquire
 	// cannot have them.
-	{"ref/strand", newStrict(newRef(false, bugStrand)), Claims{}, "try"},
+	{"ref/strand", newStrict(reftest.New(false, reftest.CancelTakesPermit)), Claims{}, "try"},
 	{"lifo", newLIFO, Claims{UnitFIFO: true}, "unit-fifo"},
 }
 

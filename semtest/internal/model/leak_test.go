@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/semacat/sem"
+	"github.com/semacat/sem/semtest/internal/reftest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -17,7 +18,7 @@ type leaky struct {
 }
 
 func newLeaky(size int64) sem.Semaphore {
-	return &leaky{Semaphore: newRef(true, bugNone)(size), never: make(chan struct{})}
+	return &leaky{Semaphore: reftest.New(true, reftest.None)(size), never: make(chan struct{})}
 }
 
 func (l *leaky) Acquire(ctx context.Context, n int64) error {
@@ -46,7 +47,7 @@ type rawChan struct {
 }
 
 func newRawChan(size int64) sem.Semaphore {
-	return &rawChan{Semaphore: newRef(false, bugNone)(size), slots: make(chan struct{}, size)}
+	return &rawChan{Semaphore: reftest.New(false, reftest.None)(size), slots: make(chan struct{}, size)}
 }
 
 // Release blocks forever: nobody ever sends. TestMain tells goleak to

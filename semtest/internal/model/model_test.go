@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/semacat/sem/semtest/internal/reftest"
 	"go.uber.org/goleak"
 )
 
@@ -23,8 +24,8 @@ var correct = []struct {
 	newSem NewFunc
 	claims Claims
 }{
-	{"ref", newRef(false, bugNone), Claims{}},
-	{"ref/fifo", newRef(true, bugNone), Claims{FIFO: true, NoBarging: true}},
+	{"ref", reftest.New(false, reftest.None), Claims{}},
+	{"ref/fifo", reftest.New(true, reftest.None), Claims{FIFO: true, NoBarging: true}},
 	{"handoff", newHandoff(false), Claims{FIFO: true, NoBarging: true}},
 	{"xsync", newXSyncFixed, Claims{FIFO: true, NoBarging: true}},
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/semacat/sem"
+	"github.com/semacat/sem/semtest/internal/reftest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sync/semaphore"
@@ -43,7 +44,7 @@ func TestProgramTextErrors(t *testing.T) {
 // passes without a report, and one a broken semaphore fails with it.
 func TestReplay(t *testing.T) {
 	const program = "size 1; w1 acquire 1 bg; w2 acquire 1 cancelable; cancel w2 + release w1 1"
-	Replay(t, newRef(true, bugNone), Claims{FIFO: true}, program)
+	Replay(t, reftest.New(true, reftest.None), Claims{FIFO: true}, program)
 	f, err := ReplayFailure(t, newHandoff(true), Claims{FIFO: true}, program)
 	require.NoError(t, err)
 	require.NotNil(t, f)
@@ -82,8 +83,8 @@ func TestXSyncAsIs(t *testing.T) {
 // returned and every permit has been released, all of them must be free.
 func TestLeakAtTheEnd(t *testing.T) {
 	const program = "size 1; w1 acquire 1 bg; w2 acquire 1 cancelable; cancel w2"
-	Replay(t, newStrict(newRef(false, bugNone)), Claims{}, program)
-	f, err := ReplayFailure(t, newStrict(newRef(false, bugStrand)), Claims{}, program)
+	Replay(t, newStrict(reftest.New(false, reftest.None)), Claims{}, program)
+	f, err := ReplayFailure(t, newStrict(reftest.New(false, reftest.CancelTakesPermit)), Claims{}, program)
 	require.NoError(t, err)
 	require.NotNil(t, f)
 	assert.Equal(t, "leak", f.Kind)

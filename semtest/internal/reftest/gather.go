@@ -1,12 +1,4 @@
-package model
-
-// gather is a copy of chansem as it stood when the model was written (one
-// buffered-channel slot per permit; a multi-permit Acquire gathers its
-// permits one send at a time behind a gate), kept as a broken subject: while
-// a request gathers, the slots it has gathered belong to nobody the caller
-// knows of, so a TryAcquire can take a slot freed for the gatherer (barging
-// between partial grants) and Release can give back more than callers hold
-// without panicking.
+package reftest
 
 import (
 	"context"
@@ -15,25 +7,31 @@ import (
 	"github.com/semacat/sem/internal/check"
 )
 
-const pkg = "gather"
+// pkg is the package name gather's panics give: "ref", as the reference
+// semaphore's, so that the suite's tests name one package for both.
+const pkg = "ref"
 
-func newGather(size int64) sem.Semaphore { return gatherNew(size) }
-
-type gather struct {
-	slots chan struct{} // one value per held permit
-	gate  chan struct{} // held by the one multi-permit request gathering permits
-	size  int64
-}
-
-// gatherNew returns a semaphore with size permits, all free. It panics if size is
-// less than 1.
-func gatherNew(size int64) *gather {
+// NewGather returns a copy of chansem as it stood when the model was
+// written (one buffered-channel slot per permit; a multi-permit Acquire
+// gathers its permits one send at a time behind a gate), kept as a broken
+// subject: while a request gathers, the slots it has gathered belong to
+// nobody the caller knows of, so a TryAcquire can take a slot freed for the
+// gatherer (barging between partial grants) and Release can give back more
+// than callers hold without panicking. Chansem now counts the permits its
+// callers hold instead, so it cannot stand in for this copy.
+func NewGather(size int64) sem.Semaphore {
 	check.Size(pkg, size)
 	return &gather{
 		slots: make(chan struct{}, size),
 		gate:  make(chan struct{}, 1),
 		size:  size,
 	}
+}
+
+type gather struct {
+	slots chan struct{} // one value per held permit
+	gate  chan struct{} // held by the one multi-permit request gathering permits
+	size  int64
 }
 
 // Size returns the total number of permits.
@@ -179,19 +177,5 @@ func (s *gather) giveBack(n int64) {
 			// can empty the buffer under us.
 			check.OverRelease(pkg, n, int64(len(s.slots)))
 		}
-	}
-}
-
-// Lock takes one permit, blocking until it is available, so that a
-// semaphore of size 1 can stand in for a sync.Mutex.
-func (s *gather) Lock() { s.slots <- struct{}{} }
-
-// Unlock returns one permit. It panics if no permit is held, where a bare
-// channel receive would block forever.
-func (s *gather) Unlock() {
-	select {
-	case <-s.slots:
-	default:
-		check.OverUnlock(pkg)
 	}
 }

@@ -1,4 +1,9 @@
-package semtest_test
+// Package reftest holds the semaphores that semtest's own tests and the
+// model's tests run: a small, obviously correct one with switches that break
+// it on purpose, and chansem's old gathering design with its two review
+// findings. Both test packages check them, so that the suite and the model
+// are held to the same subjects.
+package reftest
 
 import (
 	"context"
@@ -9,53 +14,63 @@ import (
 	"time"
 
 	"github.com/semacat/sem"
-	"github.com/semacat/sem/semtest"
 )
 
-// ref is a small, obviously correct semaphore that the suite's own tests run
-// against, with switches that break it on purpose: each bug must be reported
-// by the subtest that names the promise it breaks.
+// ref is a small, obviously correct semaphore (a mutex, a condition
+// variable and a queue of waiting requests) with switches that break it on
+// purpose: each bug must be found by the check that names the promise it
+// breaks.
 type ref struct {
 	mu     sync.Mutex
 	cond   *sync.Cond
 	size   int64
 	built  int64 // the size it was built with
 	cur    int64
-	debt   int64    // bugAvailDoubleDebt: what NewAvailable started without, counted twice
+	debt   int64    // AvailDoubleDebt: what NewAvailable started without, counted twice
 	queue  []*int64 // waiting requests, in arrival order
 	fifo   bool     // serve only the head of the queue, and never let TryAcquire pass it
 	closed bool
 	onWait func(sem.WaitEvent)
-	bug    string
+	bug    Bug
 	never  chan struct{}
 }
 
-// The bugs ref can be built with.
+// Bug names one way of breaking the reference semaphore on purpose.
+type Bug string
+
+// The bugs of the contract's methods; optional.go has those of the optional
+// interfaces.
 const (
-	bugNone               = ""
-	bugOverAdmit          = "overadmit"          // admits one permit more than is free
-	bugLostWakeup         = "lostwakeup"         // Release wakes one waiter however many permits it frees
-	bugIgnoreCancel       = "ignorecancel"       // a waiting Acquire never looks at its context again
-	bugDoneContext        = "donectx"            // a done context still acquires free permits
-	bugDoneContextBig     = "donectxbig"         // a done context still acquires free permits, if n > 1
-	bugGrantAfterDone     = "grantafterdone"     // a waiter takes permits freed after its context was done
-	bugUnitGrantAfterDone = "unitgrantafterdone" // a single-permit waiter does, as a select between the permit and ctx.Done() may
-	bugStrand             = "strand"             // a canceled waiter stays at the head of the queue
-	bugNoPanic            = "nopanic"            // over-release silently drives the count negative
-	bugPanicLate          = "paniclate"          // over-release gives back what is held, then panics
-	bugCheckThenAct       = "checkthenact"       // over-release is checked, then permits go back one by one
-	bugNoPackageName      = "nopkg"              // panic messages do not name the package
-	bugExceedsBlocks      = "exceedsblocks"      // n > size waits instead of failing
-	bugLeak               = "leak"               // every Acquire that waits leaves a goroutine behind
-	bugLeakAfterFunc      = "leakafterfunc"      // every Acquire leaves its context.AfterFunc registered
-	bugAvailable          = "available"          // Available subtracts the weight of waiting requests
-	bugRacyTryAcquire     = "racytry"            // TryAcquire reads the count without the lock first
-	bugRacyRelease        = "racyrelease"        // Release writes the count before it takes the lock
+	None                  Bug = ""
+	OverAdmit             Bug = "overadmit"          // admits one permit more than is free
+	LostWakeup            Bug = "lostwakeup"         // Release wakes one waiter however many permits it frees
+	IgnoreCancel          Bug = "ignorecancel"       // a waiting Acquire never looks at its context again
+	DoneContext           Bug = "donectx"            // a done context still acquires free permits
+	DoneContextBig        Bug = "donectxbig"         // a done context still acquires free permits, if n > 1
+	GrantAfterDone        Bug = "grantafterdone"     // a waiter takes permits freed after its context was done
+	UnitGrantAfterDone    Bug = "unitgrantafterdone" // a single-permit waiter does, as a select between the permit and ctx.Done() may
+	Strand                Bug = "strand"             // a canceled waiter stays at the head of the queue
+	CancelTakesPermit     Bug = "canceltakespermit"  // a canceled waiter takes one permit away with it
+	NoPanic               Bug = "nopanic"            // over-release silently drives the count negative
+	PanicLate             Bug = "paniclate"          // over-release gives back what is held, then panics
+	CheckThenAct          Bug = "checkthenact"       // over-release is checked, then permits go back one by one
+	NoPackageName         Bug = "nopkg"              // panic messages do not name the package
+	ExceedsBlocks         Bug = "exceedsblocks"      // n > size waits instead of failing
+	Leak                  Bug = "leak"               // every Acquire that waits leaves a goroutine behind
+	LeakAfterFunc         Bug = "leakafterfunc"      // every Acquire leaves its context.AfterFunc registered
+	AvailableMinusWaiting Bug = "available"          // Available subtracts the weight of waiting requests
+	Barging               Bug = "barging"            // a FIFO semaphore's TryAcquire takes free permits past the queue
+	ShyTry                Bug = "shytry"             // TryAcquire never takes the last free permit
+	RacyTryAcquire        Bug = "racytry"            // TryAcquire reads the count without the lock first
+	RacyRelease           Bug = "racyrelease"        // Release writes the count before it takes the lock
 )
 
-func newRef(fifo bool, bug string) semtest.NewFunc {
+// New returns a constructor of the reference semaphore, broken by bug. A
+// FIFO one serves waiters strictly in arrival order and never lets
+// TryAcquire pass a waiter. Its panics name the package "ref".
+func New(fifo bool, bug Bug) func(size int64) sem.Semaphore {
 	return func(size int64) sem.Semaphore {
-		r := buildRef(fifo, bug, size)
+		r := build(fifo, bug, size)
 		if size < 1 {
 			r.fail("New(%d): size must be at least 1", size)
 		}
@@ -63,7 +78,7 @@ func newRef(fifo bool, bug string) semtest.NewFunc {
 	}
 }
 
-func buildRef(fifo bool, bug string, size int64) *ref {
+func build(fifo bool, bug Bug, size int64) *ref {
 	r := &ref{size: size, built: size, fifo: fifo, bug: bug, never: make(chan struct{})}
 	r.cond = sync.NewCond(&r.mu)
 	return r
@@ -72,7 +87,7 @@ func buildRef(fifo bool, bug string, size int64) *ref {
 // fail panics with a message that names the package, as the contract asks.
 func (r *ref) fail(format string, args ...any) {
 	prefix := "ref: "
-	if r.bug == bugNoPackageName {
+	if r.bug == NoPackageName {
 		prefix = ""
 	}
 	panic(prefix + fmt.Sprintf(format, args...))
@@ -92,41 +107,41 @@ func (r *ref) Acquire(ctx context.Context, n int64) error {
 
 // acquire is Acquire with r.mu held; it records in w whether it waited.
 func (r *ref) acquire(ctx context.Context, n int64, w *wait) error {
-	if r.bug == bugOnWaitAlways {
+	if r.bug == OnWaitAlways {
 		w.begin(r)
 	}
-	if n > r.exceedsLimit() && r.bug != bugExceedsBlocks {
+	if n > r.exceedsLimit() && r.bug != ExceedsBlocks {
 		return r.errExceeds(n)
 	}
 	if err := ctx.Err(); (err != nil && !r.acquiresWhenDone(n)) || n == 0 {
 		return err
 	}
-	if r.closed && r.bug != bugCloseFreePermits {
+	if r.closed && r.bug != CloseFreePermits {
 		return r.errClosed(n)
 	}
 	me := &n
 	r.queue = append(r.queue, me)
-	if r.bug != bugIgnoreCancel {
+	if r.bug != IgnoreCancel {
 		stop := context.AfterFunc(ctx, func() {
 			r.mu.Lock()
 			r.cond.Broadcast()
 			r.mu.Unlock()
 		})
-		if r.bug != bugLeakAfterFunc {
+		if r.bug != LeakAfterFunc {
 			defer func() {
-				if !r.closed || r.bug != bugCloseLeak {
+				if !r.closed || r.bug != CloseLeak {
 					stop()
 				}
 			}()
 		}
 	}
-	if r.bug == bugLeak && !r.fits(me) {
+	if r.bug == Leak && !r.fits(me) {
 		go func() { <-r.never }()
 	}
 	for {
 		// A cancellation that came before the grant wins.
-		done := ctx.Err() != nil && r.bug != bugIgnoreCancel
-		if r.fits(me) && (!done || r.grantsAfterDone(n) || r.acquiresWhenDone(n)) && (!r.closed || r.bug == bugCloseFreePermits) {
+		done := ctx.Err() != nil && r.bug != IgnoreCancel
+		if r.fits(me) && (!done || r.grantsAfterDone(n) || r.acquiresWhenDone(n)) && (!r.closed || r.bug == CloseFreePermits) {
 			break
 		}
 		if done || r.closed || n > r.size && r.waitersMayExceed() {
@@ -138,7 +153,7 @@ func (r *ref) acquire(ctx context.Context, n int64, w *wait) error {
 	}
 	r.remove(me)
 	r.cur += n
-	if r.bug != bugLostWakeup {
+	if r.bug != LostWakeup {
 		r.cond.Broadcast() // the next in line may fit too
 	}
 	return nil
@@ -147,20 +162,23 @@ func (r *ref) acquire(ctx context.Context, n int64, w *wait) error {
 // giveUp takes a waiting request that will not be served out of the queue,
 // and says why.
 func (r *ref) giveUp(ctx context.Context, me *int64, w *wait) error {
-	if r.bug != bugStrand {
+	if r.bug != Strand {
 		r.remove(me)
 	}
 	r.cond.Broadcast()
 	switch {
 	case ctx.Err() != nil:
+		if r.bug == CancelTakesPermit {
+			r.cur++
+		}
 		return ctx.Err()
 	case r.closed:
-		if r.bug == bugOnWaitSkipsClosed {
+		if r.bug == OnWaitSkipsClosed {
 			w.waited = false
 		}
 		return r.errClosed(*me)
 	default:
-		if r.bug == bugOnWaitSkipsExceeds {
+		if r.bug == OnWaitSkipsExceeds {
 			w.waited = false
 		}
 		return r.errExceeds(*me)
@@ -177,7 +195,7 @@ func (r *ref) errClosed(n int64) error {
 
 // exceedsLimit is the size a new request may not exceed.
 func (r *ref) exceedsLimit() int64 {
-	if r.bug == bugExceedsOldSize {
+	if r.bug == ExceedsOldSize {
 		return r.built
 	}
 	return r.size
@@ -187,7 +205,7 @@ func (r *ref) exceedsLimit() int64 {
 // (a shrink may have made it too large); only bugs that skip a size check
 // leave one waiting.
 func (r *ref) waitersMayExceed() bool {
-	return r.bug != bugShrinkKeepsLarge && r.bug != bugExceedsBlocks && r.bug != bugExceedsOldSize
+	return r.bug != ShrinkKeepsLarge && r.bug != ExceedsBlocks && r.bug != ExceedsOldSize
 }
 
 // wait is what an Acquire knows of its own wait, for OnWait.
@@ -214,11 +232,11 @@ func (w *wait) report(r *ref, n int64, err error) {
 	if !w.waited || w.f == nil {
 		return
 	}
-	if r.bug == bugOnWaitNilErr {
+	if r.bug == OnWaitNilErr {
 		err = nil
 	}
 	calls := 1
-	if r.bug == bugOnWaitEveryWake {
+	if r.bug == OnWaitEveryWake {
 		calls = max(1, w.wakes)
 	}
 	for range calls {
@@ -227,7 +245,7 @@ func (w *wait) report(r *ref, n int64, err error) {
 }
 
 func (r *ref) free() int64 {
-	if r.bug == bugOverAdmit {
+	if r.bug == OverAdmit {
 		return r.size - r.cur + 1
 	}
 	return r.size - r.cur
@@ -244,20 +262,20 @@ func (r *ref) remove(me *int64) {
 // grantsAfterDone reports whether a bug lets a waiting Acquire(n) whose
 // context is done take permits freed since.
 func (r *ref) grantsAfterDone(n int64) bool {
-	return r.bug == bugGrantAfterDone || r.bug == bugUnitGrantAfterDone && n == 1
+	return r.bug == GrantAfterDone || r.bug == UnitGrantAfterDone && n == 1
 }
 
 // acquiresWhenDone reports whether a bug lets Acquire(n) with a done
 // context take free permits.
 func (r *ref) acquiresWhenDone(n int64) bool {
-	return r.bug == bugDoneContext || r.bug == bugDoneContextBig && n > 1
+	return r.bug == DoneContext || r.bug == DoneContextBig && n > 1
 }
 
 func (r *ref) TryAcquire(n int64) bool {
 	if n < 0 {
 		r.fail("TryAcquire(%d): negative weight", n)
 	}
-	if r.bug == bugRacyTryAcquire && n > r.size-r.cur { // a read without the lock
+	if r.bug == RacyTryAcquire && n > r.size-r.cur { // a read without the lock
 		return false
 	}
 	r.mu.Lock()
@@ -265,22 +283,35 @@ func (r *ref) TryAcquire(n int64) bool {
 	if n == 0 {
 		return true
 	}
-	if n > r.free() || (r.fifo && len(r.queue) > 0) || (r.closed && r.bug != bugCloseTry) {
+	if r.tryRefuses(n) {
 		return false
 	}
 	r.cur += n
 	return true
 }
 
+// tryRefuses reports, with r.mu held, whether TryAcquire(n) must fail.
+func (r *ref) tryRefuses(n int64) bool {
+	switch {
+	case n > r.free():
+		return true
+	case r.fifo && len(r.queue) > 0 && r.bug != Barging:
+		return true // it may not pass a waiter
+	case r.closed && r.bug != CloseTry:
+		return true
+	}
+	return r.bug == ShyTry && n == r.free()
+}
+
 func (r *ref) Release(n int64) {
 	if n < 0 {
 		r.fail("Release(%d): negative weight", n)
 	}
-	if r.bug == bugCheckThenAct {
+	if r.bug == CheckThenAct {
 		r.releaseCheckThenAct(n)
 		return
 	}
-	if r.bug == bugRacyRelease {
+	if r.bug == RacyRelease {
 		r.cur -= n // a write without the lock
 		r.mu.Lock()
 		r.cond.Broadcast()
@@ -289,18 +320,18 @@ func (r *ref) Release(n int64) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if n > r.cur && r.bug == bugPanicLate {
+	if n > r.cur && r.bug == PanicLate {
 		r.cur = 0
 		r.cond.Broadcast()
 	}
-	if r.closed && r.bug == bugCloseRelease {
+	if r.closed && r.bug == CloseRelease {
 		r.fail("Release(%d): semaphore closed", n)
 	}
 	if r.overReleased(n) {
 		r.fail("Release(%d): released more than held (%d held)", n, r.cur)
 	}
 	r.cur -= n
-	if r.bug == bugLostWakeup {
+	if r.bug == LostWakeup {
 		r.cond.Signal()
 	} else {
 		r.cond.Broadcast()
@@ -333,11 +364,11 @@ func (r *ref) releaseCheckThenAct(n int64) {
 // overReleased reports whether Release(n) gives back more than is held.
 func (r *ref) overReleased(n int64) bool {
 	switch r.bug {
-	case bugNoPanic:
+	case NoPanic:
 		return false
-	case bugShrinkNoPanic:
+	case ShrinkNoPanic:
 		return n > r.cur && r.cur <= r.size
-	case bugAvailDoubleDebt:
+	case AvailDoubleDebt:
 		return n > r.cur+r.debt
 	}
 	return n > r.cur
@@ -347,7 +378,7 @@ func (r *ref) overReleased(n int64) bool {
 func (r *ref) Size() int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.bug == bugSizeStale {
+	if r.bug == SizeStale {
 		return r.built
 	}
 	return r.size
@@ -358,7 +389,7 @@ func (r *ref) Available() int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	free := r.size - r.cur
-	if r.bug == bugAvailable {
+	if r.bug == AvailableMinusWaiting {
 		for _, q := range r.queue {
 			free -= *q
 		}
