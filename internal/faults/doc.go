@@ -51,7 +51,7 @@
 // require the fence to hold.
 //
 // The default run is bounded for make test (3 workers, 5s each, one fault
-// per scenario). SEMACAT_FAULTS=long (make faults) runs 5 workers for 25s
+// per scenario, four scenarios at a time). SEMACAT_FAULTS=long (make faults) runs 5 workers for 25s
 // each with four faults per scenario (the Sentinel fails over once). Both
 // print the table after the last scenario.
 package faults

@@ -1,10 +1,14 @@
 package faults_test
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -31,7 +35,28 @@ func TestMain(m *testing.M) {
 	case os.Getenv(worker.SpecEnv) != "":
 		os.Exit(worker.Main())
 	}
+	runScenariosSideBySide()
 	goleak.VerifyTestMain(tableMain{m}, goleak.IgnoreTopFunction(proxy.LeakedGoroutine))
+}
+
+// scenariosAtOnce is how many scenarios run at a time unless -test.parallel
+// says otherwise. Go's default is GOMAXPROCS, sized for tests that compute;
+// a scenario mostly waits (for holds, leases, stops and restarts) while its
+// workers make a few grants a second, so even on 2 cores four at once keep
+// make test short and leave every process idle most of the time. TestEtcd
+// keeps its leader kill apart from the rest (see there); every other
+// scenario has its own semaphore, fence key and workers.
+const scenariosAtOnce = 4
+
+// runScenariosSideBySide raises -test.parallel to scenariosAtOnce when the
+// command line did not set it.
+func runScenariosSideBySide() {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", strconv.Itoa(max(scenariosAtOnce, runtime.GOMAXPROCS(0))))
+	}
 }
 
 // tableMain prints the summary table after every scenario ran.
@@ -40,6 +65,7 @@ type tableMain struct{ m *testing.M }
 func (tm tableMain) Run() int {
 	code := tm.m.Run()
 	if len(rows) > 0 {
+		slices.Sort(rows) // scenarios end in any order
 		fmt.Println("\nscenario                              ops  faults  violations  permits-back p50  p99")
 		for _, r := range rows {
 			fmt.Println(r)

@@ -99,12 +99,19 @@ func hostPorts(urls []string) []string {
 	return out
 }
 
-// TestEtcd runs the holder scenarios, then the SIGKILL of the leader's
-// process, on one 3-member cluster of separate processes.
+// TestEtcd runs the SIGKILL of the leader's process, then the holder
+// scenarios side by side, on one 3-member cluster of separate processes.
+// The holder scenarios are parallel subtests, so Go holds them back until
+// this function returns: kill-leader, a sequential subtest, runs first and
+// alone, and no other scenario sees the cluster lose its leader.
 func TestEtcd(t *testing.T) {
+	t.Parallel()
 	c := servers.StartEtcd(t, t.TempDir(), 3)
 	for _, s := range holderScenarios {
-		t.Run(s.name, func(t *testing.T) { s.run(t, "etcd", hostPorts(c.Endpoints)) })
+		t.Run(s.name, func(t *testing.T) {
+			t.Parallel()
+			s.run(t, "etcd", hostPorts(c.Endpoints))
+		})
 	}
 	t.Run("kill-leader", func(t *testing.T) {
 		s := scenario{inject: func(r *run) {
@@ -125,11 +132,15 @@ func TestEtcd(t *testing.T) {
 	})
 }
 
-// TestRedis runs the holder scenarios on one redis-server.
+// TestRedis runs the holder scenarios side by side on one redis-server.
 func TestRedis(t *testing.T) {
+	t.Parallel()
 	srv := servers.StartRedis(t, t.TempDir())
 	for _, s := range holderScenarios {
-		t.Run(s.name, func(t *testing.T) { s.run(t, "redis", []string{srv.Addr()}) })
+		t.Run(s.name, func(t *testing.T) {
+			t.Parallel()
+			s.run(t, "redis", []string{srv.Addr()})
+		})
 	}
 }
 
@@ -138,6 +149,7 @@ func TestRedis(t *testing.T) {
 // since the last snapshot is lost, which redissem documents as a case of
 // over-admission. The fence must still hold, and no waiter may be stranded.
 func TestRedisKillRestart(t *testing.T) {
+	t.Parallel()
 	srv := servers.StartRedis(t, filepath.Join(t.TempDir(), "redis"))
 	s := scenario{inject: func(r *run) {
 		r.waitHolder()
@@ -155,6 +167,7 @@ func TestRedisKillRestart(t *testing.T) {
 // received is lost, which redissem documents. One failover per run, in
 // either mode: the killed primary is not brought back as a replica.
 func TestSentinelFailover(t *testing.T) {
+	t.Parallel()
 	sn := servers.StartSentinel(t, t.TempDir(), 500*time.Millisecond)
 	r := newRun(t, "sentinel")
 	r.start(currentMode().workers, nil, []string{sn.Addr()}, holdFor(lease))
