@@ -13,11 +13,14 @@ MODULES := $(patsubst ./%,%,$(patsubst %/go.mod,%,$(shell find . -name go.mod -n
 all: test
 
 ## test: go vet and the race-enabled tests of every module, one line per
-## package (gotestsum); a failure names the test and shows its output
+## package (gotestsum); a failure names the test and shows its output.
+## vet runs with -race so that it type-checks against the same compiled
+## dependencies the race tests use: a plain vet would compile every
+## dependency (etcd, gRPC, ...) a second time on a fresh machine.
 test: testdeps
 	@failed=""; for m in $(MODULES); do \
 		echo "== $$m"; \
-		(cd $$m && $(GO) vet ./... && \
+		(cd $$m && $(GO) vet -race ./... && \
 			$(TOOL) gotestsum --format pkgname --format-hide-empty-pkg --hide-summary=skipped -- -race -count=1 ./...) \
 		|| failed="$$failed $$m"; \
 	done; \
