@@ -3,7 +3,6 @@ package etcdsem_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -16,7 +15,8 @@ import (
 
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/etcdsem"
-	"github.com/semacat/sem/etcdsem/internal/embedded"
+	"github.com/semacat/sem/etcdsem/embedded"
+	"github.com/semacat/sem/internal/testserver"
 	"github.com/semacat/sem/semtest"
 )
 
@@ -32,40 +32,16 @@ var (
 type withServer struct{ m *testing.M }
 
 func (w withServer) Run() int {
-	code := w.run()
+	code := testserver.Main("etcdsem-test", w.m.Run, func(dir string) (stop func(), err error) {
+		server, cli, stop, err = embedded.Single(dir)
+		return stop, err
+	})
 	// A connection between two embedded members can outlive both by up to
 	// etcd's peer read timeout (5s): closing a member sets a read deadline
 	// that a concurrent timeoutConn.Read may overwrite. Give such
 	// goroutines that long to end before goleak looks.
-	for deadline := time.Now().Add(8 * time.Second); time.Now().Before(deadline); {
-		if goleak.Find() == nil {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testserver.Linger(8*time.Second, func() bool { return goleak.Find() == nil })
 	return code
-}
-
-func (w withServer) run() int {
-	dir, err := os.MkdirTemp("", "etcdsem-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	server, err = embedded.Start(dir, 1)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer server.Close()
-	cli, err = server.Client()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer cli.Close()
-	return w.m.Run()
 }
 
 func TestMain(m *testing.M) {
