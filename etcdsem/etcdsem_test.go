@@ -3,7 +3,6 @@ package etcdsem_test
 import (
 	"context"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -106,30 +105,16 @@ func await[T any](t testing.TB, ch <-chan T) T {
 }
 
 func TestConformance(t *testing.T) {
-	var mu sync.Mutex
-	var handles []*etcdsem.Semaphore
-	t.Cleanup(func() {
-		for _, s := range handles {
-			assert.NoError(t, s.Close())
-		}
-	})
+	handles := testserver.NewHandles[*etcdsem.Semaphore](t)
 	newFn := func(size int64) sem.Semaphore {
 		s, err := etcdsem.New(cli, uniqueName(t), size, etcdsem.WithLease(5*time.Second))
 		if err != nil {
 			panic(err) // semtest reports it as a failure of New
 		}
-		mu.Lock()
-		handles = append(handles, s)
-		mu.Unlock()
-		return s
-	}
-	all := func() []*etcdsem.Semaphore {
-		mu.Lock()
-		defer mu.Unlock()
-		return handles
+		return handles.Add(s)
 	}
 	semtest.Run(t, newFn, semtest.Guarantees{FIFO: true, NoStarvation: true, NoBarging: true},
-		semtest.WithSettle(settle(all)), semtest.WithTick(100*time.Millisecond))
+		semtest.WithSettle(settle(handles.All)), semtest.WithTick(100*time.Millisecond))
 }
 
 func TestBadInputMessages(t *testing.T) {

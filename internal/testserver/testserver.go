@@ -1,8 +1,9 @@
 // Package testserver runs the servers that the tests of the distributed
 // strategies and their recipes talk to: a test binary's lifetime around a
-// server (Main, Linger), and redis-server processes on free loopback ports
-// (StartRedis). It imports only the standard library, so the nested modules
-// share it without their dependencies reaching the root module.
+// server (Main, Linger), redis-server processes on free loopback ports
+// (StartRedis), and the handles a test opens on them (Handles). It imports
+// only the standard library, so the nested modules share it without their
+// dependencies reaching the root module.
 package testserver
 
 import (
