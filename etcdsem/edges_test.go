@@ -37,7 +37,7 @@ func TestCancelAtGrantGivesBack(t *testing.T) {
 	s.BeforeAdmit(cancel)
 	done := make(chan error, 1)
 	go func() { done <- s.Acquire(ctx, 2) }()
-	settle(func() []*etcdsem.Semaphore { return []*etcdsem.Semaphore{s} })()
+	settleHandles(s)
 	require.NoError(t, s.ReleaseErr(context.Background(), 1))
 	require.ErrorIs(t, await(t, done), context.Canceled)
 	assert.Zero(t, s.Held())
@@ -84,7 +84,7 @@ func TestStaleEventIsReread(t *testing.T) {
 	})
 	done := make(chan error, 1)
 	go func() { done <- waiter.Acquire(ctx, 1) }()
-	settle(func() []*etcdsem.Semaphore { return []*etcdsem.Semaphore{holder, waiter} })()
+	settleHandles(holder, waiter)
 	holder.Release(1)
 	err = await(t, done)
 	require.True(t, confirmed.Load(), "the watch never said the key fits; the test proved nothing")
@@ -223,7 +223,7 @@ func TestDoneClosesBeforeOthersGetIn(t *testing.T) {
 		grantedAt.Store(order.Add(1))
 		granted <- err
 	}()
-	settle(func() []*etcdsem.Semaphore { return []*etcdsem.Semaphore{other} })()
+	settleHandles(other)
 
 	px.Cut()
 	cutAt := time.Now()

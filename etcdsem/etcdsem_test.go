@@ -91,6 +91,11 @@ func settle(hs func() []*etcdsem.Semaphore) func() {
 	}
 }
 
+// settleHandles waits until the handles hs have settled, as settle does.
+func settleHandles(hs ...*etcdsem.Semaphore) {
+	settle(func() []*etcdsem.Semaphore { return hs })()
+}
+
 // await receives from ch, failing t if nothing comes within 20 seconds: a
 // broken implementation fails the test instead of hanging it.
 func await[T any](t testing.TB, ch <-chan T) T {
@@ -169,7 +174,7 @@ func TestHandlesShareFIFO(t *testing.T) {
 	require.NoError(t, a.Acquire(ctx, 3))
 	bDone := make(chan error, 1)
 	go func() { bDone <- b.Acquire(ctx, 2) }()
-	settle(func() []*etcdsem.Semaphore { return []*etcdsem.Semaphore{a, b, c} })()
+	settleHandles(a, b, c)
 	assert.False(t, c.TryAcquire(1), "TryAcquire(1) on another handle barged past a waiter")
 	a.Release(1)
 	assert.Equal(t, int64(1), available(t, a), "1 permit free; the waiter wants 2")
@@ -200,7 +205,7 @@ func TestReleaseSplitsKeys(t *testing.T) {
 	assert.Equal(t, int64(4), s.Held())
 	done := make(chan error, 1)
 	go func() { done <- other.Acquire(ctx, 2) }()
-	settle(func() []*etcdsem.Semaphore { return []*etcdsem.Semaphore{s, other} })()
+	settleHandles(s, other)
 
 	s.Release(2) // all of the first key, 1 of the second: 2 free
 	require.NoError(t, await(t, done), "the waiter for 2 after Release(2) of keys weighing 1 and 3")
@@ -257,7 +262,7 @@ func TestPermitFencing(t *testing.T) {
 		assert.NoError(t, err)
 		next <- q
 	}()
-	settle(func() []*etcdsem.Semaphore { return []*etcdsem.Semaphore{s} })()
+	settleHandles(s)
 	require.NoError(t, p.Release(ctx))
 	q := await(t, next)
 	assert.Greater(t, q.Token(), p.Token(), "a later holder of a size-1 semaphore has a larger token")
@@ -287,7 +292,7 @@ func TestCloseGivesBack(t *testing.T) {
 	go func() { aWait <- a.Acquire(ctx, 1) }()
 	bWait := make(chan error, 1)
 	go func() { bWait <- b.Acquire(ctx, 2) }()
-	settle(func() []*etcdsem.Semaphore { return []*etcdsem.Semaphore{a, b} })()
+	settleHandles(a, b)
 
 	require.NoError(t, a.Close())
 	assert.ErrorIs(t, await(t, aWait), etcdsem.ErrClosed)
