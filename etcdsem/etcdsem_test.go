@@ -26,8 +26,8 @@ var (
 	cli    *clientv3.Client
 )
 
-// withServer runs the tests with an embedded etcd, except in the worker
-// processes of the multi-process tests, which use their parent's.
+// withServer runs the tests with an embedded etcd. The worker processes of
+// the multi-process tests start one too, but talk to their parent's.
 type withServer struct{ m *testing.M }
 
 func (w withServer) Run() int {
