@@ -28,12 +28,6 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 	if n == 0 {
 		return ctx.Err()
 	}
-	if n > s.size {
-		return check.ExceedsSize(pkg, n, s.size)
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
 	_, err := s.acquire(ctx, n, true)
 	return err
 }
@@ -73,9 +67,16 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 	return true
 }
 
-// acquire writes a key of weight n, waits until it holds and admits it:
-// to the handle's pool if pool is set, else for a Permit.
+// acquire writes a key of weight n > 0, waits until it holds and admits
+// it: to the handle's pool if pool is set, else for a Permit. A request
+// beyond the size, or a ctx already done, writes nothing.
 func (s *Semaphore) acquire(ctx context.Context, n int64, pool bool) (*entry, error) {
+	if n > s.size {
+		return nil, check.ExceedsSize(pkg, n, s.size)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	s.hook.enter()
 	defer s.hook.leave()
 	e, q, err := s.enqueue(ctx, n)

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/semacat/sem/etcdsem"
-	"github.com/semacat/sem/etcdsem/internal/embedded"
+	"github.com/semacat/sem/etcdsem/embedded"
 )
 
 // A 3-member cluster, in this process, has its leader stopped gracefully

@@ -25,25 +25,10 @@ func available(t *testing.T, s *etcdsem.Semaphore) int64 {
 	return n
 }
 
-// Regression (x/sync's issue 63615, as a contract row): a waiter canceled
-// before it learns of its grant gives the permits back and returns
-// ctx.Err(); it never returns an error while holding them.
-func TestCancelThenReleaseGivesBack(t *testing.T) {
-	s := newSem(t, 2)
-	require.NoError(t, s.Acquire(context.Background(), 1))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Acquire(ctx, 2) }()
-	settle(func() []*etcdsem.Semaphore { return []*etcdsem.Semaphore{s} })()
-	cancel()
-	s.Release(1)
-	require.ErrorIs(t, await(t, done), context.Canceled)
-	assert.Zero(t, s.Held())
-	assert.Equal(t, int64(2), available(t, s), "permits free after the canceled Acquire returned")
-}
-
-// The same, with the cancellation pinned between the grant and its report:
-// the key holds, the re-read agreed, and ctx is done before Acquire returns.
+// A waiter canceled between its grant and its report (x/sync's issue 63615,
+// with the cancellation pinned where semtest's Cancel/BeforeGrant cannot
+// put it: the key holds, the re-read agreed, and ctx is done before Acquire
+// returns) gives the permits back and returns ctx.Err().
 func TestCancelAtGrantGivesBack(t *testing.T) {
 	s := newSem(t, 2)
 	require.NoError(t, s.Acquire(context.Background(), 1))
@@ -52,7 +37,7 @@ func TestCancelAtGrantGivesBack(t *testing.T) {
 	s.BeforeAdmit(cancel)
 	done := make(chan error, 1)
 	go func() { done <- s.Acquire(ctx, 2) }()
-	settle(func() []*etcdsem.Semaphore { return []*etcdsem.Semaphore{s} })()
+	settleHandles(s)
 	require.NoError(t, s.ReleaseErr(context.Background(), 1))
 	require.ErrorIs(t, await(t, done), context.Canceled)
 	assert.Zero(t, s.Held())
@@ -99,7 +84,7 @@ func TestStaleEventIsReread(t *testing.T) {
 	})
 	done := make(chan error, 1)
 	go func() { done <- waiter.Acquire(ctx, 1) }()
-	settle(func() []*etcdsem.Semaphore { return []*etcdsem.Semaphore{holder, waiter} })()
+	settleHandles(holder, waiter)
 	holder.Release(1)
 	err = await(t, done)
 	require.True(t, confirmed.Load(), "the watch never said the key fits; the test proved nothing")
@@ -238,7 +223,7 @@ func TestDoneClosesBeforeOthersGetIn(t *testing.T) {
 		grantedAt.Store(order.Add(1))
 		granted <- err
 	}()
-	settle(func() []*etcdsem.Semaphore { return []*etcdsem.Semaphore{other} })()
+	settleHandles(other)
 
 	px.Cut()
 	cutAt := time.Now()

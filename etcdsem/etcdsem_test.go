@@ -3,8 +3,6 @@ package etcdsem_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,7 +14,8 @@ import (
 
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/etcdsem"
-	"github.com/semacat/sem/etcdsem/internal/embedded"
+	"github.com/semacat/sem/etcdsem/embedded"
+	"github.com/semacat/sem/internal/testserver"
 	"github.com/semacat/sem/semtest"
 )
 
@@ -27,45 +26,21 @@ var (
 	cli    *clientv3.Client
 )
 
-// withServer runs the tests with an embedded etcd, except in the worker
-// processes of the multi-process tests, which use their parent's.
+// withServer runs the tests with an embedded etcd. The worker processes of
+// the multi-process tests start one too, but talk to their parent's.
 type withServer struct{ m *testing.M }
 
 func (w withServer) Run() int {
-	code := w.run()
+	code := testserver.Main("etcdsem-test", w.m.Run, func(dir string) (stop func(), err error) {
+		server, cli, stop, err = embedded.Single(dir)
+		return stop, err
+	})
 	// A connection between two embedded members can outlive both by up to
 	// etcd's peer read timeout (5s): closing a member sets a read deadline
 	// that a concurrent timeoutConn.Read may overwrite. Give such
 	// goroutines that long to end before goleak looks.
-	for deadline := time.Now().Add(8 * time.Second); time.Now().Before(deadline); {
-		if goleak.Find() == nil {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testserver.Linger(8*time.Second, func() bool { return goleak.Find() == nil })
 	return code
-}
-
-func (w withServer) run() int {
-	dir, err := os.MkdirTemp("", "etcdsem-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	server, err = embedded.Start(dir, 1)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer server.Close()
-	cli, err = server.Client()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer cli.Close()
-	return w.m.Run()
 }
 
 func TestMain(m *testing.M) {
@@ -116,6 +91,11 @@ func settle(hs func() []*etcdsem.Semaphore) func() {
 	}
 }
 
+// settleHandles waits until the handles hs have settled, as settle does.
+func settleHandles(hs ...*etcdsem.Semaphore) {
+	settle(func() []*etcdsem.Semaphore { return hs })()
+}
+
 // await receives from ch, failing t if nothing comes within 20 seconds: a
 // broken implementation fails the test instead of hanging it.
 func await[T any](t testing.TB, ch <-chan T) T {
@@ -130,30 +110,16 @@ func await[T any](t testing.TB, ch <-chan T) T {
 }
 
 func TestConformance(t *testing.T) {
-	var mu sync.Mutex
-	var handles []*etcdsem.Semaphore
-	t.Cleanup(func() {
-		for _, s := range handles {
-			assert.NoError(t, s.Close())
-		}
-	})
+	handles := testserver.NewHandles[*etcdsem.Semaphore](t)
 	newFn := func(size int64) sem.Semaphore {
 		s, err := etcdsem.New(cli, uniqueName(t), size, etcdsem.WithLease(5*time.Second))
 		if err != nil {
 			panic(err) // semtest reports it as a failure of New
 		}
-		mu.Lock()
-		handles = append(handles, s)
-		mu.Unlock()
-		return s
-	}
-	all := func() []*etcdsem.Semaphore {
-		mu.Lock()
-		defer mu.Unlock()
-		return handles
+		return handles.Add(s)
 	}
 	semtest.Run(t, newFn, semtest.Guarantees{FIFO: true, NoStarvation: true, NoBarging: true},
-		semtest.WithSettle(settle(all)), semtest.WithTick(100*time.Millisecond))
+		semtest.WithSettle(settle(handles.All)), semtest.WithTick(100*time.Millisecond))
 }
 
 func TestBadInputMessages(t *testing.T) {
@@ -208,7 +174,7 @@ func TestHandlesShareFIFO(t *testing.T) {
 	require.NoError(t, a.Acquire(ctx, 3))
 	bDone := make(chan error, 1)
 	go func() { bDone <- b.Acquire(ctx, 2) }()
-	settle(func() []*etcdsem.Semaphore { return []*etcdsem.Semaphore{a, b, c} })()
+	settleHandles(a, b, c)
 	assert.False(t, c.TryAcquire(1), "TryAcquire(1) on another handle barged past a waiter")
 	a.Release(1)
 	assert.Equal(t, int64(1), available(t, a), "1 permit free; the waiter wants 2")
@@ -239,7 +205,7 @@ func TestReleaseSplitsKeys(t *testing.T) {
 	assert.Equal(t, int64(4), s.Held())
 	done := make(chan error, 1)
 	go func() { done <- other.Acquire(ctx, 2) }()
-	settle(func() []*etcdsem.Semaphore { return []*etcdsem.Semaphore{s, other} })()
+	settleHandles(s, other)
 
 	s.Release(2) // all of the first key, 1 of the second: 2 free
 	require.NoError(t, await(t, done), "the waiter for 2 after Release(2) of keys weighing 1 and 3")
@@ -296,7 +262,7 @@ func TestPermitFencing(t *testing.T) {
 		assert.NoError(t, err)
 		next <- q
 	}()
-	settle(func() []*etcdsem.Semaphore { return []*etcdsem.Semaphore{s} })()
+	settleHandles(s)
 	require.NoError(t, p.Release(ctx))
 	q := await(t, next)
 	assert.Greater(t, q.Token(), p.Token(), "a later holder of a size-1 semaphore has a larger token")
@@ -326,7 +292,7 @@ func TestCloseGivesBack(t *testing.T) {
 	go func() { aWait <- a.Acquire(ctx, 1) }()
 	bWait := make(chan error, 1)
 	go func() { bWait <- b.Acquire(ctx, 2) }()
-	settle(func() []*etcdsem.Semaphore { return []*etcdsem.Semaphore{a, b} })()
+	settleHandles(a, b)
 
 	require.NoError(t, a.Close())
 	assert.ErrorIs(t, await(t, aWait), etcdsem.ErrClosed)

@@ -60,12 +60,6 @@ func (s *Semaphore) AcquirePermit(ctx context.Context, n int64) (*Permit, error)
 		}
 		return &Permit{s: s}, nil
 	}
-	if n > s.size {
-		return nil, check.ExceedsSize(pkg, n, s.size)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	e, err := s.acquire(ctx, n, false)
 	if err != nil {
 		return nil, err

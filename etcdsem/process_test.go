@@ -192,7 +192,7 @@ func TestKilledHolderPermitsReturn(t *testing.T) {
 		defer cancel()
 		done <- s.Acquire(ctx, size)
 	}()
-	settle(func() []*etcdsem.Semaphore { return []*etcdsem.Semaphore{s} })()
+	settleHandles(s)
 	select {
 	case err := <-done:
 		t.Fatalf("Acquire returned %v while the holder was alive", err)

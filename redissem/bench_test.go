@@ -13,7 +13,7 @@ import (
 func BenchmarkRoundTrip(b *testing.B) {
 	ctx := context.Background()
 	c := new(counter)
-	rdb := newClient(b, shared.addr(), c)
+	rdb := newClient(b, shared.Addr(), c)
 	s := newSem(b, rdb, 1)
 	if err := s.Acquire(ctx, 1); err != nil { // load the scripts
 		b.Fatal(err)

@@ -76,7 +76,7 @@ func (g *gate) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Process
 // of s; it is closed when t ends.
 func otherHandle(t *testing.T, s *redissem.Semaphore, opts ...redissem.Option) *redissem.Semaphore {
 	t.Helper()
-	o, err := redissem.New(newClient(t, shared.addr()), s.Name(), s.Size(), opts...)
+	o, err := redissem.New(newClient(t, shared.Addr()), s.Name(), s.Size(), opts...)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = o.Close() })
 	return o
@@ -98,8 +98,8 @@ func queued(t *testing.T, rdb *redis.Client, s *redissem.Semaphore, n int64) fun
 func TestTokensIncreaseAcrossRDBRestart(t *testing.T) {
 	srv, err := startRedis(t.TempDir(), false)
 	require.NoError(t, err)
-	defer srv.kill()
-	rdb := newClient(t, srv.addr())
+	defer srv.Kill()
+	rdb := newClient(t, srv.Addr())
 	s := newSem(t, rdb, 1, redissem.WithTimeout(500*time.Millisecond))
 	ctx := context.Background()
 	cycle := func() int64 {
@@ -120,8 +120,8 @@ func TestTokensIncreaseAcrossRDBRestart(t *testing.T) {
 	for range 5 {
 		last = cycle()
 	}
-	srv.kill()
-	require.NoError(t, srv.start())
+	srv.Kill()
+	require.NoError(t, srv.Restart())
 	var p *redissem.Permit
 	waitFor(t, "an Acquire to succeed after the restart", func() bool {
 		p, err = s.AcquirePermit(ctx, 1)
@@ -137,7 +137,7 @@ func TestTokensIncreaseAcrossRDBRestart(t *testing.T) {
 func TestDoneClosesBeforeOthersAreGranted(t *testing.T) {
 	const lease = 900 * time.Millisecond
 	cut := newGate()
-	holder := newSem(t, newClient(t, shared.addr(), cut), 1, redissem.WithLease(lease))
+	holder := newSem(t, newClient(t, shared.Addr(), cut), 1, redissem.WithLease(lease))
 	other := otherHandle(t, holder, redissem.WithLease(lease))
 	ctx := context.Background()
 
@@ -194,7 +194,7 @@ func TestDoneClosesWhileRefreshIsStuck(t *testing.T) {
 	const lease = 1200 * time.Millisecond
 	const margin = lease/10 + lease/100
 	stuck := newGate()
-	s := newSem(t, newClient(t, shared.addr(), stuck), 1, redissem.WithLease(lease))
+	s := newSem(t, newClient(t, shared.Addr(), stuck), 1, redissem.WithLease(lease))
 	ctx := context.Background()
 
 	sent := time.Now()
@@ -222,7 +222,7 @@ func TestDoneClosesWhileRefreshIsStuck(t *testing.T) {
 func TestReleaseAfterExpiryReportsLeaseLost(t *testing.T) {
 	const lease = 300 * time.Millisecond
 	var errs errorsCollector
-	holder := newSem(t, newClient(t, shared.addr()), 3, redissem.WithLease(lease),
+	holder := newSem(t, newClient(t, shared.Addr()), 3, redissem.WithLease(lease),
 		redissem.WithRefreshPaused(func() bool { return true }), redissem.WithErrorHandler(errs.add))
 	other := otherHandle(t, holder, redissem.WithLease(lease))
 	ctx := context.Background()
@@ -260,7 +260,7 @@ func TestLostKeysRefuseGrants(t *testing.T) {
 	const lease = 600 * time.Millisecond
 	for _, key := range []string{"meta", "holders", "recs"} {
 		t.Run(key, func(t *testing.T) {
-			rdb := newClient(t, shared.addr())
+			rdb := newClient(t, shared.Addr())
 			holder := newSem(t, rdb, 2, redissem.WithLease(lease))
 			other := otherHandle(t, holder, redissem.WithLease(lease))
 			ctx := context.Background()
@@ -296,10 +296,10 @@ func TestLostKeysRefuseGrants(t *testing.T) {
 func TestEvictedKeysRefuseGrants(t *testing.T) {
 	srv, err := startRedis(t.TempDir(), false, "--maxmemory", "2mb", "--maxmemory-policy", "allkeys-random")
 	require.NoError(t, err)
-	defer srv.kill()
-	rdb := newClient(t, srv.addr())
+	defer srv.Kill()
+	rdb := newClient(t, srv.Addr())
 	holder := newSem(t, rdb, 1)
-	other, err := redissem.New(newClient(t, srv.addr()), holder.Name(), 1)
+	other, err := redissem.New(newClient(t, srv.Addr()), holder.Name(), 1)
 	require.NoError(t, err)
 	defer other.Close()
 	ctx := context.Background()
@@ -321,7 +321,7 @@ func TestEvictedKeysRefuseGrants(t *testing.T) {
 // granted before a waiter that queued after the failure.
 func TestFailedPollKeepsPlace(t *testing.T) {
 	g := newGate()
-	rdb := newClient(t, shared.addr(), g)
+	rdb := newClient(t, shared.Addr(), g)
 	first := newSem(t, rdb, 1, redissem.WithLease(3*time.Second))
 	holder := otherHandle(t, first)
 	second := otherHandle(t, first)
@@ -355,7 +355,7 @@ func TestFailedPollKeepsPlace(t *testing.T) {
 func TestAcquireRespectsDeadline(t *testing.T) {
 	const timeout, deadline = time.Second, 200 * time.Millisecond
 	g := newGate()
-	s := newSem(t, newClient(t, shared.addr(), g), 1, redissem.WithTimeout(timeout))
+	s := newSem(t, newClient(t, shared.Addr(), g), 1, redissem.WithTimeout(timeout))
 	g.blackho.Store(true)
 	defer g.blackho.Store(false)
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
@@ -376,7 +376,7 @@ func TestAcquireRespectsDeadline(t *testing.T) {
 // permit released at once. Acquire returns context.Canceled and both
 // permits are free afterwards.
 func TestCancelRacingGrant(t *testing.T) {
-	rdb := newClient(t, shared.addr())
+	rdb := newClient(t, shared.Addr())
 	holder := newSem(t, rdb, 2)
 	waiter := otherHandle(t, holder)
 	for range 10 {
@@ -413,8 +413,8 @@ func canceledAndFree(t *testing.T, done <-chan error, holder *redissem.Semaphore
 // give the grant back and return context.Canceled.
 func TestCancelRacingGrantForced(t *testing.T) {
 	g := newGate()
-	wrdb := newClient(t, shared.addr(), g)
-	rdb := newClient(t, shared.addr())
+	wrdb := newClient(t, shared.Addr(), g)
+	rdb := newClient(t, shared.Addr())
 	holder := newSem(t, rdb, 2)
 	waiter, err := redissem.New(wrdb, holder.Name(), 2)
 	require.NoError(t, err)
@@ -436,11 +436,11 @@ func TestCancelRacingGrantForced(t *testing.T) {
 // and return context.Canceled. Twenty rounds pick the notification at
 // least once but with probability 2^-20.
 func TestCancelRacingNotification(t *testing.T) {
-	rdb := newClient(t, shared.addr())
+	rdb := newClient(t, shared.Addr())
 	holder := newSem(t, rdb, 2)
 	for range 20 {
 		g := newGate()
-		waiter, err := redissem.New(newClient(t, shared.addr(), g), holder.Name(), 2)
+		waiter, err := redissem.New(newClient(t, shared.Addr(), g), holder.Name(), 2)
 		require.NoError(t, err)
 		cancel, done := waitBehind(t, rdb, holder, waiter)
 		g.fake.Store(true)
@@ -460,8 +460,8 @@ func TestCancelRacingNotification(t *testing.T) {
 func TestReplicationGuard(t *testing.T) {
 	primary, err := startRedis(t.TempDir(), false)
 	require.NoError(t, err)
-	defer primary.kill()
-	rdb := newClient(t, primary.addr())
+	defer primary.Kill()
+	rdb := newClient(t, primary.Addr())
 	ctx := context.Background()
 
 	s := newSem(t, rdb, 2, redissem.WithReplicas(1, 100*time.Millisecond))
@@ -472,9 +472,9 @@ func TestReplicationGuard(t *testing.T) {
 	assert.Equal(t, int64(2), available(t, s), "the unconfirmed grants were given back")
 
 	require.NoError(t, rdb.ConfigSet(ctx, "repl-diskless-sync-delay", "0").Err(), "sync the replica at once")
-	replica, err := startRedis(t.TempDir(), false, "--replicaof", "127.0.0.1", strconv.Itoa(primary.port))
+	replica, err := startRedis(t.TempDir(), false, "--replicaof", "127.0.0.1", strconv.Itoa(primary.Port))
 	require.NoError(t, err)
-	defer replica.kill()
+	defer replica.Kill()
 	waitFor(t, "the replica to sync", func() bool {
 		return strings.Contains(rdb.Info(ctx, "replication").Val(), "state=online")
 	})

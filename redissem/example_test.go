@@ -80,7 +80,7 @@ func (st *fencedStore) write(token int64, row string) error {
 // was granted the lock and wrote. (This example runs against the tests'
 // Redis server.)
 func ExamplePermit() {
-	rdb := redis.NewClient(&redis.Options{Addr: shared.addr()})
+	rdb := redis.NewClient(&redis.Options{Addr: shared.Addr()})
 	defer rdb.Close()
 	lock, err := redissem.New(rdb, fmt.Sprintf("ledger-writer-%d", os.Getpid()), 1)
 	if err != nil {

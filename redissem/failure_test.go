@@ -30,14 +30,14 @@ func TestRestartFromFsyncedAOF(t *testing.T) {
 	const lease = 4 * time.Second
 	srv, err := startRedis(t.TempDir(), true)
 	require.NoError(t, err)
-	defer srv.kill()
+	defer srv.Kill()
 
 	res := newResource(size)
 	var errs errorsCollector
 	name := uniqueName(t)
 	var handles []*redissem.Semaphore
 	for range 2 {
-		rdb := newClient(t, srv.addr())
+		rdb := newClient(t, srv.Addr())
 		s, err := redissem.New(rdb, name, size, redissem.WithLease(lease), redissem.WithTimeout(300*time.Millisecond),
 			redissem.WithErrorHandler(errs.add))
 		require.NoError(t, err)
@@ -87,9 +87,9 @@ func TestRestartFromFsyncedAOF(t *testing.T) {
 
 	time.Sleep(time.Second)
 	phase.Store(1)
-	srv.kill()
+	srv.Kill()
 	time.Sleep(2 * time.Second)
-	require.NoError(t, srv.start())
+	require.NoError(t, srv.Restart())
 	phase.Store(2)
 	time.Sleep(2 * time.Second)
 	close(stop)
@@ -115,16 +115,16 @@ func TestReleaseWhileRedisDown(t *testing.T) {
 	const lease = 8 * time.Second
 	srv, err := startRedis(t.TempDir(), true)
 	require.NoError(t, err)
-	defer srv.kill()
+	defer srv.Kill()
 	var errs errorsCollector
-	h := newSem(t, newClient(t, srv.addr()), 2, redissem.WithLease(lease), redissem.WithTimeout(500*time.Millisecond),
+	h := newSem(t, newClient(t, srv.Addr()), 2, redissem.WithLease(lease), redissem.WithTimeout(500*time.Millisecond),
 		redissem.WithErrorHandler(errs.add))
-	other, err := redissem.New(newClient(t, srv.addr()), h.Name(), 2)
+	other, err := redissem.New(newClient(t, srv.Addr()), h.Name(), 2)
 	require.NoError(t, err)
 	defer other.Close()
 
 	require.NoError(t, h.Acquire(context.Background(), 2))
-	srv.kill()
+	srv.Kill()
 	err = h.ReleaseErr(context.Background(), 1)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "redissem: ReleaseErr(1) on \""+h.Name()+"\"")
@@ -134,7 +134,7 @@ func TestReleaseWhileRedisDown(t *testing.T) {
 	assert.Contains(t, errs.all()[0].Error(), "redissem: Release(1)")
 	assert.Panics(t, func() { h.Release(1) }, "both permits left the handle's books")
 
-	require.NoError(t, srv.start())
+	require.NoError(t, srv.Restart())
 	ctx, cancel := context.WithTimeout(context.Background(), lease/2)
 	defer cancel()
 	require.NoError(t, other.Acquire(ctx, 2), "the permits did not come back within half the lease")

@@ -253,7 +253,7 @@ func TestProcessesShareOneSemaphore(t *testing.T) {
 	name := uniqueName(t)
 	var cmds []*exec.Cmd
 	for range procs {
-		cmd := child(t, "worker", envAddr+"="+shared.addr(), envName+"="+name, envSize+"="+strconv.Itoa(size),
+		cmd := child(t, "worker", envAddr+"="+shared.Addr(), envName+"="+name, envSize+"="+strconv.Itoa(size),
 			envLease+"=2s", envResource+"="+l.Addr().String(),
 			envWorkers+"="+strconv.Itoa(workers), envOps+"="+strconv.Itoa(ops))
 		require.NoError(t, cmd.Start())
@@ -268,7 +268,7 @@ func TestProcessesShareOneSemaphore(t *testing.T) {
 	assert.Equal(t, int64(size), maxInUse, "the load filled the semaphore")
 	t.Logf("%d grants across %d processes; at most %d permits in use at once (size %d)", entries, procs, maxInUse, size)
 
-	rdb := newClient(t, shared.addr())
+	rdb := newClient(t, shared.Addr())
 	check, err := redissem.New(rdb, name, size)
 	require.NoError(t, err)
 	defer check.Close()
@@ -283,10 +283,10 @@ func TestProcessesShareOneSemaphore(t *testing.T) {
 // queue.
 func TestKilledHolderAndWaiter(t *testing.T) {
 	const lease = 1500 * time.Millisecond
-	rdb := newClient(t, shared.addr())
+	rdb := newClient(t, shared.Addr())
 	s := newSem(t, rdb, 2, redissem.WithLease(lease))
 	require.True(t, s.TryAcquire(1))
-	env := []string{envAddr + "=" + shared.addr(), envName + "=" + s.Name(), envSize + "=2", envLease + "=" + lease.String()}
+	env := []string{envAddr + "=" + shared.Addr(), envName + "=" + s.Name(), envSize + "=2", envLease + "=" + lease.String()}
 
 	holder := child(t, "holder", append(env, envN+"=1")...)
 	out, err := holder.StdoutPipe()

@@ -110,26 +110,29 @@ func (p *Permit) Weight() int64 {
 // after a pause past that time finds it closed. It is also closed by
 // Release and by the handle's Close. Err says which.
 func (p *Permit) Done() <-chan struct{} {
-	if p.g == nil {
-		return nil
-	}
-	p.s.mu.Lock()
-	defer p.s.mu.Unlock()
-	p.s.expireIfDue(p.g, time.Now())
-	return p.g.done
+	done, _ := p.state()
+	return done
 }
 
 // Err returns nil while Done is open. Then it returns an error wrapping
 // ErrLeaseLost if the lease ran out or Redis no longer holds the grant,
 // ErrReleased after Release, or ErrClosed after the handle's Close.
 func (p *Permit) Err() error {
+	_, err := p.state()
+	return err
+}
+
+// state returns what Done and Err do, once it has expired the grant if its
+// validity has ended by now: so a call after a pause past that time never
+// finds Done open. A Permit of 0 permits has neither.
+func (p *Permit) state() (<-chan struct{}, error) {
 	if p.g == nil {
-		return nil
+		return nil, nil
 	}
 	p.s.mu.Lock()
 	defer p.s.mu.Unlock()
 	p.s.expireIfDue(p.g, time.Now())
-	return p.g.err
+	return p.g.done, p.g.err
 }
 
 // Release gives the Permit's permits back in one round trip, bounded by ctx

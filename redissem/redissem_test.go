@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/semacat/sem"
+	"github.com/semacat/sem/internal/testserver"
 	"github.com/semacat/sem/redissem"
 	"github.com/semacat/sem/semtest"
 )
@@ -71,23 +72,14 @@ func newSem(t testing.TB, rdb redis.UniversalClient, size int64, opts ...redisse
 
 func TestConformance(t *testing.T) {
 	c := new(counter)
-	rdb := newClient(t, shared.addr(), c)
-	var mu sync.Mutex
-	var handles []*redissem.Semaphore
-	t.Cleanup(func() {
-		for _, s := range handles {
-			assert.NoError(t, s.Close())
-		}
-	})
+	rdb := newClient(t, shared.Addr(), c)
+	handles := testserver.NewHandles[*redissem.Semaphore](t)
 	newSem := func(size int64) sem.Semaphore {
 		s, err := redissem.New(rdb, uniqueName(t), size, redissem.WithLease(3*time.Second))
 		if err != nil {
 			panic(err)
 		}
-		mu.Lock()
-		handles = append(handles, s)
-		mu.Unlock()
-		return s
+		return handles.Add(s)
 	}
 	semtest.Run(t, newSem, semtest.Guarantees{FIFO: true, NoStarvation: true, NoBarging: true},
 		semtest.WithSettle(c.settle), semtest.WithTick(250*time.Millisecond), semtest.WithStress(8, 100))
@@ -95,7 +87,7 @@ func TestConformance(t *testing.T) {
 
 func TestBadInput(t *testing.T) {
 	c := new(counter)
-	rdb := newClient(t, shared.addr(), c)
+	rdb := newClient(t, shared.Addr(), c)
 	assert.PanicsWithValue(t, "redissem: New(0): size must be at least 1", func() { _, _ = redissem.New(rdb, "x", 0) })
 	s := newSem(t, rdb, 2)
 	assert.PanicsWithValue(t, "redissem: Acquire(-2): negative weight; the number of permits must be at least 0",
@@ -111,7 +103,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestSizeIsRecorded(t *testing.T) {
-	rdb := newClient(t, shared.addr())
+	rdb := newClient(t, shared.Addr())
 	s := newSem(t, rdb, 3)
 	_, err := redissem.New(rdb, s.Name(), 5)
 	require.ErrorIs(t, err, redissem.ErrSizeMismatch)
@@ -122,7 +114,7 @@ func TestSizeIsRecorded(t *testing.T) {
 }
 
 func TestSharedBetweenHandles(t *testing.T) {
-	rdb := newClient(t, shared.addr())
+	rdb := newClient(t, shared.Addr())
 	a := newSem(t, rdb, 3)
 	b, err := redissem.New(rdb, a.Name(), 3)
 	require.NoError(t, err)
@@ -140,7 +132,7 @@ func TestSharedBetweenHandles(t *testing.T) {
 // Tokens increase strictly in grant order, across handles, also for
 // waiters granted by another handle's release.
 func TestTokensIncrease(t *testing.T) {
-	rdb := newClient(t, shared.addr())
+	rdb := newClient(t, shared.Addr())
 	a := newSem(t, rdb, 1)
 	b, err := redissem.New(rdb, a.Name(), 1)
 	require.NoError(t, err)
@@ -176,7 +168,7 @@ func TestTokensIncrease(t *testing.T) {
 // the fallback poll at its slowest, it is still served at once.
 func TestNotificationWakesWaiter(t *testing.T) {
 	c := new(counter)
-	rdb := newClient(t, shared.addr(), c)
+	rdb := newClient(t, shared.Addr(), c)
 	s := newSem(t, rdb, 1, redissem.WithLease(30*time.Second), redissem.WithPollInterval(10*time.Second))
 	require.True(t, s.TryAcquire(1))
 	done := make(chan error)
@@ -198,7 +190,7 @@ func TestNotificationWakesWaiter(t *testing.T) {
 // Uncontended, Acquire and Release cost one round trip each.
 func TestOneRoundTripEach(t *testing.T) {
 	c := new(counter)
-	rdb := newClient(t, shared.addr(), c)
+	rdb := newClient(t, shared.Addr(), c)
 	s := newSem(t, rdb, 2)
 	ctx := context.Background()
 	require.NoError(t, s.Acquire(ctx, 1)) // warm the script cache
@@ -218,7 +210,7 @@ func TestOneRoundTripEach(t *testing.T) {
 // A canceled waiter leaves no trace in Redis.
 func TestCancelLeavesNoEntry(t *testing.T) {
 	c := new(counter)
-	rdb := newClient(t, shared.addr(), c)
+	rdb := newClient(t, shared.Addr(), c)
 	s := newSem(t, rdb, 1)
 	require.True(t, s.TryAcquire(1))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -238,7 +230,7 @@ func TestCancelLeavesNoEntry(t *testing.T) {
 
 func TestClose(t *testing.T) {
 	c := new(counter)
-	rdb := newClient(t, shared.addr(), c)
+	rdb := newClient(t, shared.Addr(), c)
 	s, err := redissem.New(rdb, uniqueName(t), 2)
 	require.NoError(t, err)
 	other, err := redissem.New(rdb, s.Name(), 2)
@@ -260,7 +252,7 @@ func TestClose(t *testing.T) {
 // Redis forgetting a grant (here, every key deleted by hand, as in a
 // restart without persistence) reaches the error handler as ErrLeaseLost.
 func TestLeaseLostIsReported(t *testing.T) {
-	rdb := newClient(t, shared.addr())
+	rdb := newClient(t, shared.Addr())
 	errs := make(chan error, 10)
 	s := newSem(t, rdb, 2, redissem.WithLease(300*time.Millisecond),
 		redissem.WithErrorHandler(func(err error) { errs <- err }))
@@ -315,7 +307,7 @@ func (e *errorsCollector) all() []error {
 // Release gives back the handle's oldest grants first, as etcdsem does: of
 // two grants, the one left in Redis after Release(1) is the newer.
 func TestReleaseOldestFirst(t *testing.T) {
-	rdb := newClient(t, shared.addr())
+	rdb := newClient(t, shared.Addr())
 	s := newSem(t, rdb, 2)
 	ctx := context.Background()
 	require.NoError(t, s.Acquire(ctx, 1))
@@ -342,7 +334,7 @@ func TestReleaseOldestFirst(t *testing.T) {
 // Close, a second Release panicking, and its permits kept apart from the
 // handle's Release.
 func TestPermitLifecycle(t *testing.T) {
-	rdb := newClient(t, shared.addr())
+	rdb := newClient(t, shared.Addr())
 	s, err := redissem.New(rdb, uniqueName(t), 3)
 	require.NoError(t, err)
 	ctx := context.Background()

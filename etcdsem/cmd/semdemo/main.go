@@ -29,7 +29,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/semacat/sem/etcdsem"
-	"github.com/semacat/sem/etcdsem/internal/embedded"
+	"github.com/semacat/sem/etcdsem/embedded"
 )
 
 func main() {

@@ -1,12 +1,12 @@
 // Package embedded starts etcd clusters inside the current process, on
-// loopback ports chosen by the kernel, for etcdsem's tests, benchmarks and
-// demo. Nothing needs to be installed.
+// loopback ports chosen by the kernel, for the tests, benchmarks and demos
+// of code that uses etcdsem: etcdsem's own, and the recipes in the docs.
+// Nothing needs to be installed.
 package embedded
 
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -15,6 +15,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
+
+	"github.com/semacat/sem/internal/testserver"
 )
 
 // Cluster is a set of etcd members running in this process.
@@ -31,7 +33,7 @@ func Start(dir string, n int) (*Cluster, error) {
 	peers := make([]string, n)
 	var initial []string
 	for i := range peers {
-		port, err := freePort()
+		port, err := testserver.FreePort()
 		if err != nil {
 			return nil, err
 		}
@@ -77,6 +79,22 @@ func Start(dir string, n int) (*Cluster, error) {
 	return c, nil
 }
 
+// Single starts a one-member cluster whose data lives under dir, as
+// [Start] does, and a client of it; stop closes the client, then the
+// cluster.
+func Single(dir string) (c *Cluster, cli *clientv3.Client, stop func(), err error) {
+	c, err = Start(dir, 1)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cli, err = c.Client()
+	if err != nil {
+		c.Close()
+		return nil, nil, nil, fmt.Errorf("embedded: a client of the cluster: %w", err)
+	}
+	return c, cli, func() { cli.Close(); c.Close() }, nil
+}
+
 // Client returns a client of the cluster's members (all of them unless
 // members are given), with a quiet logger.
 func (c *Cluster) Client(members ...int) (*clientv3.Client, error) {
@@ -114,14 +132,4 @@ func (c *Cluster) Close() {
 	for i := range c.Members {
 		c.Stop(i)
 	}
-}
-
-// freePort returns a loopback TCP port that was free a moment ago.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

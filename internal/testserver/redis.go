@@ -1,0 +1,102 @@
+package testserver
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Redis is a redis-server process that a test binary owns.
+type Redis struct {
+	// Port is the loopback port the server listens on, across restarts.
+	Port int
+
+	dir  string
+	args []string
+	cmd  *exec.Cmd
+}
+
+// StartRedis starts redis-server on a free loopback port, with its working
+// directory and log in dir, no RDB snapshots and no configuration file but
+// the extra arguments, and returns once it answers PING. A port taken by
+// someone else in the meantime costs a retry on another, five tries in all.
+func StartRedis(dir string, extra ...string) (*Redis, error) {
+	var lastErr error
+	for range 5 {
+		port, err := FreePort()
+		if err != nil {
+			return nil, err
+		}
+		r := &Redis{Port: port, dir: dir, args: extra}
+		if lastErr = r.Restart(); lastErr == nil {
+			return r, nil
+		}
+	}
+	return nil, lastErr
+}
+
+// Addr returns the server's address, host:port.
+func (r *Redis) Addr() string { return "127.0.0.1:" + strconv.Itoa(r.Port) }
+
+// Restart starts the server, after a Kill, again on its port, with its
+// directory and arguments, and returns once it answers PING.
+func (r *Redis) Restart() error {
+	logfile := filepath.Join(r.dir, "redis-"+strconv.Itoa(r.Port)+".log")
+	args := append([]string{"--port", strconv.Itoa(r.Port), "--bind", "127.0.0.1", "--save", "",
+		"--daemonize", "no", "--dir", r.dir, "--logfile", logfile}, r.args...)
+	r.cmd = exec.Command("redis-server", args...)
+	if err := r.cmd.Start(); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if Ping(r.Addr()) == nil {
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	r.Kill()
+	log, _ := os.ReadFile(logfile)
+	return fmt.Errorf("redis-server on port %d did not answer PING within 10s; its log:\n%s", r.Port, log)
+}
+
+// Kill stops the server with SIGKILL, as a crash would, and waits for the
+// process to end. Killing a stopped server does nothing.
+func (r *Redis) Kill() {
+	if r.cmd == nil || r.cmd.Process == nil {
+		return
+	}
+	_ = r.cmd.Process.Signal(syscall.SIGKILL)
+	_ = r.cmd.Wait()
+	r.cmd = nil
+}
+
+// Ping sends PING to the Redis server at addr over a raw connection, so that
+// no client goroutine is involved, and fails unless it answers PONG within
+// a second.
+func Ping(addr string) error {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(time.Second))
+	if _, err := c.Write([]byte("*1\r\n$4\r\nPING\r\n")); err != nil {
+		return err
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil {
+		return err
+	}
+	if !strings.HasPrefix(line, "+PONG") {
+		return fmt.Errorf("PING answered %q", line)
+	}
+	return nil
+}

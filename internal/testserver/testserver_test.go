@@ -1,0 +1,92 @@
+package testserver
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// Main runs the tests between start and stop, in a directory that exists
+// for exactly that long, and returns the tests' code.
+func TestMainRunsTestsAroundServer(t *testing.T) {
+	var steps []string
+	var dir string
+	code := Main("testserver-test", func() int {
+		steps = append(steps, "tests")
+		assert.DirExists(t, dir, "the server's directory is gone while the tests run")
+		return 3
+	}, func(d string) (func(), error) {
+		dir = d
+		steps = append(steps, "start")
+		return func() { steps = append(steps, "stop") }, nil
+	})
+	assert.Equal(t, 3, code, "Main must return the tests' exit code")
+	assert.Equal(t, []string{"start", "tests", "stop"}, steps)
+	assert.NoDirExists(t, dir, "Main must remove the server's directory")
+}
+
+// A server that cannot start fails the binary without running the tests.
+func TestMainServerFails(t *testing.T) {
+	var dir string
+	code := Main("testserver-test", func() int {
+		t.Error("the tests ran without their server")
+		return 0
+	}, func(d string) (func(), error) {
+		dir = d
+		return nil, errors.New("no server today")
+	})
+	assert.Equal(t, 1, code)
+	assert.NoDirExists(t, dir, "Main must remove the server's directory")
+}
+
+// Linger returns once quiet reports true, and no later than its bound when
+// it never does.
+func TestLinger(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start, calls := time.Now(), 0
+		Linger(time.Minute, func() bool { calls++; return calls == 3 })
+		assert.Equal(t, 3, calls)
+		assert.Less(t, time.Since(start), time.Second, "Linger went on after quiet reported true")
+
+		start = time.Now()
+		Linger(time.Minute, func() bool { return false })
+		assert.GreaterOrEqual(t, time.Since(start), time.Minute, "Linger gave up before its bound")
+		assert.Less(t, time.Since(start), time.Minute+time.Second, "Linger went on past its bound")
+	})
+}
+
+// A Redis answers on its port until killed, and again after a restart,
+// with its log in its directory.
+func TestRedisKillRestart(t *testing.T) {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server is not installed (make test installs it: tools/testdeps.sh)")
+	}
+	dir := t.TempDir()
+	r, err := StartRedis(dir, "--appendonly", "no")
+	require.NoError(t, err)
+	defer r.Kill()
+	require.NoError(t, Ping(r.Addr()))
+	logs, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.NotEmpty(t, logs, "redis-server wrote no log in its directory")
+
+	r.Kill()
+	require.Error(t, Ping(r.Addr()), "the server still answers after Kill")
+	r.Kill() // a second Kill does nothing
+
+	port := r.Port
+	require.NoError(t, r.Restart())
+	assert.Equal(t, port, r.Port, "Restart moved the server to another port")
+	require.NoError(t, Ping(r.Addr()))
+}
