@@ -2,10 +2,8 @@ package condsem_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"testing/synctest"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -154,83 +152,4 @@ func TestClose(t *testing.T) {
 		assert.PanicsWithValue(t, "condsem: Release(1): released more than held (0 held)", func() { s.Release(1) })
 		w.Cancel()
 	})
-}
-
-// OnWait reports each Acquire that waited, with how long and how it ended,
-// and never one that did not wait.
-func TestOnWait(t *testing.T) {
-	forEach(t, func(t *testing.T, newAvailable func(size, available int64) optional) {
-		s := newAvailable(2, 2)
-		var mu sync.Mutex
-		var events []sem.WaitEvent
-		s.OnWait(func(e sem.WaitEvent) {
-			mu.Lock()
-			events = append(events, e)
-			mu.Unlock()
-		})
-		require.NoError(t, s.Acquire(context.Background(), 2), "an Acquire that does not wait")
-		granted := acquiretest.Go(s, 2)
-		synctest.Wait()
-		canceled := acquiretest.Go(s, 1)
-		synctest.Wait()
-		requests, permits := s.Waiting()
-		assert.Equal(t, 2, requests)
-		assert.Equal(t, int64(3), permits)
-		time.Sleep(3 * time.Second)
-		canceled.Cancel()
-		synctest.Wait()
-		time.Sleep(2 * time.Second)
-		s.Release(2)
-		synctest.Wait()
-		require.True(t, granted.Served())
-		requests, permits = s.Waiting()
-		assert.Zero(t, requests)
-		assert.Zero(t, permits)
-
-		mu.Lock()
-		require.Len(t, events, 2)
-		assert.Equal(t, int64(1), events[0].N)
-		assert.ErrorIs(t, events[0].Err, context.Canceled)
-		assert.Equal(t, 3*time.Second, events[0].Waited())
-		assert.Equal(t, int64(2), events[1].N)
-		assert.NoError(t, events[1].Err)
-		assert.Equal(t, 5*time.Second, events[1].Waited())
-		mu.Unlock()
-
-		s.OnWait(nil)
-		w := acquiretest.Go(s, 1)
-		synctest.Wait()
-		s.Release(2)
-		synctest.Wait()
-		require.True(t, w.Served())
-		assert.Len(t, events, 2, "a function removed by OnWait(nil) was called")
-		s.Release(1)
-		granted.Cancel()
-		canceled.Cancel()
-		w.Cancel()
-	})
-}
-
-// NewAvailable(1, 0) is a signalling semaphore, and the permits it starts
-// without count as held: they may be released once, and no more.
-func TestNewAvailable(t *testing.T) {
-	forEach(t, func(t *testing.T, newAvailable func(size, available int64) optional) {
-		s := newAvailable(1, 0)
-		assert.Equal(t, int64(0), s.Available())
-		w := acquiretest.Go(s, 1)
-		synctest.Wait()
-		require.False(t, w.Returned(), "Acquire did not wait for the signal")
-		s.Release(1)
-		synctest.Wait()
-		require.True(t, w.Served())
-		w.Cancel()
-
-		s = newAvailable(3, 1)
-		s.Release(2)
-		assert.Equal(t, int64(3), s.Available())
-		assert.PanicsWithValue(t, "condsem: Release(1): released more than held (0 held)", func() { s.Release(1) })
-		assert.PanicsWithValue(t, "condsem: Resize(-1): size must be at least 1", func() { s.Resize(-1) })
-	})
-	assert.PanicsWithValue(t, "condsem: NewAvailable(2, 3): available must be between 0 and the size", func() { condsem.NewAvailable(2, 3) })
-	assert.PanicsWithValue(t, "condsem: NewFairAvailable(0, 0): size must be at least 1", func() { condsem.NewFairAvailable(0, 0) })
 }
