@@ -63,14 +63,12 @@ var newAvailable = map[string]func(size, available int64) sem.Semaphore{
 }
 
 // TestConformanceNewAvailable runs the suite again with each variant's
-// NewAvailable constructor, so that its rows run too; the rows
-// TestConformance already runs are cut short (one model program, a small
-// stress).
+// NewAvailable constructor, so that its rows run too.
 func TestConformanceNewAvailable(t *testing.T) {
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
-			semtest.Run(t, func(size int64) sem.Semaphore { return v.new(size) }, v.guarantees,
-				semtest.WithNewAvailable(newAvailable[v.name]), semtest.WithPrograms(1), semtest.WithStress(2, 10))
+			acquiretest.ConformanceNewAvailable(t, func(size int64) sem.Semaphore { return v.new(size) }, v.guarantees,
+				newAvailable[v.name])
 		})
 	}
 }

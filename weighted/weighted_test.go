@@ -29,13 +29,11 @@ func TestConformance(t *testing.T) {
 }
 
 // TestConformanceNewAvailable runs the suite again with the NewAvailable
-// constructor, so that its rows run too; the rows TestConformance already
-// runs are cut short (one model program, a small stress).
+// constructor, so that its rows run too.
 func TestConformanceNewAvailable(t *testing.T) {
-	semtest.Run(t, func(size int64) sem.Semaphore { return weighted.New(size) },
+	acquiretest.ConformanceNewAvailable(t, func(size int64) sem.Semaphore { return weighted.New(size) },
 		semtest.Guarantees{FIFO: true, NoStarvation: true, NoBarging: true},
-		semtest.WithNewAvailable(func(size, available int64) sem.Semaphore { return weighted.NewAvailable(size, available) }),
-		semtest.WithPrograms(1), semtest.WithStress(2, 10))
+		func(size, available int64) sem.Semaphore { return weighted.NewAvailable(size, available) })
 }
 
 // The largest size fits the state word, which keeps the free count above a
