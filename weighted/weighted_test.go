@@ -101,95 +101,49 @@ func TestOverReleaseWhileQueued(t *testing.T) {
 }
 
 // A fast-path Release that lands between a new waiter's finding that its
-// request does not fit and its setting of the queued bit must not be lost:
-// the waiter sees the permits and takes them instead of going to sleep with
-// nobody left to wake it.
+// request does not fit and its setting of the queued bit must not be lost.
+// If it frees enough, the waiter sees the permits and takes them instead of
+// going to sleep with nobody left to wake it; if it frees too little, the
+// waiter queues, and the next Release must find it queued and wake it.
 func TestReleaseRacingEnqueue(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		s := weighted.New(3)
-		require.True(t, s.TryAcquire(3))
-		fired := false
-		restore := weighted.SetTestHookQueue(func() {
-			if !fired {
-				fired = true
-				s.Release(2) // no waiter is queued yet: the lock-free path
-			}
-		})
-		defer restore()
-		w := acquiretest.Go(s, 2)
-		synctest.Wait()
-		require.True(t, fired, "the hook did not run: the Acquire never reached the queue")
-		require.True(t, w.Returned(), "the Acquire slept through a Release that freed what it needs")
-		require.NoError(t, w.Err)
-		assert.Equal(t, int64(0), s.Available())
-		assert.False(t, s.TryAcquire(1))
-		s.Release(3)
-		w.Cancel()
-		assert.Equal(t, int64(3), s.Available())
-	})
-}
-
-// The same race with a Release that frees too little: the waiter queues, and
-// the next Release must find it queued and wake it.
-func TestPartialReleaseRacingEnqueue(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		s := weighted.New(3)
-		require.True(t, s.TryAcquire(3))
-		fired := false
-		restore := weighted.SetTestHookQueue(func() {
-			if !fired {
-				fired = true
-				s.Release(1)
-			}
-		})
-		defer restore()
-		w := acquiretest.Go(s, 2)
-		synctest.Wait()
-		require.True(t, fired)
-		require.False(t, w.Returned(), "Acquire(2) returned with only 1 permit free")
-		assert.False(t, s.TryAcquire(1), "TryAcquire barged past a queued waiter")
-		s.Release(1)
-		synctest.Wait()
-		require.True(t, w.Returned(), "the queued waiter was not woken")
-		require.NoError(t, w.Err)
-		s.Release(3)
-		w.Cancel()
-		assert.Equal(t, int64(3), s.Available())
-	})
-}
-
-// A cancellation that comes before the grant wins (the scenario of
-// go.dev/issue/63615): the waiter returns the context's error, and the
-// permits go to the waiter behind it that fits, or stay free.
-func TestCancelBeforeGrantWins(t *testing.T) {
-	for _, behind := range []bool{false, true} {
-		t.Run(fmt.Sprintf("behind=%v", behind), func(t *testing.T) {
+	for _, racing := range []int64{2, 1} {
+		t.Run(fmt.Sprintf("release=%d", racing), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				s := weighted.New(2)
-				require.True(t, s.TryAcquire(1))
+				s := weighted.New(3)
+				require.True(t, s.TryAcquire(3))
+				fired := false
+				restore := weighted.SetTestHookQueue(func() {
+					if !fired {
+						fired = true
+						s.Release(racing) // no waiter is queued yet: the lock-free path
+					}
+				})
+				defer restore()
 				w := acquiretest.Go(s, 2)
 				synctest.Wait()
-				var b *acquiretest.Call
-				if behind {
-					b = acquiretest.Go(s, 1)
+				require.True(t, fired, "the hook did not run: the Acquire never reached the queue")
+				if racing < w.N {
+					require.False(t, w.Returned(), "Acquire(2) returned with only %d permit free", racing)
+					assert.False(t, s.TryAcquire(1), "TryAcquire barged past a queued waiter")
+					s.Release(w.N - racing)
 					synctest.Wait()
 				}
+				require.True(t, w.Returned(), "the Acquire slept through Releases that freed what it needs")
+				require.NoError(t, w.Err)
+				assert.Equal(t, int64(0), s.Available())
+				assert.False(t, s.TryAcquire(1))
+				s.Release(3)
 				w.Cancel()
-				s.Release(1)
-				synctest.Wait()
-				require.True(t, w.Returned())
-				require.ErrorIs(t, w.Err, context.Canceled)
-				if behind {
-					require.True(t, b.Returned(), "the waiter behind the canceled one was not served")
-					require.NoError(t, b.Err)
-					assert.Equal(t, int64(1), s.Available())
-					s.Release(1)
-					b.Cancel()
-				}
-				assert.Equal(t, int64(2), s.Available(), "the canceled waiter kept permits")
+				assert.Equal(t, int64(3), s.Available())
 			})
 		})
 	}
+}
+
+// A cancellation that comes before the grant wins (go.dev/issue/63615), and
+// the permits go to the waiter behind the canceled one.
+func TestCancelBeforeGrantPassesOn(t *testing.T) {
+	acquiretest.CheckCancelBeforeGrantPassesOn(t, func(size int64) sem.Semaphore { return weighted.New(size) })
 }
 
 // A waiter whose grant and cancellation are both ready when it looks cannot
