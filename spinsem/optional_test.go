@@ -150,6 +150,7 @@ func TestResizeShrinkFailsWokenWaiter(t *testing.T) {
 
 // exhausted returns a semaphore of size permits, all held.
 func exhausted(t *testing.T, size int64) *spinsem.Semaphore {
+	t.Helper()
 	s := spinsem.New(size)
 	require.True(t, s.TryAcquire(size))
 	return s

@@ -75,15 +75,11 @@ func TestBadInputMessages(t *testing.T) {
 // a waiter that waited less than 1ms.
 func TestStarvationModeEntryAndExit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := spinsem.New(2)
-		require.True(t, s.TryAcquire(2))
-		large := acquiretest.Go(s, 2)
-		synctest.Wait()
+		s := exhausted(t, 2)
+		large := parked(s, 2)
 		time.Sleep(spinsem.StarvationThreshold + time.Microsecond)
-		small := acquiretest.Go(s, 1)
-		synctest.Wait()
-		next := acquiretest.Go(s, 2)
-		synctest.Wait()
+		small := parked(s, 1)
+		next := parked(s, 2)
 		require.Equal(t, spinsem.Mode{Waiting: true, Queued: 3}, s.Mode())
 
 		s.Release(1)
@@ -119,10 +115,8 @@ func TestStarvationModeEntryAndExit(t *testing.T) {
 // arrivals may barge.
 func TestNoStarvationModeBeforeThreshold(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := spinsem.New(2)
-		require.True(t, s.TryAcquire(2))
-		large := acquiretest.Go(s, 2)
-		synctest.Wait()
+		s := exhausted(t, 2)
+		large := parked(s, 2)
 		time.Sleep(spinsem.StarvationThreshold - time.Microsecond)
 		s.Release(1)
 		synctest.Wait()
@@ -146,8 +140,7 @@ func TestWokenWaiterThatLosesStaysAtFront(t *testing.T) {
 	for _, wait := range []time.Duration{0, spinsem.StarvationThreshold + time.Microsecond} {
 		t.Run("waited="+wait.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				s := spinsem.New(1)
-				require.True(t, s.TryAcquire(1))
+				s := exhausted(t, 1)
 				proceed := make(chan struct{})
 				parks := 0
 				defer spinsem.SetTestHookPark(func() {
@@ -155,8 +148,7 @@ func TestWokenWaiterThatLosesStaysAtFront(t *testing.T) {
 						<-proceed
 					}
 				})()
-				first := acquiretest.Go(s, 1)
-				synctest.Wait()
+				first := parked(s, 1)
 				require.Equal(t, 1, parks, "the first Acquire did not park")
 				time.Sleep(wait)
 				s.Release(1)
@@ -164,8 +156,7 @@ func TestWokenWaiterThatLosesStaysAtFront(t *testing.T) {
 				close(proceed)
 				synctest.Wait()
 				require.False(t, first.Returned())
-				second := acquiretest.Go(s, 1)
-				synctest.Wait()
+				second := parked(s, 1)
 				require.False(t, second.Returned())
 				mode := s.Mode()
 				assert.Equal(t, wait > spinsem.StarvationThreshold, mode.Starving, "starvation mode after a waiter of %v lost a race", wait)
@@ -191,17 +182,14 @@ func TestStarvationModeArrivalsQueue(t *testing.T) {
 		defer spinsem.SetProcs(2)()
 		var spun atomic.Int32
 		defer spinsem.SetSpinHook(func() { spun.Add(1) })()
-		s := spinsem.New(2)
-		require.True(t, s.TryAcquire(2))
-		large := acquiretest.Go(s, 2)
-		synctest.Wait()
+		s := exhausted(t, 2)
+		large := parked(s, 2)
 		spun.Store(0)
 		time.Sleep(2 * spinsem.StarvationThreshold)
 		s.Release(1)
 		synctest.Wait()
 		require.True(t, s.Mode().Starving)
-		late := acquiretest.Go(s, 1)
-		synctest.Wait()
+		late := parked(s, 1)
 		assert.False(t, late.Returned(), "an Acquire(1) barged in starvation mode")
 		assert.Zero(t, spun.Load(), "an arrival spun in starvation mode")
 		s.Release(1)
@@ -224,8 +212,7 @@ func TestCancelWhileSpinning(t *testing.T) {
 
 func testCancelWhileSpinning(t *testing.T) {
 	defer spinsem.SetProcs(2)()
-	s := spinsem.New(1)
-	require.True(t, s.TryAcquire(1))
+	s := exhausted(t, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	rounds := 0
 	defer spinsem.SetSpinHook(func() {
@@ -249,8 +236,7 @@ func TestSpinAcquires(t *testing.T) {
 
 func testSpinAcquires(t *testing.T) {
 	defer spinsem.SetProcs(2)()
-	s := spinsem.New(3)
-	require.True(t, s.TryAcquire(3))
+	s := exhausted(t, 3)
 	rounds := 0
 	defer spinsem.SetSpinHook(func() {
 		rounds++
@@ -270,10 +256,8 @@ func TestNoSpinOnOneProcessor(t *testing.T) {
 		defer spinsem.SetProcs(1)()
 		var spun atomic.Int32
 		defer spinsem.SetSpinHook(func() { spun.Add(1) })()
-		s := spinsem.New(1)
-		require.True(t, s.TryAcquire(1))
-		a := acquiretest.Go(s, 1)
-		synctest.Wait()
+		s := exhausted(t, 1)
+		a := parked(s, 1)
 		assert.Equal(t, 1, s.Mode().Queued)
 		s.Release(1)
 		synctest.Wait()
@@ -289,11 +273,9 @@ func TestNoSpinOnOneProcessor(t *testing.T) {
 func TestCancelWhileParked(t *testing.T) {
 	t.Run("normal", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			s := spinsem.New(3)
-			require.True(t, s.TryAcquire(3))
+			s := exhausted(t, 3)
 			before := s.Mode()
-			a := acquiretest.Go(s, 2)
-			synctest.Wait()
+			a := parked(s, 2)
 			require.Equal(t, spinsem.Mode{Waiting: true, Queued: 1}, s.Mode())
 			a.Cancel()
 			synctest.Wait()
@@ -306,13 +288,10 @@ func TestCancelWhileParked(t *testing.T) {
 	})
 	t.Run("starving", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			s := spinsem.New(3)
-			require.True(t, s.TryAcquire(3))
-			head := acquiretest.Go(s, 3)
-			synctest.Wait()
+			s := exhausted(t, 3)
+			head := parked(s, 3)
 			time.Sleep(2 * spinsem.StarvationThreshold)
-			behind := acquiretest.Go(s, 2)
-			synctest.Wait()
+			behind := parked(s, 2)
 			s.Release(2)
 			synctest.Wait()
 			require.Equal(t, spinsem.Mode{Free: 2, Starving: true, Waiting: true, Queued: 2}, s.Mode())
@@ -327,10 +306,8 @@ func TestCancelWhileParked(t *testing.T) {
 	})
 	t.Run("starving/last", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			s := spinsem.New(3)
-			require.True(t, s.TryAcquire(3))
-			head := acquiretest.Go(s, 3)
-			synctest.Wait()
+			s := exhausted(t, 3)
+			head := parked(s, 3)
 			time.Sleep(2 * spinsem.StarvationThreshold)
 			s.Release(1)
 			synctest.Wait()
@@ -354,10 +331,8 @@ func TestCancelBeforeGrantWins(t *testing.T) {
 	for _, starving := range []bool{false, true} {
 		t.Run(fmt.Sprintf("starving=%v", starving), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				s := spinsem.New(2)
-				require.True(t, s.TryAcquire(2))
-				a := acquiretest.Go(s, 2)
-				synctest.Wait()
+				s := exhausted(t, 2)
+				a := parked(s, 2)
 				if starving {
 					time.Sleep(2 * spinsem.StarvationThreshold)
 				}
@@ -387,8 +362,7 @@ func TestCanceledAsGranted(t *testing.T) {
 		t.Run(fmt.Sprintf("starving=%v", starving), func(t *testing.T) {
 			for range 20 {
 				synctest.Test(t, func(t *testing.T) {
-					s := spinsem.New(2)
-					require.True(t, s.TryAcquire(2))
+					s := exhausted(t, 2)
 					ctx, cancel := context.WithCancel(context.Background())
 					fired := false
 					defer spinsem.SetTestHookPark(func() {
@@ -420,8 +394,7 @@ func TestCanceledAsGranted(t *testing.T) {
 func TestCanceledWhileSpinningAsPermitsFree(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		defer spinsem.SetProcs(2)()
-		s := spinsem.New(2)
-		require.True(t, s.TryAcquire(2))
+		s := exhausted(t, 2)
 		ctx, cancel := context.WithCancel(context.Background())
 		rounds := 0
 		defer spinsem.SetSpinHook(func() {
@@ -440,8 +413,7 @@ func TestCanceledWhileSpinningAsPermitsFree(t *testing.T) {
 // Errors other than the context's never come from a waiting Acquire.
 func TestAcquireErrorIsContextError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := spinsem.New(1)
-		require.True(t, s.TryAcquire(1))
+		s := exhausted(t, 1)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		err := s.Acquire(ctx, 1)
