@@ -2,7 +2,6 @@ package weighted_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"testing"
 	"testing/synctest"
@@ -247,30 +246,6 @@ func TestFastPathReturnsAfterQueueDrains(t *testing.T) {
 		s.Release(2)
 		assert.Equal(t, int64(2), s.Available())
 	})
-}
-
-// The ctx-free wait (context.Background) is served like any other.
-func TestBackgroundWaiter(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		s := weighted.New(1)
-		require.True(t, s.TryAcquire(1))
-		done := make(chan error)
-		go func() { done <- s.Acquire(context.Background(), 1) }()
-		synctest.Wait()
-		s.Release(1)
-		require.NoError(t, <-done)
-		s.Release(1)
-		assert.Equal(t, int64(1), s.Available())
-	})
-}
-
-func TestCanceledContextAcquiresNothing(t *testing.T) {
-	s := weighted.New(2)
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	err := s.Acquire(ctx, 1)
-	assert.True(t, errors.Is(err, context.Canceled), "err = %v", err)
-	assert.Equal(t, int64(2), s.Available())
 }
 
 // Zero-weight requests are no-ops even while waiters are queued: they take
