@@ -3,20 +3,48 @@ package condsem_test
 import (
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/semacat/sem/condsem"
 	"github.com/semacat/sem/internal/acquiretest"
 )
 
+// optional is what both variants offer beyond the contract.
+type optional interface {
+	acquiretest.Optional
+	Available() int64
+}
+
+var optionals = []struct {
+	name string
+	new  func(size int64) optional
+}{
+	{"plain", func(size int64) optional { return condsem.New(size) }},
+	{"fair", func(size int64) optional { return condsem.NewFair(size) }},
+}
+
 // Resize, Close and observation are checked by semtest.Run's Resize, Close
 // and Observe rows (TestConformance); these are the checks it leaves out.
 func TestOptional(t *testing.T) {
-	for _, v := range []struct {
-		name string
-		new  func(size int64) acquiretest.Optional
-	}{
-		{"plain", func(size int64) acquiretest.Optional { return condsem.New(size) }},
-		{"fair", func(size int64) acquiretest.Optional { return condsem.NewFair(size) }},
-	} {
-		t.Run(v.name, func(t *testing.T) { acquiretest.CheckOptional(t, v.new) })
+	for _, v := range optionals {
+		t.Run(v.name, func(t *testing.T) {
+			acquiretest.CheckOptional(t, func(size int64) acquiretest.Optional { return v.new(size) })
+		})
+	}
+}
+
+// After a shrink below the permits held, Available counts the excess as
+// fewer than none free, until it comes back.
+func TestAvailableAfterShrink(t *testing.T) {
+	for _, v := range optionals {
+		t.Run(v.name, func(t *testing.T) {
+			s := v.new(4)
+			require.True(t, s.TryAcquire(3))
+			s.Resize(2)
+			assert.Equal(t, int64(-1), s.Available())
+			s.Release(3)
+			assert.Equal(t, int64(2), s.Available())
+		})
 	}
 }
