@@ -242,8 +242,8 @@ func TestResizeAndCloseRaceAcquireAndRelease(t *testing.T) {
 
 func TestResizeBadInput(t *testing.T) {
 	s := spinsem.New(2)
-	assert.PanicsWithValue(t, "spinsem: Resize(0): size must be between 1 and 35184372088831", func() { s.Resize(0) })
-	assert.PanicsWithValue(t, "spinsem: Resize(35184372088832): size must be between 1 and 35184372088831",
+	assert.PanicsWithValue(t, "spinsem: Resize(0): size must be at least 1", func() { s.Resize(0) })
+	assert.PanicsWithValue(t, "spinsem: Resize(35184372088832): size must be at most 35184372088831",
 		func() { s.Resize(spinsem.MaxSize + 1) })
 	assert.Equal(t, spinsem.Mode{Free: 2}, s.Mode())
 }
@@ -264,7 +264,7 @@ func TestCloseFailsWaitersAndLaterAcquires(t *testing.T) {
 			require.True(t, c.Returned(), "a parked Acquire(%d) still waits after Close", c.N)
 			assert.ErrorIs(t, c.Err, sem.ErrClosed)
 		}
-		assert.EqualError(t, one.Err, "spinsem: Acquire(1) on a closed semaphore; nothing can be acquired after Close: sem: semaphore closed")
+		assert.EqualError(t, one.Err, "spinsem: Acquire(1): the semaphore was closed; no permit will be granted: sem: semaphore closed")
 		assert.Equal(t, spinsem.Mode{Closed: true}, s.Mode())
 
 		s.Release(1)
@@ -326,12 +326,12 @@ func TestCloseStopsSpinner(t *testing.T) {
 }
 
 func TestNewAvailableBadInput(t *testing.T) {
-	assert.PanicsWithValue(t, "spinsem: NewAvailable(0, 0): size must be between 1 and 35184372088831",
+	assert.PanicsWithValue(t, "spinsem: NewAvailable(0, 0): size must be at least 1",
 		func() { spinsem.NewAvailable(0, 0) })
-	assert.PanicsWithValue(t, "spinsem: NewAvailable(35184372088832, 0): size must be between 1 and 35184372088831",
+	assert.PanicsWithValue(t, "spinsem: NewAvailable(35184372088832, 0): size must be at most 35184372088831",
 		func() { spinsem.NewAvailable(spinsem.MaxSize+1, 0) })
-	assert.PanicsWithValue(t, "spinsem: NewAvailable(2, -1): available must be between 0 and the size, 2",
+	assert.PanicsWithValue(t, "spinsem: NewAvailable(2, -1): available must be between 0 and the size",
 		func() { spinsem.NewAvailable(2, -1) })
-	assert.PanicsWithValue(t, "spinsem: NewAvailable(2, 3): available must be between 0 and the size, 2",
+	assert.PanicsWithValue(t, "spinsem: NewAvailable(2, 3): available must be between 0 and the size",
 		func() { spinsem.NewAvailable(2, 3) })
 }

@@ -23,7 +23,11 @@ func TestPanicMessages(t *testing.T) {
 		call func()
 	}{
 		{"pkg: New(0): size must be at least 1", func() { check.Size("pkg", 0) }},
-		{"pkg: New(9): size must be at most 8", func() { check.SizeAtMost("pkg", 9, 8) }},
+		{"pkg: New(9): size must be at most 8", func() { check.SizeAtMost("pkg", "New", 9, 8) }},
+		{"pkg: Resize(9): size must be at most 8", func() { check.SizeAtMost("pkg", "Resize", 9, 8) }},
+		{"pkg: NewAvailable(9, 0): size must be at most 8", func() { check.AvailableAtMost("pkg", "NewAvailable", 9, 0, 8) }},
+		{"pkg: NewAvailable(0, 0): size must be at least 1", func() { check.AvailableAtMost("pkg", "NewAvailable", 0, 0, 8) }},
+		{"pkg: NewAvailable(8, 9): available must be between 0 and the size", func() { check.AvailableAtMost("pkg", "NewAvailable", 8, 9, 8) }},
 		{"pkg: NewAvailable(0, 0): size must be at least 1", func() { check.Available("pkg", "NewAvailable", 0, 0) }},
 		{"pkg: NewFairAvailable(2, 3): available must be between 0 and the size", func() { check.Available("pkg", "NewFairAvailable", 2, 3) }},
 		{"pkg: NewAvailable(2, -1): available must be between 0 and the size", func() { check.Available("pkg", "NewAvailable", 2, -1) }},
@@ -40,7 +44,8 @@ func TestPanicMessages(t *testing.T) {
 func TestGoodInputPasses(t *testing.T) {
 	assert.NotPanics(t, func() {
 		check.Size("pkg", 1)
-		check.SizeAtMost("pkg", 8, 8)
+		check.SizeAtMost("pkg", "New", 8, 8)
+		check.AvailableAtMost("pkg", "NewAvailable", 8, 8, 8)
 		check.Available("pkg", "NewAvailable", 2, 0)
 		check.Available("pkg", "NewAvailable", 2, 2)
 		check.Resize("pkg", 1)
