@@ -41,16 +41,8 @@ func TestConformanceNewAvailable(t *testing.T) {
 }
 
 func TestBadInputMessages(t *testing.T) {
-	assert.PanicsWithValue(t, "chansem: New(0): size must be at least 1", func() { chansem.New(0) })
-	s := chansem.New(2)
-	assert.PanicsWithValue(t, "chansem: Acquire(-2): negative weight; the number of permits must be at least 0",
-		func() { _ = s.Acquire(context.Background(), -2) })
-	assert.PanicsWithValue(t, "chansem: Release(1): released more than held (0 held)", func() { s.Release(1) })
-	assert.PanicsWithValue(t, "chansem: Unlock: released more than held (no permit held)", s.Unlock)
-
-	err := s.Acquire(context.Background(), 3)
-	require.ErrorIs(t, err, sem.ErrExceedsSize)
-	assert.EqualError(t, err, "chansem: Acquire(3) can never succeed on a semaphore of size 2; ask for at most 2 permits: sem: request exceeds semaphore size")
+	acquiretest.CheckBadInputMessages(t, "chansem", func(size int64) sem.Semaphore { return chansem.New(size) })
+	assert.PanicsWithValue(t, "chansem: Unlock: released more than held (no permit held)", chansem.New(1).Unlock)
 }
 
 // Lock and Unlock make a semaphore of size 1 a mutex.

@@ -53,20 +53,9 @@ func TestMaxSize(t *testing.T) {
 }
 
 func TestBadInputMessages(t *testing.T) {
-	assert.PanicsWithValue(t, "spinsem: New(0): size must be at least 1", func() { spinsem.New(0) })
+	acquiretest.CheckBadInputMessages(t, "spinsem", func(size int64) sem.Semaphore { return spinsem.New(size) })
 	assert.PanicsWithValue(t, "spinsem: New(35184372088832): size must be at most 35184372088831",
 		func() { spinsem.New(spinsem.MaxSize + 1) })
-	s := spinsem.New(2)
-	assert.PanicsWithValue(t, "spinsem: Acquire(-2): negative weight; the number of permits must be at least 0",
-		func() { _ = s.Acquire(context.Background(), -2) })
-	assert.PanicsWithValue(t, "spinsem: TryAcquire(-1): negative weight; the number of permits must be at least 0",
-		func() { s.TryAcquire(-1) })
-	assert.PanicsWithValue(t, "spinsem: Release(1): released more than held (0 held)", func() { s.Release(1) })
-
-	err := s.Acquire(context.Background(), 3)
-	require.ErrorIs(t, err, sem.ErrExceedsSize)
-	assert.EqualError(t, err, "spinsem: Acquire(3) can never succeed on a semaphore of size 2; ask for at most 2 permits: sem: request exceeds semaphore size")
-	assert.Equal(t, spinsem.Mode{Free: 2}, s.Mode())
 }
 
 // Starvation mode, step by step: entered when a Release finds that the head

@@ -49,32 +49,7 @@ func TestHugeSize(t *testing.T) {
 }
 
 func TestBadInputMessages(t *testing.T) {
-	assert.PanicsWithValue(t, "weighted: New(0): size must be at least 1", func() { weighted.New(0) })
-	s := weighted.New(2)
-	for _, tc := range []struct {
-		msg  string
-		call func()
-	}{
-		{"weighted: Acquire(-2): negative weight; the number of permits must be at least 0",
-			func() { _ = s.Acquire(context.Background(), -2) }},
-		{"weighted: TryAcquire(-1): negative weight; the number of permits must be at least 0",
-			func() { s.TryAcquire(-1) }},
-		{"weighted: Release(-3): negative weight; the number of permits must be at least 0",
-			func() { s.Release(-3) }},
-		{"weighted: Release(1): released more than held (0 held)", func() { s.Release(1) }},
-	} {
-		assert.PanicsWithValue(t, tc.msg, tc.call)
-	}
-	require.True(t, s.TryAcquire(1))
-	assert.PanicsWithValue(t, "weighted: Release(2): released more than held (1 held)", func() { s.Release(2) })
-	assert.Equal(t, int64(1), s.Available(), "a refused Release changed the state")
-	s.Release(1)
-
-	err := s.Acquire(context.Background(), 3)
-	require.ErrorIs(t, err, sem.ErrExceedsSize)
-	assert.EqualError(t, err, "weighted: Acquire(3) can never succeed on a semaphore of size 2; ask for at most 2 permits: sem: request exceeds semaphore size")
-	assert.False(t, s.TryAcquire(3))
-	assert.Equal(t, int64(2), s.Available())
+	acquiretest.CheckBadInputMessages(t, "weighted", func(size int64) sem.Semaphore { return weighted.New(size) })
 }
 
 // An over-release while waiters are queued takes the mutex path; it must
