@@ -116,7 +116,7 @@ func TestReleaseRacingEnqueue(t *testing.T) {
 
 // A cancellation that comes before the grant wins (go.dev/issue/63615), and
 // the permits go to the waiter behind the canceled one.
-func TestCancelBeforeGrantPassesOn(t *testing.T) {
+func TestCancelBeforeGrantWins(t *testing.T) {
 	acquiretest.CheckCancelBeforeGrantPassesOn(t, func(size int64) sem.Semaphore { return weighted.New(size) })
 }
 
