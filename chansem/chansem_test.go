@@ -41,7 +41,7 @@ func TestConformanceNewAvailable(t *testing.T) {
 }
 
 func TestBadInputMessages(t *testing.T) {
-	acquiretest.CheckBadInputMessages(t, "chansem", func(size int64) sem.Semaphore { return chansem.New(size) })
+	acquiretest.CheckBadInputMessages(t, "chansem", "New", func(size int64) sem.Semaphore { return chansem.New(size) })
 	assert.PanicsWithValue(t, "chansem: Unlock: released more than held (no permit held)", chansem.New(1).Unlock)
 }
 

@@ -72,10 +72,13 @@ func TestConformanceNewAvailable(t *testing.T) {
 	}
 }
 
+// constructor names each variant's constructor, as its panics do.
+var constructor = map[string]string{"plain": "New", "fair": "NewFair"}
+
 func TestBadInputMessages(t *testing.T) {
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
-			acquiretest.CheckBadInputMessages(t, "condsem", func(size int64) sem.Semaphore { return v.new(size) })
+			acquiretest.CheckBadInputMessages(t, "condsem", constructor[v.name], func(size int64) sem.Semaphore { return v.new(size) })
 		})
 	}
 }

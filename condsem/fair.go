@@ -61,7 +61,7 @@ type request struct {
 // NewFair returns a first-come, first-served semaphore with size permits,
 // all free. It panics if size is less than 1.
 func NewFair(size int64) *Fair {
-	check.Size(pkg, size)
+	check.ConstructorSize(pkg, "NewFair", size)
 	return newFair(size, size)
 }
 

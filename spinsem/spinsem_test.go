@@ -53,7 +53,7 @@ func TestMaxSize(t *testing.T) {
 }
 
 func TestBadInputMessages(t *testing.T) {
-	acquiretest.CheckBadInputMessages(t, "spinsem", func(size int64) sem.Semaphore { return spinsem.New(size) })
+	acquiretest.CheckBadInputMessages(t, "spinsem", "New", func(size int64) sem.Semaphore { return spinsem.New(size) })
 	assert.PanicsWithValue(t, "spinsem: New(35184372088832): size must be at most 35184372088831",
 		func() { spinsem.New(spinsem.MaxSize + 1) })
 }

@@ -49,7 +49,7 @@ func TestHugeSize(t *testing.T) {
 }
 
 func TestBadInputMessages(t *testing.T) {
-	acquiretest.CheckBadInputMessages(t, "weighted", func(size int64) sem.Semaphore { return weighted.New(size) })
+	acquiretest.CheckBadInputMessages(t, "weighted", "New", func(size int64) sem.Semaphore { return weighted.New(size) })
 }
 
 // An over-release while waiters are queued takes the mutex path; it must

@@ -9,15 +9,16 @@ import (
 	"github.com/semacat/sem"
 )
 
-// CheckBadInputMessages checks, on semaphores built by newSem, that the
-// strategy's bad input gets internal/check's words with its package name,
-// pkg, and the right values: New(0), negative weights, over-releases that
+// CheckBadInputMessages checks, on semaphores built by newSem, the
+// constructor named ctor, that the strategy's bad input gets internal/check's
+// words with its package name, pkg, and the right values: a size of 0,
+// negative weights, over-releases that
 // name what is held and change nothing, and an Acquire larger than the size.
 // semtest's BadInput rows ask only that the messages name the package, the
 // method and the value; this pins them whole.
-func CheckBadInputMessages(t *testing.T, pkg string, newSem func(size int64) sem.Semaphore) {
+func CheckBadInputMessages(t *testing.T, pkg, ctor string, newSem func(size int64) sem.Semaphore) {
 	t.Helper()
-	expectPanic(t, pkg+": New(0): size must be at least 1", func() { newSem(0) })
+	expectPanic(t, pkg+": "+ctor+"(0): size must be at least 1", func() { newSem(0) })
 	s := newSem(2)
 	const negative = "negative weight; the number of permits must be at least 0"
 	expectPanic(t, pkg+": Acquire(-2): "+negative, func() { _ = s.Acquire(context.Background(), -2) })

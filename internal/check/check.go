@@ -13,10 +13,16 @@ import (
 	"github.com/semacat/sem"
 )
 
-// Size panics unless size is at least 1. pkg names the calling package.
+// Size panics unless size is at least 1, the argument of New. pkg names the
+// calling package.
 func Size(pkg string, size int64) {
+	ConstructorSize(pkg, "New", size)
+}
+
+// ConstructorSize is Size for a constructor of another name, ctor.
+func ConstructorSize(pkg, ctor string, size int64) {
 	if size < 1 {
-		badSize(pkg, size)
+		badSize(pkg, ctor, size)
 	}
 }
 
@@ -84,8 +90,8 @@ func OverUnlock(pkg string) {
 }
 
 //go:noinline
-func badSize(pkg string, size int64) {
-	panic(fmt.Sprintf("%s: New(%d): size must be at least 1", pkg, size))
+func badSize(pkg, ctor string, size int64) {
+	panic(fmt.Sprintf("%s: %s(%d): size must be at least 1", pkg, ctor, size))
 }
 
 //go:noinline

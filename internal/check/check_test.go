@@ -23,6 +23,7 @@ func TestPanicMessages(t *testing.T) {
 		call func()
 	}{
 		{"pkg: New(0): size must be at least 1", func() { check.Size("pkg", 0) }},
+		{"pkg: NewFair(-3): size must be at least 1", func() { check.ConstructorSize("pkg", "NewFair", -3) }},
 		{"pkg: New(9): size must be at most 8", func() { check.SizeAtMost("pkg", "New", 9, 8) }},
 		{"pkg: Resize(9): size must be at most 8", func() { check.SizeAtMost("pkg", "Resize", 9, 8) }},
 		{"pkg: NewAvailable(9, 0): size must be at most 8", func() { check.AvailableAtMost("pkg", "NewAvailable", 9, 0, 8) }},
@@ -44,6 +45,7 @@ func TestPanicMessages(t *testing.T) {
 func TestGoodInputPasses(t *testing.T) {
 	assert.NotPanics(t, func() {
 		check.Size("pkg", 1)
+		check.ConstructorSize("pkg", "NewFair", 1)
 		check.SizeAtMost("pkg", "New", 8, 8)
 		check.AvailableAtMost("pkg", "NewAvailable", 8, 8, 8)
 		check.Available("pkg", "NewAvailable", 2, 0)
