@@ -20,10 +20,15 @@ type Optional interface {
 
 // CheckOptional runs the checks of the optional interfaces that semtest.Run
 // leaves to the strategies, each in a synctest bubble, on semaphores built
-// by newSem: a closed semaphore refuses zero-weight requests too and stays
-// closed through a Resize, and a waiter that a shrink fails stops counting
+// by newSem: Close fails a waiter whose context can never be done (every
+// waiter of semtest has one that can), which then stops counting in
+// Waiting; a closed semaphore refuses zero-weight requests too and stays
+// closed through a Resize; and a waiter that a shrink fails stops counting
 // in Waiting.
 func CheckOptional(t *testing.T, newSem func(size int64) Optional) {
+	t.Run("CloseFailsBackgroundWaiter", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) { closeFailsBackgroundWaiter(t, newSem) })
+	})
 	t.Run("ClosedRefusesZeroWeight", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) { closedRefusesZeroWeight(t, newSem) })
 	})
@@ -33,6 +38,30 @@ func CheckOptional(t *testing.T, newSem func(size int64) Optional) {
 	t.Run("ShrinkFailedLeavesWaiting", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) { shrinkFailedLeavesWaiting(t, newSem) })
 	})
+}
+
+func closeFailsBackgroundWaiter(t *testing.T, newSem func(size int64) Optional) {
+	s := newSem(1)
+	if !s.TryAcquire(1) {
+		t.Fatal("TryAcquire(1) on a fresh semaphore of size 1 failed")
+	}
+	result := make(chan error, 1)
+	go func() { result <- s.Acquire(context.Background(), 1) }()
+	synctest.Wait()
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close() = %v; want nil", err)
+	}
+	synctest.Wait()
+	select {
+	case err := <-result:
+		if !errors.Is(err, sem.ErrClosed) {
+			t.Errorf("Acquire(context.Background(), 1) waiting when Close came = %v; want an error wrapping sem.ErrClosed", err)
+		}
+	default:
+		t.Error("Acquire(context.Background(), 1) still waits after Close")
+	}
+	expectWaiting(t, s, 0, 0, "after Close failed the only waiter")
+	s.Release(1)
 }
 
 func closedRefusesZeroWeight(t *testing.T, newSem func(size int64) Optional) {
