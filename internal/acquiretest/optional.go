@@ -3,6 +3,7 @@ package acquiretest
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"testing/synctest"
 
@@ -22,15 +23,16 @@ type Optional interface {
 // leaves to the strategies, each in a synctest bubble, on semaphores built
 // by newSem: Close fails a waiter whose context can never be done (every
 // waiter of semtest has one that can), which then stops counting in
-// Waiting; a closed semaphore refuses zero-weight requests too and stays
-// closed through a Resize; and a waiter that a shrink fails stops counting
-// in Waiting.
+// Waiting; a closed semaphore refuses zero-weight requests too, reports a
+// done context before the closing, and stays closed through a Resize; and a
+// waiter that a shrink fails gets an error naming the new size and stops
+// counting in Waiting.
 func CheckOptional(t *testing.T, newSem func(size int64) Optional) {
 	t.Run("CloseFailsBackgroundWaiter", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) { closeFailsBackgroundWaiter(t, newSem) })
 	})
-	t.Run("ClosedRefusesZeroWeight", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) { closedRefusesZeroWeight(t, newSem) })
+	t.Run("ClosedRefusesLaterRequests", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) { closedRefusesLaterRequests(t, newSem) })
 	})
 	t.Run("ResizeKeepsClosed", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) { resizeKeepsClosed(t, newSem) })
@@ -64,7 +66,7 @@ func closeFailsBackgroundWaiter(t *testing.T, newSem func(size int64) Optional) 
 	s.Release(1)
 }
 
-func closedRefusesZeroWeight(t *testing.T, newSem func(size int64) Optional) {
+func closedRefusesLaterRequests(t *testing.T, newSem func(size int64) Optional) {
 	s := newSem(2)
 	if err := s.Close(); err != nil {
 		t.Fatalf("Close() = %v; want nil", err)
@@ -74,6 +76,11 @@ func closedRefusesZeroWeight(t *testing.T, newSem func(size int64) Optional) {
 	}
 	if err := s.Acquire(context.Background(), 0); !errors.Is(err, sem.ErrClosed) {
 		t.Errorf("Acquire(ctx, 0) after Close = %v; want an error wrapping sem.ErrClosed", err)
+	}
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.Acquire(done, 1); !errors.Is(err, context.Canceled) {
+		t.Errorf("Acquire(canceled ctx, 1) after Close = %v; want context.Canceled: a done context comes first", err)
 	}
 }
 
@@ -116,9 +123,10 @@ func shrinkFailedLeavesWaiting(t *testing.T, newSem func(size int64) Optional) {
 	expectWaiting(t, s, 3, 5, "with Acquire(1), Acquire(3), Acquire(1) waiting")
 	s.Resize(2)
 	synctest.Wait()
-	if !calls[1].Returned() || !errors.Is(calls[1].Err, sem.ErrExceedsSize) {
-		t.Fatalf("after shrinking from 4 to 2, the waiting Acquire(3): returned %v, err %v; want an error wrapping sem.ErrExceedsSize",
-			calls[1].Returned(), calls[1].Err)
+	const exceeds = "Acquire(3) can never succeed on a semaphore of size 2"
+	if !calls[1].Returned() || !errors.Is(calls[1].Err, sem.ErrExceedsSize) || !strings.Contains(calls[1].Err.Error(), exceeds) {
+		t.Fatalf("after shrinking from 4 to 2, the waiting Acquire(3): returned %v, err %v; want an error saying %q, wrapping sem.ErrExceedsSize",
+			calls[1].Returned(), calls[1].Err, exceeds)
 	}
 	expectWaiting(t, s, 2, 2, "after a shrink failed the waiting Acquire(3)")
 	s.Release(4)
