@@ -33,26 +33,16 @@ func TestConformance(t *testing.T) {
 }
 
 // TestConformanceNewAvailable runs the suite again with the NewAvailable
-// constructor, so that its rows run too; the rows TestConformance already
-// runs are cut short (one model program, a small stress).
+// constructor, so that its rows run too.
 func TestConformanceNewAvailable(t *testing.T) {
-	semtest.Run(t, func(size int64) sem.Semaphore { return chansem.New(size) },
+	acquiretest.ConformanceNewAvailable(t, func(size int64) sem.Semaphore { return chansem.New(size) },
 		semtest.Guarantees{UnitFIFO: true, NoStarvation: true, NoBarging: true},
-		semtest.WithNewAvailable(func(size, available int64) sem.Semaphore { return chansem.NewAvailable(size, available) }),
-		semtest.WithPrograms(1), semtest.WithStress(2, 10))
+		func(size, available int64) sem.Semaphore { return chansem.NewAvailable(size, available) })
 }
 
 func TestBadInputMessages(t *testing.T) {
-	assert.PanicsWithValue(t, "chansem: New(0): size must be at least 1", func() { chansem.New(0) })
-	s := chansem.New(2)
-	assert.PanicsWithValue(t, "chansem: Acquire(-2): negative weight; the number of permits must be at least 0",
-		func() { _ = s.Acquire(context.Background(), -2) })
-	assert.PanicsWithValue(t, "chansem: Release(1): released more than held (0 held)", func() { s.Release(1) })
-	assert.PanicsWithValue(t, "chansem: Unlock: released more than held (no permit held)", s.Unlock)
-
-	err := s.Acquire(context.Background(), 3)
-	require.ErrorIs(t, err, sem.ErrExceedsSize)
-	assert.EqualError(t, err, "chansem: Acquire(3) can never succeed on a semaphore of size 2; ask for at most 2 permits: sem: request exceeds semaphore size")
+	acquiretest.CheckBadInputMessages(t, "chansem", "New", func(size int64) sem.Semaphore { return chansem.New(size) })
+	assert.PanicsWithValue(t, "chansem: Unlock: released more than held (no permit held)", chansem.New(1).Unlock)
 }
 
 // Lock and Unlock make a semaphore of size 1 a mutex.
@@ -295,28 +285,22 @@ func TestConcurrentOverReleaseChangesNothing(t *testing.T) {
 	assert.Equal(t, int64(3), s.Available())
 }
 
-// A cancellation that comes before the permits are granted wins (the
-// scenario of go.dev/issue/63615): the waiter returns the context's error and
-// the permits stay free.
+// A cancellation that comes before the permit is granted wins (the scenario
+// of go.dev/issue/63615) on the single-permit path too: the waiter returns
+// the context's error and the permit stays free. semtest's Cancel/BeforeGrant
+// row makes the same race with Acquire(2), which gathers.
 func TestCancelBeforeGrantWins(t *testing.T) {
-	for _, tc := range []struct {
-		name       string
-		size, want int64
-	}{{"unit", 1, 1}, {"gathering", 2, 2}} {
-		t.Run(tc.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				s := chansem.New(tc.size)
-				require.True(t, s.TryAcquire(1))
-				w := acquiretest.Go(s, tc.want)
-				synctest.Wait()
-				w.Cancel()
-				s.Release(1)
-				synctest.Wait()
-				require.ErrorIs(t, w.Err, context.Canceled)
-				assert.Equal(t, tc.size, s.Available())
-			})
-		})
-	}
+	synctest.Test(t, func(t *testing.T) {
+		s := chansem.New(1)
+		require.True(t, s.TryAcquire(1))
+		w := acquiretest.Go(s, 1)
+		synctest.Wait()
+		w.Cancel()
+		s.Release(1)
+		synctest.Wait()
+		require.ErrorIs(t, w.Err, context.Canceled)
+		assert.Equal(t, int64(1), s.Available())
+	})
 }
 
 // When the last slot is free and the context is done by the time a waiter

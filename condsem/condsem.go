@@ -76,8 +76,6 @@ package condsem
 
 import (
 	"context"
-	"sync"
-	"sync/atomic"
 
 	"github.com/semacat/sem/internal/check"
 )
@@ -90,15 +88,8 @@ const pkg = "condsem"
 // implements sem.Resizer, sem.Closer and sem.Observer. The zero value is not
 // usable; call New or NewAvailable.
 type Semaphore struct {
-	mu    sync.Mutex
-	cond  sync.Cond    // waiters for free permits; cond.L is &mu
-	size  atomic.Int64 // stored only under mu
-	limit int64        // size, or 0 once closed: free permits are limit-cur
-	cur   int64        // permits held
-
-	closed bool
+	core         // cond holds the waiters for free permits
 	wanted int64 // permits asked for by the Acquire calls in wait
-	hook   waitHook
 
 	// waiters counts the Acquire calls in wait. Release skips Broadcast
 	// when it is zero: Broadcast with nobody waiting is cheap but not free
@@ -125,14 +116,10 @@ func NewAvailable(size, available int64) *Semaphore {
 }
 
 func newPlain(size, available int64) *Semaphore {
-	s := &Semaphore{limit: size, cur: size - available}
-	s.size.Store(size)
-	s.cond.L = &s.mu
+	s := &Semaphore{}
+	s.init(size, available)
 	return s
 }
-
-// Size returns the total number of permits.
-func (s *Semaphore) Size() int64 { return s.size.Load() }
 
 // Available returns the number of permits free at this instant, negative
 // while a shrink has left more permits held than the size. It is a snapshot
@@ -195,22 +182,6 @@ func (s *Semaphore) wait(ctx context.Context, n int64) error {
 		s.cond.Wait()
 	}
 	s.cur += n
-	return nil
-}
-
-// zeroWeight returns the error of Acquire(ctx, 0) when ctx is not done: nil,
-// or the closed error once the semaphore is closed.
-func (s *Semaphore) zeroWeight() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return closedError(s.closed)
-}
-
-// closedError returns nil, or if closed the error of a zero-weight request.
-func closedError(closed bool) error {
-	if closed {
-		return check.Closed(pkg, 0)
-	}
 	return nil
 }
 

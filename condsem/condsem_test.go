@@ -3,7 +3,6 @@ package condsem_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"runtime"
 	"sync"
 	"testing"
@@ -63,41 +62,23 @@ var newAvailable = map[string]func(size, available int64) sem.Semaphore{
 }
 
 // TestConformanceNewAvailable runs the suite again with each variant's
-// NewAvailable constructor, so that its rows run too; the rows
-// TestConformance already runs are cut short (one model program, a small
-// stress).
+// NewAvailable constructor, so that its rows run too.
 func TestConformanceNewAvailable(t *testing.T) {
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
-			semtest.Run(t, func(size int64) sem.Semaphore { return v.new(size) }, v.guarantees,
-				semtest.WithNewAvailable(newAvailable[v.name]), semtest.WithPrograms(1), semtest.WithStress(2, 10))
+			acquiretest.ConformanceNewAvailable(t, func(size int64) sem.Semaphore { return v.new(size) }, v.guarantees,
+				newAvailable[v.name])
 		})
 	}
 }
 
+// constructor names each variant's constructor, as its panics do.
+var constructor = map[string]string{"plain": "New", "fair": "NewFair"}
+
 func TestBadInputMessages(t *testing.T) {
-	assert.PanicsWithValue(t, "condsem: New(0): size must be at least 1", func() { condsem.New(0) })
-	assert.PanicsWithValue(t, "condsem: New(-3): size must be at least 1", func() { condsem.NewFair(-3) })
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
-			s := v.new(2)
-			assert.PanicsWithValue(t, "condsem: Acquire(-2): negative weight; the number of permits must be at least 0",
-				func() { _ = s.Acquire(context.Background(), -2) })
-			assert.PanicsWithValue(t, "condsem: TryAcquire(-1): negative weight; the number of permits must be at least 0",
-				func() { s.TryAcquire(-1) })
-			assert.PanicsWithValue(t, "condsem: Release(-4): negative weight; the number of permits must be at least 0",
-				func() { s.Release(-4) })
-			assert.PanicsWithValue(t, "condsem: Release(1): released more than held (0 held)", func() { s.Release(1) })
-			require.True(t, s.TryAcquire(1))
-			assert.PanicsWithValue(t, "condsem: Release(2): released more than held (1 held)", func() { s.Release(2) })
-			// The panics left the mutex unlocked and the count intact.
-			assert.Equal(t, int64(1), s.Available())
-			s.Release(1)
-
-			err := s.Acquire(context.Background(), 3)
-			require.ErrorIs(t, err, sem.ErrExceedsSize)
-			assert.EqualError(t, err, "condsem: Acquire(3) can never succeed on a semaphore of size 2; ask for at most 2 permits: sem: request exceeds semaphore size")
-			assert.Equal(t, int64(2), s.Available())
+			acquiretest.CheckBadInputMessages(t, "condsem", constructor[v.name], func(size int64) sem.Semaphore { return v.new(size) })
 		})
 	}
 }
@@ -427,37 +408,13 @@ func TestCancelBetweenCheckAndWait(t *testing.T) {
 	}
 }
 
-// A cancellation that comes before the permits are freed wins (the scenario
-// of go.dev/issue/63615): the woken waiter returns the context's error, and
-// the permits go to the waiter behind it that fits, or stay free.
+// A cancellation that comes before the permits are freed wins
+// (go.dev/issue/63615), and the permits go to the waiter behind the canceled
+// one.
 func TestCancelBeforeGrantWins(t *testing.T) {
 	for _, v := range variants {
-		for _, behind := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/behind=%v", v.name, behind), func(t *testing.T) {
-				synctest.Test(t, func(t *testing.T) {
-					s := v.new(2)
-					require.True(t, s.TryAcquire(1))
-					w := acquiretest.Go(s, 2)
-					synctest.Wait()
-					var b *acquiretest.Call
-					if behind {
-						b = acquiretest.Go(s, 1)
-						synctest.Wait()
-					}
-					w.Cancel()
-					s.Release(1)
-					synctest.Wait()
-					require.True(t, w.Returned())
-					require.ErrorIs(t, w.Err, context.Canceled)
-					if behind {
-						require.True(t, b.Served(), "the waiter behind the canceled one was not served (err %v)", b.Err)
-						assert.Equal(t, int64(1), s.Available())
-						s.Release(1)
-						b.Cancel()
-					}
-					assert.Equal(t, int64(2), s.Available(), "the canceled waiter took permits")
-				})
-			})
-		}
+		t.Run(v.name, func(t *testing.T) {
+			acquiretest.CheckCancelBeforeGrantPassesOn(t, func(size int64) sem.Semaphore { return v.new(size) })
+		})
 	}
 }

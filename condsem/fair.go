@@ -3,8 +3,6 @@ package condsem
 import (
 	"context"
 	"slices"
-	"sync"
-	"sync/atomic"
 
 	"github.com/semacat/sem/internal/check"
 )
@@ -49,16 +47,9 @@ import (
 // Waiting sums the queue. Fair implements sem.Resizer, sem.Closer and
 // sem.Observer.
 type Fair struct {
-	mu    sync.Mutex
-	cond  sync.Cond    // waiters for the head of the queue to change or fit; cond.L is &mu
-	size  atomic.Int64 // stored only under mu
-	limit int64        // size, or 0 once closed: free permits are limit-cur
-	cur   int64        // permits held
-	queue []request    // Acquire calls waiting, in arrival order
-	next  uint64       // ticket for the next request to join the queue
-
-	closed bool
-	hook   waitHook
+	core            // cond holds the waiters for the head of the queue to change or fit
+	queue []request // Acquire calls waiting, in arrival order
+	next  uint64    // ticket for the next request to join the queue
 }
 
 // request is an Acquire waiting in a Fair queue.
@@ -70,7 +61,7 @@ type request struct {
 // NewFair returns a first-come, first-served semaphore with size permits,
 // all free. It panics if size is less than 1.
 func NewFair(size int64) *Fair {
-	check.Size(pkg, size)
+	check.ConstructorSize(pkg, "NewFair", size)
 	return newFair(size, size)
 }
 
@@ -85,14 +76,10 @@ func NewFairAvailable(size, available int64) *Fair {
 }
 
 func newFair(size, available int64) *Fair {
-	s := &Fair{limit: size, cur: size - available}
-	s.size.Store(size)
-	s.cond.L = &s.mu
+	s := &Fair{}
+	s.init(size, available)
 	return s
 }
-
-// Size returns the total number of permits.
-func (s *Fair) Size() int64 { return s.size.Load() }
 
 // Available returns the number of permits free at this instant, negative
 // while a shrink has left more permits held than the size. It is a snapshot
@@ -160,14 +147,6 @@ func (s *Fair) wait(ctx context.Context, n int64) error {
 	s.wakeHead()
 	s.mu.Unlock()
 	return nil
-}
-
-// zeroWeight returns the error of Acquire(ctx, 0) when ctx is not done: nil,
-// or the closed error once the semaphore is closed.
-func (s *Fair) zeroWeight() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return closedError(s.closed)
 }
 
 // leave removes the request with ticket t from the queue, waking the next

@@ -25,18 +25,6 @@ func (s *Semaphore) Resize(size int64) {
 	}
 }
 
-// Close fails every waiting Acquire, and every later one, with an error
-// wrapping sem.ErrClosed; TryAcquire fails from then on. Release is still
-// accepted, so holders can give back what they hold. Close is idempotent
-// and always returns nil.
-func (s *Semaphore) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.closed, s.limit = true, 0
-	s.cond.Broadcast()
-	return nil
-}
-
 // Waiting reports how many Acquire calls wait and how many permits they
 // ask for in total. It is a snapshot, stale as soon as it returns.
 func (s *Semaphore) Waiting() (requests int, permits int64) {
@@ -65,18 +53,6 @@ func (s *Fair) Resize(size int64) {
 	if len(s.queue) > 0 {
 		s.cond.Broadcast()
 	}
-}
-
-// Close fails every waiting Acquire, and every later one, with an error
-// wrapping sem.ErrClosed; TryAcquire fails from then on. Release is still
-// accepted, so holders can give back what they hold. Close is idempotent
-// and always returns nil.
-func (s *Fair) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.closed, s.limit = true, 0
-	s.cond.Broadcast()
-	return nil
 }
 
 // Waiting reports how many Acquire calls are queued and how many permits

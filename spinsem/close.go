@@ -1,10 +1,8 @@
 package spinsem
 
 import (
-	"fmt"
 	"math"
 
-	"github.com/semacat/sem"
 	"github.com/semacat/sem/internal/check"
 	"github.com/semacat/sem/internal/waitq"
 )
@@ -64,7 +62,7 @@ func (s *Semaphore) settleLocked() {
 func failure(w *waitq.Waiter) error {
 	switch {
 	case w.Since == failedClosed:
-		return errClosed(w.N)
+		return check.Closed(pkg, w.N)
 	case w.Since < 0:
 		return check.ExceedsSize(pkg, w.N, -w.Since)
 	}
@@ -75,11 +73,7 @@ func failure(w *waitq.Waiter) error {
 // closed, or nil.
 func closedErr(state uint64, n int64) error {
 	if state&closed != 0 {
-		return errClosed(n)
+		return check.Closed(pkg, n)
 	}
 	return nil
-}
-
-func errClosed(n int64) error {
-	return fmt.Errorf("%s: Acquire(%d) on a closed semaphore; nothing can be acquired after Close: %w", pkg, n, sem.ErrClosed)
 }

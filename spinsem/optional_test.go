@@ -24,6 +24,12 @@ var (
 	_ sem.Observer = (*spinsem.Semaphore)(nil)
 )
 
+// Resize, Close and observation are checked by semtest.Run's Resize, Close
+// and Observe rows (TestConformance); these are the checks it leaves out.
+func TestOptional(t *testing.T) {
+	acquiretest.CheckOptional(t, func(size int64) acquiretest.Optional { return spinsem.New(size) })
+}
+
 // Growing serves the queue as a Release would: the head is woken, takes its
 // permits and wakes the next one that fits.
 func TestResizeGrowServesWaiters(t *testing.T) {
@@ -144,6 +150,7 @@ func TestResizeShrinkFailsWokenWaiter(t *testing.T) {
 
 // exhausted returns a semaphore of size permits, all held.
 func exhausted(t *testing.T, size int64) *spinsem.Semaphore {
+	t.Helper()
 	s := spinsem.New(size)
 	require.True(t, s.TryAcquire(size))
 	return s
@@ -235,8 +242,8 @@ func TestResizeAndCloseRaceAcquireAndRelease(t *testing.T) {
 
 func TestResizeBadInput(t *testing.T) {
 	s := spinsem.New(2)
-	assert.PanicsWithValue(t, "spinsem: Resize(0): size must be between 1 and 35184372088831", func() { s.Resize(0) })
-	assert.PanicsWithValue(t, "spinsem: Resize(35184372088832): size must be between 1 and 35184372088831",
+	assert.PanicsWithValue(t, "spinsem: Resize(0): size must be at least 1", func() { s.Resize(0) })
+	assert.PanicsWithValue(t, "spinsem: Resize(35184372088832): size must be at most 35184372088831",
 		func() { s.Resize(spinsem.MaxSize + 1) })
 	assert.Equal(t, spinsem.Mode{Free: 2}, s.Mode())
 }
@@ -257,14 +264,12 @@ func TestCloseFailsWaitersAndLaterAcquires(t *testing.T) {
 			require.True(t, c.Returned(), "a parked Acquire(%d) still waits after Close", c.N)
 			assert.ErrorIs(t, c.Err, sem.ErrClosed)
 		}
-		assert.EqualError(t, one.Err, "spinsem: Acquire(1) on a closed semaphore; nothing can be acquired after Close: sem: semaphore closed")
+		assert.EqualError(t, one.Err, "spinsem: Acquire(1): the semaphore was closed; no permit will be granted: sem: semaphore closed")
 		assert.Equal(t, spinsem.Mode{Closed: true}, s.Mode())
 
 		s.Release(1)
 		assert.False(t, s.TryAcquire(1), "TryAcquire took a free permit after Close")
-		assert.False(t, s.TryAcquire(0))
 		assert.ErrorIs(t, s.Acquire(context.Background(), 1), sem.ErrClosed, "Acquire took a free permit after Close")
-		assert.ErrorIs(t, s.Acquire(context.Background(), 0), sem.ErrClosed)
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		assert.ErrorIs(t, s.Acquire(ctx, 1), context.Canceled, "a done context did not win over Close")
@@ -320,111 +325,13 @@ func TestCloseStopsSpinner(t *testing.T) {
 	})
 }
 
-// Waiting counts the parked Acquire calls and the permits they ask for, as
-// they come and go.
-func TestWaitingCountsParkedCalls(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		s := spinsem.New(3)
-		requests, permits := s.Waiting()
-		assert.Equal(t, 0, requests)
-		assert.Equal(t, int64(0), permits)
-		require.True(t, s.TryAcquire(3))
-		two := parked(s, 2)
-		one := parked(s, 1)
-		requests, permits = s.Waiting()
-		assert.Equal(t, 2, requests)
-		assert.Equal(t, int64(3), permits)
-
-		two.Cancel()
-		synctest.Wait()
-		requests, permits = s.Waiting()
-		assert.Equal(t, 1, requests, "a canceled waiter is still counted")
-		assert.Equal(t, int64(1), permits)
-
-		s.Release(1)
-		synctest.Wait()
-		require.True(t, one.Served())
-		requests, permits = s.Waiting()
-		assert.Equal(t, 0, requests, "a served waiter is still counted")
-		assert.Equal(t, int64(0), permits)
-		s.Release(3)
-	})
-}
-
-// OnWait's function hears of every Acquire that waited, granted, canceled
-// or closed, with how long it waited; never of one that did not wait; and
-// no more once removed.
-func TestOnWaitReportsWaits(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		s := spinsem.New(1)
-		var events []sem.WaitEvent
-		s.OnWait(func(e sem.WaitEvent) { events = append(events, e) })
-
-		require.NoError(t, s.Acquire(context.Background(), 1))
-		assert.Empty(t, events, "an Acquire that did not wait was reported")
-
-		granted := parked(s, 1)
-		time.Sleep(5 * time.Millisecond)
-		s.Release(1)
-		synctest.Wait()
-		require.True(t, granted.Served())
-		require.Len(t, events, 1)
-		assert.Equal(t, int64(1), events[0].N)
-		assert.NoError(t, events[0].Err)
-		assert.Equal(t, 5*time.Millisecond, events[0].Waited())
-
-		canceled := parked(s, 1)
-		canceled.Cancel()
-		synctest.Wait()
-		require.Len(t, events, 2)
-		assert.ErrorIs(t, events[1].Err, context.Canceled)
-
-		closed := parked(s, 1)
-		require.NoError(t, s.Close())
-		synctest.Wait()
-		require.True(t, closed.Returned())
-		require.Len(t, events, 3)
-		assert.ErrorIs(t, events[2].Err, sem.ErrClosed)
-		assert.Same(t, closed.Err, events[2].Err, "the event's error is not the one Acquire returned")
-
-		s.OnWait(nil)
-		s.Release(1)
-		s.Resize(2)
-		require.NoError(t, s.Close())
-		assert.Len(t, events, 3, "a removed function was called")
-	})
-}
-
-// NewAvailable(1, 0) is a signalling semaphore: Acquire waits for another
-// goroutine's Release(1), and Release may give back the permits that were
-// never acquired, but no more.
-func TestNewAvailableSignals(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		s := spinsem.NewAvailable(1, 0)
-		assert.Equal(t, spinsem.Mode{}, s.Mode())
-		waiter := parked(s, 1)
-		require.False(t, waiter.Returned(), "Acquire did not wait for the signal")
-		s.Release(1)
-		synctest.Wait()
-		assert.True(t, waiter.Served())
-		s.Release(1)
-		assert.PanicsWithValue(t, "spinsem: Release(1): released more than held (0 held)", func() { s.Release(1) })
-
-		partial := spinsem.NewAvailable(5, 2)
-		assert.Equal(t, int64(5), partial.Size())
-		assert.Equal(t, int64(2), partial.Available())
-		partial.Release(3)
-		assert.Equal(t, int64(5), partial.Available())
-	})
-}
-
 func TestNewAvailableBadInput(t *testing.T) {
-	assert.PanicsWithValue(t, "spinsem: NewAvailable(0, 0): size must be between 1 and 35184372088831",
+	assert.PanicsWithValue(t, "spinsem: NewAvailable(0, 0): size must be at least 1",
 		func() { spinsem.NewAvailable(0, 0) })
-	assert.PanicsWithValue(t, "spinsem: NewAvailable(35184372088832, 0): size must be between 1 and 35184372088831",
+	assert.PanicsWithValue(t, "spinsem: NewAvailable(35184372088832, 0): size must be at most 35184372088831",
 		func() { spinsem.NewAvailable(spinsem.MaxSize+1, 0) })
-	assert.PanicsWithValue(t, "spinsem: NewAvailable(2, -1): available must be between 0 and the size, 2",
+	assert.PanicsWithValue(t, "spinsem: NewAvailable(2, -1): available must be between 0 and the size",
 		func() { spinsem.NewAvailable(2, -1) })
-	assert.PanicsWithValue(t, "spinsem: NewAvailable(2, 3): available must be between 0 and the size, 2",
+	assert.PanicsWithValue(t, "spinsem: NewAvailable(2, 3): available must be between 0 and the size",
 		func() { spinsem.NewAvailable(2, 3) })
 }

@@ -1,10 +1,6 @@
 package spinsem
 
-import (
-	"fmt"
-
-	"github.com/semacat/sem/internal/check"
-)
+import "github.com/semacat/sem/internal/check"
 
 // Resize sets the size to size, for adaptive limits and reloaded
 // configuration. It implements sem.Resizer.
@@ -40,7 +36,8 @@ import (
 // one goroutine's load and its compare-and-swap, and the free permits back
 // at the same value.
 func (s *Semaphore) Resize(size int64) {
-	checkResize(size)
+	check.Resize(pkg, size)
+	check.SizeAtMost(pkg, "Resize", size, MaxSize)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	from := s.Size()
@@ -85,22 +82,4 @@ func (s *Semaphore) releaseChecked(n int64) {
 	}
 	s.dispatchLocked()
 	s.mu.Unlock()
-}
-
-// checkResize panics unless 1 <= size <= MaxSize.
-func checkResize(size int64) {
-	if size < 1 || size > MaxSize {
-		panic(fmt.Sprintf("%s: Resize(%d): size must be between 1 and %d", pkg, size, MaxSize))
-	}
-}
-
-// checkAvailable panics unless 1 <= size <= MaxSize and 0 <= available <=
-// size.
-func checkAvailable(size, available int64) {
-	switch {
-	case size < 1 || size > MaxSize:
-		panic(fmt.Sprintf("%s: NewAvailable(%d, %d): size must be between 1 and %d", pkg, size, available, MaxSize))
-	case available < 0 || available > size:
-		panic(fmt.Sprintf("%s: NewAvailable(%d, %d): available must be between 0 and the size, %d", pkg, size, available, size))
-	}
 }

@@ -201,7 +201,7 @@ type Semaphore struct {
 // less than 1 or more than MaxSize.
 func New(size int64) *Semaphore {
 	check.Size(pkg, size)
-	check.SizeAtMost(pkg, size, MaxSize)
+	check.SizeAtMost(pkg, "New", size, MaxSize)
 	return newSemaphore(size, size)
 }
 
@@ -212,7 +212,7 @@ func New(size int64) *Semaphore {
 // panics if size is less than 1 or more than MaxSize, or if available is
 // negative or more than size.
 func NewAvailable(size, available int64) *Semaphore {
-	checkAvailable(size, available)
+	check.AvailableAtMost(pkg, "NewAvailable", size, available, MaxSize)
 	return newSemaphore(size, available)
 }
 

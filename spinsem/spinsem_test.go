@@ -33,13 +33,11 @@ func TestConformance(t *testing.T) {
 }
 
 // TestConformanceNewAvailable runs the suite again with the NewAvailable
-// constructor, so that its rows run too; the rows TestConformance already
-// runs are cut short (one model program, a small stress).
+// constructor, so that its rows run too.
 func TestConformanceNewAvailable(t *testing.T) {
-	semtest.Run(t, func(size int64) sem.Semaphore { return spinsem.New(size) },
+	acquiretest.ConformanceNewAvailable(t, func(size int64) sem.Semaphore { return spinsem.New(size) },
 		semtest.Guarantees{NoStarvation: true},
-		semtest.WithNewAvailable(func(size, available int64) sem.Semaphore { return spinsem.NewAvailable(size, available) }),
-		semtest.WithPrograms(1), semtest.WithStress(2, 10))
+		func(size, available int64) sem.Semaphore { return spinsem.NewAvailable(size, available) })
 }
 
 // The largest size fits the state word; an over-release of MaxInt64 is
@@ -55,20 +53,9 @@ func TestMaxSize(t *testing.T) {
 }
 
 func TestBadInputMessages(t *testing.T) {
-	assert.PanicsWithValue(t, "spinsem: New(0): size must be at least 1", func() { spinsem.New(0) })
+	acquiretest.CheckBadInputMessages(t, "spinsem", "New", func(size int64) sem.Semaphore { return spinsem.New(size) })
 	assert.PanicsWithValue(t, "spinsem: New(35184372088832): size must be at most 35184372088831",
 		func() { spinsem.New(spinsem.MaxSize + 1) })
-	s := spinsem.New(2)
-	assert.PanicsWithValue(t, "spinsem: Acquire(-2): negative weight; the number of permits must be at least 0",
-		func() { _ = s.Acquire(context.Background(), -2) })
-	assert.PanicsWithValue(t, "spinsem: TryAcquire(-1): negative weight; the number of permits must be at least 0",
-		func() { s.TryAcquire(-1) })
-	assert.PanicsWithValue(t, "spinsem: Release(1): released more than held (0 held)", func() { s.Release(1) })
-
-	err := s.Acquire(context.Background(), 3)
-	require.ErrorIs(t, err, sem.ErrExceedsSize)
-	assert.EqualError(t, err, "spinsem: Acquire(3) can never succeed on a semaphore of size 2; ask for at most 2 permits: sem: request exceeds semaphore size")
-	assert.Equal(t, spinsem.Mode{Free: 2}, s.Mode())
 }
 
 // Starvation mode, step by step: entered when a Release finds that the head
@@ -77,15 +64,11 @@ func TestBadInputMessages(t *testing.T) {
 // a waiter that waited less than 1ms.
 func TestStarvationModeEntryAndExit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := spinsem.New(2)
-		require.True(t, s.TryAcquire(2))
-		large := acquiretest.Go(s, 2)
-		synctest.Wait()
+		s := exhausted(t, 2)
+		large := parked(s, 2)
 		time.Sleep(spinsem.StarvationThreshold + time.Microsecond)
-		small := acquiretest.Go(s, 1)
-		synctest.Wait()
-		next := acquiretest.Go(s, 2)
-		synctest.Wait()
+		small := parked(s, 1)
+		next := parked(s, 2)
 		require.Equal(t, spinsem.Mode{Waiting: true, Queued: 3}, s.Mode())
 
 		s.Release(1)
@@ -121,10 +104,8 @@ func TestStarvationModeEntryAndExit(t *testing.T) {
 // arrivals may barge.
 func TestNoStarvationModeBeforeThreshold(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := spinsem.New(2)
-		require.True(t, s.TryAcquire(2))
-		large := acquiretest.Go(s, 2)
-		synctest.Wait()
+		s := exhausted(t, 2)
+		large := parked(s, 2)
 		time.Sleep(spinsem.StarvationThreshold - time.Microsecond)
 		s.Release(1)
 		synctest.Wait()
@@ -148,8 +129,7 @@ func TestWokenWaiterThatLosesStaysAtFront(t *testing.T) {
 	for _, wait := range []time.Duration{0, spinsem.StarvationThreshold + time.Microsecond} {
 		t.Run("waited="+wait.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				s := spinsem.New(1)
-				require.True(t, s.TryAcquire(1))
+				s := exhausted(t, 1)
 				proceed := make(chan struct{})
 				parks := 0
 				defer spinsem.SetTestHookPark(func() {
@@ -157,8 +137,7 @@ func TestWokenWaiterThatLosesStaysAtFront(t *testing.T) {
 						<-proceed
 					}
 				})()
-				first := acquiretest.Go(s, 1)
-				synctest.Wait()
+				first := parked(s, 1)
 				require.Equal(t, 1, parks, "the first Acquire did not park")
 				time.Sleep(wait)
 				s.Release(1)
@@ -166,8 +145,7 @@ func TestWokenWaiterThatLosesStaysAtFront(t *testing.T) {
 				close(proceed)
 				synctest.Wait()
 				require.False(t, first.Returned())
-				second := acquiretest.Go(s, 1)
-				synctest.Wait()
+				second := parked(s, 1)
 				require.False(t, second.Returned())
 				mode := s.Mode()
 				assert.Equal(t, wait > spinsem.StarvationThreshold, mode.Starving, "starvation mode after a waiter of %v lost a race", wait)
@@ -193,17 +171,14 @@ func TestStarvationModeArrivalsQueue(t *testing.T) {
 		defer spinsem.SetProcs(2)()
 		var spun atomic.Int32
 		defer spinsem.SetSpinHook(func() { spun.Add(1) })()
-		s := spinsem.New(2)
-		require.True(t, s.TryAcquire(2))
-		large := acquiretest.Go(s, 2)
-		synctest.Wait()
+		s := exhausted(t, 2)
+		large := parked(s, 2)
 		spun.Store(0)
 		time.Sleep(2 * spinsem.StarvationThreshold)
 		s.Release(1)
 		synctest.Wait()
 		require.True(t, s.Mode().Starving)
-		late := acquiretest.Go(s, 1)
-		synctest.Wait()
+		late := parked(s, 1)
 		assert.False(t, late.Returned(), "an Acquire(1) barged in starvation mode")
 		assert.Zero(t, spun.Load(), "an arrival spun in starvation mode")
 		s.Release(1)
@@ -226,8 +201,7 @@ func TestCancelWhileSpinning(t *testing.T) {
 
 func testCancelWhileSpinning(t *testing.T) {
 	defer spinsem.SetProcs(2)()
-	s := spinsem.New(1)
-	require.True(t, s.TryAcquire(1))
+	s := exhausted(t, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	rounds := 0
 	defer spinsem.SetSpinHook(func() {
@@ -251,8 +225,7 @@ func TestSpinAcquires(t *testing.T) {
 
 func testSpinAcquires(t *testing.T) {
 	defer spinsem.SetProcs(2)()
-	s := spinsem.New(3)
-	require.True(t, s.TryAcquire(3))
+	s := exhausted(t, 3)
 	rounds := 0
 	defer spinsem.SetSpinHook(func() {
 		rounds++
@@ -272,10 +245,8 @@ func TestNoSpinOnOneProcessor(t *testing.T) {
 		defer spinsem.SetProcs(1)()
 		var spun atomic.Int32
 		defer spinsem.SetSpinHook(func() { spun.Add(1) })()
-		s := spinsem.New(1)
-		require.True(t, s.TryAcquire(1))
-		a := acquiretest.Go(s, 1)
-		synctest.Wait()
+		s := exhausted(t, 1)
+		a := parked(s, 1)
 		assert.Equal(t, 1, s.Mode().Queued)
 		s.Release(1)
 		synctest.Wait()
@@ -291,11 +262,9 @@ func TestNoSpinOnOneProcessor(t *testing.T) {
 func TestCancelWhileParked(t *testing.T) {
 	t.Run("normal", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			s := spinsem.New(3)
-			require.True(t, s.TryAcquire(3))
+			s := exhausted(t, 3)
 			before := s.Mode()
-			a := acquiretest.Go(s, 2)
-			synctest.Wait()
+			a := parked(s, 2)
 			require.Equal(t, spinsem.Mode{Waiting: true, Queued: 1}, s.Mode())
 			a.Cancel()
 			synctest.Wait()
@@ -308,13 +277,10 @@ func TestCancelWhileParked(t *testing.T) {
 	})
 	t.Run("starving", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			s := spinsem.New(3)
-			require.True(t, s.TryAcquire(3))
-			head := acquiretest.Go(s, 3)
-			synctest.Wait()
+			s := exhausted(t, 3)
+			head := parked(s, 3)
 			time.Sleep(2 * spinsem.StarvationThreshold)
-			behind := acquiretest.Go(s, 2)
-			synctest.Wait()
+			behind := parked(s, 2)
 			s.Release(2)
 			synctest.Wait()
 			require.Equal(t, spinsem.Mode{Free: 2, Starving: true, Waiting: true, Queued: 2}, s.Mode())
@@ -329,10 +295,8 @@ func TestCancelWhileParked(t *testing.T) {
 	})
 	t.Run("starving/last", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			s := spinsem.New(3)
-			require.True(t, s.TryAcquire(3))
-			head := acquiretest.Go(s, 3)
-			synctest.Wait()
+			s := exhausted(t, 3)
+			head := parked(s, 3)
 			time.Sleep(2 * spinsem.StarvationThreshold)
 			s.Release(1)
 			synctest.Wait()
@@ -356,10 +320,8 @@ func TestCancelBeforeGrantWins(t *testing.T) {
 	for _, starving := range []bool{false, true} {
 		t.Run(fmt.Sprintf("starving=%v", starving), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				s := spinsem.New(2)
-				require.True(t, s.TryAcquire(2))
-				a := acquiretest.Go(s, 2)
-				synctest.Wait()
+				s := exhausted(t, 2)
+				a := parked(s, 2)
 				if starving {
 					time.Sleep(2 * spinsem.StarvationThreshold)
 				}
@@ -389,8 +351,7 @@ func TestCanceledAsGranted(t *testing.T) {
 		t.Run(fmt.Sprintf("starving=%v", starving), func(t *testing.T) {
 			for range 20 {
 				synctest.Test(t, func(t *testing.T) {
-					s := spinsem.New(2)
-					require.True(t, s.TryAcquire(2))
+					s := exhausted(t, 2)
 					ctx, cancel := context.WithCancel(context.Background())
 					fired := false
 					defer spinsem.SetTestHookPark(func() {
@@ -422,8 +383,7 @@ func TestCanceledAsGranted(t *testing.T) {
 func TestCanceledWhileSpinningAsPermitsFree(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		defer spinsem.SetProcs(2)()
-		s := spinsem.New(2)
-		require.True(t, s.TryAcquire(2))
+		s := exhausted(t, 2)
 		ctx, cancel := context.WithCancel(context.Background())
 		rounds := 0
 		defer spinsem.SetSpinHook(func() {
@@ -442,8 +402,7 @@ func TestCanceledWhileSpinningAsPermitsFree(t *testing.T) {
 // Errors other than the context's never come from a waiting Acquire.
 func TestAcquireErrorIsContextError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := spinsem.New(1)
-		require.True(t, s.TryAcquire(1))
+		s := exhausted(t, 1)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		err := s.Acquire(ctx, 1)

@@ -50,25 +50,6 @@ func ExampleSemaphore_Close() {
 	// later: true
 }
 
-// OnWait reports every Acquire that had to wait, for a metric of queueing
-// time; Acquires that find their permits free are not reported.
-func ExampleSemaphore_OnWait() {
-	s := weighted.New(1)
-	waits := make(chan sem.WaitEvent, 1)
-	s.OnWait(func(e sem.WaitEvent) { waits <- e })
-
-	if err := s.Acquire(context.Background(), 1); err != nil { // free: not reported
-		panic(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
-	defer cancel()
-	_ = s.Acquire(ctx, 1) // waits, then times out
-	e := <-waits
-	fmt.Println(e.N, e.Err, e.Waited() > 0)
-	// Output:
-	// 1 context deadline exceeded true
-}
-
 // A signalling semaphore starts with no free permit: Acquire waits until
 // another goroutine signals with Release.
 func ExampleNewAvailable() {

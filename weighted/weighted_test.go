@@ -2,7 +2,6 @@ package weighted_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"testing"
 	"testing/synctest"
@@ -29,13 +28,11 @@ func TestConformance(t *testing.T) {
 }
 
 // TestConformanceNewAvailable runs the suite again with the NewAvailable
-// constructor, so that its rows run too; the rows TestConformance already
-// runs are cut short (one model program, a small stress).
+// constructor, so that its rows run too.
 func TestConformanceNewAvailable(t *testing.T) {
-	semtest.Run(t, func(size int64) sem.Semaphore { return weighted.New(size) },
+	acquiretest.ConformanceNewAvailable(t, func(size int64) sem.Semaphore { return weighted.New(size) },
 		semtest.Guarantees{FIFO: true, NoStarvation: true, NoBarging: true},
-		semtest.WithNewAvailable(func(size, available int64) sem.Semaphore { return weighted.NewAvailable(size, available) }),
-		semtest.WithPrograms(1), semtest.WithStress(2, 10))
+		func(size, available int64) sem.Semaphore { return weighted.NewAvailable(size, available) })
 }
 
 // The largest size fits the state word, which keeps the free count above a
@@ -52,32 +49,7 @@ func TestHugeSize(t *testing.T) {
 }
 
 func TestBadInputMessages(t *testing.T) {
-	assert.PanicsWithValue(t, "weighted: New(0): size must be at least 1", func() { weighted.New(0) })
-	s := weighted.New(2)
-	for _, tc := range []struct {
-		msg  string
-		call func()
-	}{
-		{"weighted: Acquire(-2): negative weight; the number of permits must be at least 0",
-			func() { _ = s.Acquire(context.Background(), -2) }},
-		{"weighted: TryAcquire(-1): negative weight; the number of permits must be at least 0",
-			func() { s.TryAcquire(-1) }},
-		{"weighted: Release(-3): negative weight; the number of permits must be at least 0",
-			func() { s.Release(-3) }},
-		{"weighted: Release(1): released more than held (0 held)", func() { s.Release(1) }},
-	} {
-		assert.PanicsWithValue(t, tc.msg, tc.call)
-	}
-	require.True(t, s.TryAcquire(1))
-	assert.PanicsWithValue(t, "weighted: Release(2): released more than held (1 held)", func() { s.Release(2) })
-	assert.Equal(t, int64(1), s.Available(), "a refused Release changed the state")
-	s.Release(1)
-
-	err := s.Acquire(context.Background(), 3)
-	require.ErrorIs(t, err, sem.ErrExceedsSize)
-	assert.EqualError(t, err, "weighted: Acquire(3) can never succeed on a semaphore of size 2; ask for at most 2 permits: sem: request exceeds semaphore size")
-	assert.False(t, s.TryAcquire(3))
-	assert.Equal(t, int64(2), s.Available())
+	acquiretest.CheckBadInputMessages(t, "weighted", "New", func(size int64) sem.Semaphore { return weighted.New(size) })
 }
 
 // An over-release while waiters are queued takes the mutex path; it must
@@ -103,95 +75,49 @@ func TestOverReleaseWhileQueued(t *testing.T) {
 }
 
 // A fast-path Release that lands between a new waiter's finding that its
-// request does not fit and its setting of the queued bit must not be lost:
-// the waiter sees the permits and takes them instead of going to sleep with
-// nobody left to wake it.
+// request does not fit and its setting of the queued bit must not be lost.
+// If it frees enough, the waiter sees the permits and takes them instead of
+// going to sleep with nobody left to wake it; if it frees too little, the
+// waiter queues, and the next Release must find it queued and wake it.
 func TestReleaseRacingEnqueue(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		s := weighted.New(3)
-		require.True(t, s.TryAcquire(3))
-		fired := false
-		restore := weighted.SetTestHookQueue(func() {
-			if !fired {
-				fired = true
-				s.Release(2) // no waiter is queued yet: the lock-free path
-			}
-		})
-		defer restore()
-		w := acquiretest.Go(s, 2)
-		synctest.Wait()
-		require.True(t, fired, "the hook did not run: the Acquire never reached the queue")
-		require.True(t, w.Returned(), "the Acquire slept through a Release that freed what it needs")
-		require.NoError(t, w.Err)
-		assert.Equal(t, int64(0), s.Available())
-		assert.False(t, s.TryAcquire(1))
-		s.Release(3)
-		w.Cancel()
-		assert.Equal(t, int64(3), s.Available())
-	})
-}
-
-// The same race with a Release that frees too little: the waiter queues, and
-// the next Release must find it queued and wake it.
-func TestPartialReleaseRacingEnqueue(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		s := weighted.New(3)
-		require.True(t, s.TryAcquire(3))
-		fired := false
-		restore := weighted.SetTestHookQueue(func() {
-			if !fired {
-				fired = true
-				s.Release(1)
-			}
-		})
-		defer restore()
-		w := acquiretest.Go(s, 2)
-		synctest.Wait()
-		require.True(t, fired)
-		require.False(t, w.Returned(), "Acquire(2) returned with only 1 permit free")
-		assert.False(t, s.TryAcquire(1), "TryAcquire barged past a queued waiter")
-		s.Release(1)
-		synctest.Wait()
-		require.True(t, w.Returned(), "the queued waiter was not woken")
-		require.NoError(t, w.Err)
-		s.Release(3)
-		w.Cancel()
-		assert.Equal(t, int64(3), s.Available())
-	})
-}
-
-// A cancellation that comes before the grant wins (the scenario of
-// go.dev/issue/63615): the waiter returns the context's error, and the
-// permits go to the waiter behind it that fits, or stay free.
-func TestCancelBeforeGrantWins(t *testing.T) {
-	for _, behind := range []bool{false, true} {
-		t.Run(fmt.Sprintf("behind=%v", behind), func(t *testing.T) {
+	for _, racing := range []int64{2, 1} {
+		t.Run(fmt.Sprintf("release=%d", racing), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				s := weighted.New(2)
-				require.True(t, s.TryAcquire(1))
+				s := weighted.New(3)
+				require.True(t, s.TryAcquire(3))
+				fired := false
+				restore := weighted.SetTestHookQueue(func() {
+					if !fired {
+						fired = true
+						s.Release(racing) // no waiter is queued yet: the lock-free path
+					}
+				})
+				defer restore()
 				w := acquiretest.Go(s, 2)
 				synctest.Wait()
-				var b *acquiretest.Call
-				if behind {
-					b = acquiretest.Go(s, 1)
+				require.True(t, fired, "the hook did not run: the Acquire never reached the queue")
+				if racing < w.N {
+					require.False(t, w.Returned(), "Acquire(2) returned with only %d permit free", racing)
+					assert.False(t, s.TryAcquire(1), "TryAcquire barged past a queued waiter")
+					s.Release(w.N - racing)
 					synctest.Wait()
 				}
+				require.True(t, w.Returned(), "the Acquire slept through Releases that freed what it needs")
+				require.NoError(t, w.Err)
+				assert.Equal(t, int64(0), s.Available())
+				assert.False(t, s.TryAcquire(1))
+				s.Release(3)
 				w.Cancel()
-				s.Release(1)
-				synctest.Wait()
-				require.True(t, w.Returned())
-				require.ErrorIs(t, w.Err, context.Canceled)
-				if behind {
-					require.True(t, b.Returned(), "the waiter behind the canceled one was not served")
-					require.NoError(t, b.Err)
-					assert.Equal(t, int64(1), s.Available())
-					s.Release(1)
-					b.Cancel()
-				}
-				assert.Equal(t, int64(2), s.Available(), "the canceled waiter kept permits")
+				assert.Equal(t, int64(3), s.Available())
 			})
 		})
 	}
+}
+
+// A cancellation that comes before the grant wins (go.dev/issue/63615), and
+// the permits go to the waiter behind the canceled one.
+func TestCancelBeforeGrantWins(t *testing.T) {
+	acquiretest.CheckCancelBeforeGrantPassesOn(t, func(size int64) sem.Semaphore { return weighted.New(size) })
 }
 
 // A waiter whose grant and cancellation are both ready when it looks cannot
@@ -295,30 +221,6 @@ func TestFastPathReturnsAfterQueueDrains(t *testing.T) {
 		s.Release(2)
 		assert.Equal(t, int64(2), s.Available())
 	})
-}
-
-// The ctx-free wait (context.Background) is served like any other.
-func TestBackgroundWaiter(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		s := weighted.New(1)
-		require.True(t, s.TryAcquire(1))
-		done := make(chan error)
-		go func() { done <- s.Acquire(context.Background(), 1) }()
-		synctest.Wait()
-		s.Release(1)
-		require.NoError(t, <-done)
-		s.Release(1)
-		assert.Equal(t, int64(1), s.Available())
-	})
-}
-
-func TestCanceledContextAcquiresNothing(t *testing.T) {
-	s := weighted.New(2)
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	err := s.Acquire(ctx, 1)
-	assert.True(t, errors.Is(err, context.Canceled), "err = %v", err)
-	assert.Equal(t, int64(2), s.Available())
 }
 
 // Zero-weight requests are no-ops even while waiters are queued: they take

@@ -8,22 +8,35 @@ package check
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/semacat/sem"
 )
 
-// Size panics unless size is at least 1. pkg names the calling package.
+// Size panics unless size is at least 1, the argument of New. pkg names the
+// calling package.
 func Size(pkg string, size int64) {
+	ConstructorSize(pkg, "New", size)
+}
+
+// ConstructorSize is Size for a constructor of another name, ctor.
+func ConstructorSize(pkg, ctor string, size int64) {
 	if size < 1 {
-		badSize(pkg, size)
+		badSize(pkg, ctor, size)
 	}
 }
 
 // Available panics unless size is at least 1 and 0 <= available <= size,
 // the arguments of a NewAvailable constructor; ctor names it.
 func Available(pkg, ctor string, size, available int64) {
-	if size < 1 || available < 0 || available > size {
-		badAvailable(pkg, ctor, size, available)
+	AvailableAtMost(pkg, ctor, size, available, math.MaxInt64)
+}
+
+// AvailableAtMost is Available for a strategy whose state word bounds its
+// size: it also panics if size is more than max.
+func AvailableAtMost(pkg, ctor string, size, available, max int64) {
+	if size < 1 || size > max || available < 0 || available > size {
+		badAvailable(pkg, ctor, size, available, max)
 	}
 }
 
@@ -35,10 +48,10 @@ func Resize(pkg string, size int64) {
 }
 
 // SizeAtMost panics unless size is at most max, for a strategy whose state
-// word bounds its size.
-func SizeAtMost(pkg string, size, max int64) {
+// word bounds its size. method names the caller: New or Resize.
+func SizeAtMost(pkg, method string, size, max int64) {
 	if size > max {
-		tooLarge(pkg, size, max)
+		tooLarge(pkg, method, size, max)
 	}
 }
 
@@ -77,13 +90,13 @@ func OverUnlock(pkg string) {
 }
 
 //go:noinline
-func badSize(pkg string, size int64) {
-	panic(fmt.Sprintf("%s: New(%d): size must be at least 1", pkg, size))
+func badSize(pkg, ctor string, size int64) {
+	panic(fmt.Sprintf("%s: %s(%d): size must be at least 1", pkg, ctor, size))
 }
 
 //go:noinline
-func tooLarge(pkg string, size, max int64) {
-	panic(fmt.Sprintf("%s: New(%d): size must be at most %d", pkg, size, max))
+func tooLarge(pkg, method string, size, max int64) {
+	panic(fmt.Sprintf("%s: %s(%d): size must be at most %d", pkg, method, size, max))
 }
 
 //go:noinline
@@ -92,9 +105,12 @@ func negativeWeight(pkg, method string, n int64) {
 }
 
 //go:noinline
-func badAvailable(pkg, ctor string, size, available int64) {
+func badAvailable(pkg, ctor string, size, available, max int64) {
 	if size < 1 {
 		panic(fmt.Sprintf("%s: %s(%d, %d): size must be at least 1", pkg, ctor, size, available))
+	}
+	if size > max {
+		panic(fmt.Sprintf("%s: %s(%d, %d): size must be at most %d", pkg, ctor, size, available, max))
 	}
 	panic(fmt.Sprintf("%s: %s(%d, %d): available must be between 0 and the size", pkg, ctor, size, available))
 }
