@@ -47,8 +47,8 @@ lint:
 	done
 
 ## faults: the fault-injection scenarios of etcdsem and redissem in long
-## mode (5 workers, 25s and four faults per scenario; about 8 minutes on 2
-## cores), ending with the table: scenario, operations, faults, violations,
+## mode (5 workers, 25s and four faults per scenario, four scenarios at a
+## time), ending with the table: scenario, operations, faults, violations,
 ## permits-back p50 and p99 (see internal/faults/doc.go)
 faults: testdeps
 	cd internal/faults && SEMACAT_FAULTS=long $(GO) test -count=1 -timeout 20m
