@@ -114,12 +114,6 @@ func TestReleaseRacingEnqueue(t *testing.T) {
 	}
 }
 
-// A cancellation that comes before the grant wins (go.dev/issue/63615), and
-// the permits go to the waiter behind the canceled one.
-func TestCancelBeforeGrantWins(t *testing.T) {
-	acquiretest.CheckCancelBeforeGrantPassesOn(t, func(size int64) sem.Semaphore { return weighted.New(size) })
-}
-
 // A waiter whose grant and cancellation are both ready when it looks cannot
 // tell which came first; its select picks either, and both ways it hands the
 // permits on and returns the context's error. The hook makes both ready
