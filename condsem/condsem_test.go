@@ -407,14 +407,3 @@ func TestCancelBetweenCheckAndWait(t *testing.T) {
 		})
 	}
 }
-
-// A cancellation that comes before the permits are freed wins
-// (go.dev/issue/63615), and the permits go to the waiter behind the canceled
-// one.
-func TestCancelBeforeGrantWins(t *testing.T) {
-	for _, v := range variants {
-		t.Run(v.name, func(t *testing.T) {
-			acquiretest.CheckCancelBeforeGrantPassesOn(t, func(size int64) sem.Semaphore { return v.new(size) })
-		})
-	}
-}

@@ -6,13 +6,17 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/semacat/sem"
 	"github.com/semacat/sem/condsem"
 	"github.com/semacat/sem/internal/acquiretest"
 )
 
-// optional is what both variants offer beyond the contract.
+// optional is what both variants offer beyond the contract that these
+// tests use.
 type optional interface {
-	acquiretest.Optional
+	sem.Semaphore
+	sem.Resizer
+	sem.Closer
 	Available() int64
 }
 
@@ -24,12 +28,11 @@ var optionals = []struct {
 	{"fair", func(size int64) optional { return condsem.NewFair(size) }},
 }
 
-// Resize, Close and observation are checked by semtest.Run's Resize, Close
-// and Observe rows (TestConformance); these are the checks it leaves out.
-func TestOptional(t *testing.T) {
+// Close fails zero-weight requests too; semtest's Close rows leave this out.
+func TestClosedRefusesZeroWeight(t *testing.T) {
 	for _, v := range optionals {
 		t.Run(v.name, func(t *testing.T) {
-			acquiretest.CheckOptional(t, func(size int64) acquiretest.Optional { return v.new(size) })
+			acquiretest.CheckClosedRefusesZeroWeight(t, func(size int64) acquiretest.Closable { return v.new(size) })
 		})
 	}
 }

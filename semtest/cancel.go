@@ -51,7 +51,8 @@ func (c *config) testCancel(t *testing.T) {
 			s.Release(1)
 		})
 	})
-	t.Run("BeforeGrant", c.testBeforeGrant)
+	t.Run("BeforeGrant", c.testBeforeGrant(false))
+	t.Run("BeforeGrantPassesOn", c.testBeforeGrant(true))
 	t.Run("HeadDoesNotStrand", func(t *testing.T) {
 		// The head waiter wants 2 while 1 is free; when it gives up, the
 		// waiter behind it, which wants 1, must be served.
@@ -79,33 +80,51 @@ func (c *config) testCancel(t *testing.T) {
 // the waiter notices the cancellation before the Release runs is up to the
 // scheduler; only when it does not is a wrong grant possible, so the check
 // runs several trials, every fourth letting the waiter give up first, and
-// logs how often the waiter had already returned.
-func (c *config) testBeforeGrant(t *testing.T) {
-	c.bubbleTrials(t, 20, "when Release(1) ran", func(t *testing.T, sc *scene, trial int) bool {
-		s := sc.newHeld(2, 1)
-		w := sc.arrive(2)
-		if w.done.Load() {
-			t.Fatalf("Acquire(2) with 1 of 2 permits free returned %v without waiting", w.err)
-		}
-		w.cancel()
-		if trial%4 == 3 {
-			sc.settle() // the other order: the waiter gives up before the Release
-		}
-		returnedFirst := w.done.Load()
-		s.Release(1)
-		sc.settle()
-		switch {
-		case !w.done.Load():
-			t.Errorf("trial %d: a waiting Acquire(2) did not return after its context was canceled and the held permit released", trial)
-		case w.err == nil:
-			t.Errorf("trial %d: Acquire(2) returned nil although its context was canceled before Release(1) freed the permits; a cancellation before the grant must win (go.dev/issue/63615)", trial)
-		case !errors.Is(w.err, context.Canceled):
-			t.Errorf("trial %d: Acquire(2) canceled before the grant returned %v; want context.Canceled", trial, w.err)
-		default:
-			expectFree(t, s, 2, 2, "after the canceled Acquire(2) returned and the held permit was released")
-		}
-		return returnedFirst
-	})
+// logs how often the waiter had already returned. With behind, an
+// Acquire(1) arrives after the Acquire(2) (and is served at once where
+// newcomers may pass a waiter): the canceled waiter's permits must go to
+// it, leaving 1 free.
+func (c *config) testBeforeGrant(behind bool) func(t *testing.T) {
+	return func(t *testing.T) {
+		c.bubbleTrials(t, 20, "when Release(1) ran", func(t *testing.T, sc *scene, trial int) bool {
+			return beforeGrantTrial(t, sc, trial, behind)
+		})
+	}
+}
+
+// beforeGrantTrial is one trial of testBeforeGrant.
+func beforeGrantTrial(t *testing.T, sc *scene, trial int, behind bool) (returnedFirst bool) {
+	s := sc.newHeld(2, 1)
+	w := sc.arrive(2)
+	if w.done.Load() {
+		t.Fatalf("Acquire(2) with 1 of 2 permits free returned %v without waiting", w.err)
+	}
+	var next *waiter
+	if behind {
+		next = sc.arrive(1)
+	}
+	w.cancel()
+	if trial%4 == 3 {
+		sc.settle() // the other order: the waiter gives up before the Release
+	}
+	returnedFirst = w.done.Load()
+	s.Release(1)
+	sc.settle()
+	switch {
+	case !w.done.Load():
+		t.Errorf("trial %d: a waiting Acquire(2) did not return after its context was canceled and the held permit released", trial)
+	case w.err == nil:
+		t.Errorf("trial %d: Acquire(2) returned nil although its context was canceled before Release(1) freed the permits; a cancellation before the grant must win (go.dev/issue/63615)", trial)
+	case !errors.Is(w.err, context.Canceled):
+		t.Errorf("trial %d: Acquire(2) canceled before the grant returned %v; want context.Canceled", trial, w.err)
+	case behind && !next.served():
+		t.Errorf("trial %d: the Acquire(1) behind a waiting Acquire(2) was not served after the Acquire(2) was canceled and the held permit released (done %v, err %v)", trial, next.done.Load(), next.err)
+	case behind:
+		expectFree(t, s, 2, 1, "after the canceled Acquire(2) returned and the held permit was released, with the Acquire(1) behind it served")
+	default:
+		expectFree(t, s, 2, 2, "after the canceled Acquire(2) returned and the held permit was released")
+	}
+	return returnedFirst
 }
 
 // testAlreadyDone checks that a context done before the call acquires

@@ -16,6 +16,7 @@ import (
 func (c *config) testClose(t *testing.T) {
 	optionalRows(t, c.checksClose(), c.closeMissing(), []row{
 		{"FailsWaiters", c.testCloseFailsWaiters},
+		{"FailsWaiterWithoutDone", c.testCloseFailsWaiterWithoutDone},
 		{"LaterAcquire", c.testCloseLaterAcquire},
 		{"TryAcquire", c.testCloseTryAcquire},
 		{"Release", c.testCloseRelease},
@@ -49,8 +50,30 @@ func (c *config) testCloseFailsWaiters(t *testing.T) {
 	})
 }
 
+// testCloseFailsWaiterWithoutDone: Close fails a waiter whose context can
+// never be done (context.Background, whose Done is nil), which an
+// implementation that waits for Close through the context would miss; when
+// the semaphore implements sem.Observer, the waiter no longer counts in
+// Waiting.
+func (c *config) testCloseFailsWaiterWithoutDone(t *testing.T) {
+	c.bubble(t, func(t *testing.T, sc *scene) {
+		s := sc.newHeld(1, 1)
+		w := sc.goAcquireThen(context.Background(), func() {}, s, 1, func() {})
+		sc.settle()
+		sc.shutdown()
+		sc.settle()
+		expectClosed(t, w, "after Close, a waiting Acquire(context.Background(), 1)")
+		if o, ok := s.(sem.Observer); ok && w.done.Load() {
+			if r, p := o.Waiting(); r != 0 || p != 0 {
+				t.Errorf("after Close failed the only waiter: Waiting() = %d, %d; want 0, 0", r, p)
+			}
+		}
+		release(t, s, 1, "giving back the 1 held after Close")
+	})
+}
+
 // testCloseLaterAcquire: an Acquire after Close fails even with every
-// permit free; one with a done context fails too, with either error.
+// permit free; one with a done context returns ctx.Err(), which comes first.
 func (c *config) testCloseLaterAcquire(t *testing.T) {
 	c.bubble(t, func(t *testing.T, sc *scene) {
 		s := sc.newSem(3)
@@ -64,8 +87,8 @@ func (c *config) testCloseLaterAcquire(t *testing.T) {
 		if err == nil {
 			release(t, s, 1, "giving back an Acquire that should have failed")
 		}
-		if !errors.Is(err, sem.ErrClosed) && !errors.Is(err, context.Canceled) {
-			t.Errorf("Acquire(canceled ctx, 1) after Close = %v; want an error wrapping sem.ErrClosed, or context.Canceled", err)
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Acquire(canceled ctx, 1) after Close = %v; want context.Canceled: a done context is reported before the closing", err)
 		}
 	})
 }

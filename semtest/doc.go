@@ -44,6 +44,8 @@
 //	  Timeout            a waiter whose deadline passes
 //	  BeforeGrant        cancel(), then the Release that frees the permits:
 //	                     the cancellation wins (go.dev/issue/63615)
+//	  BeforeGrantPassesOn  the same with an Acquire(1) behind: the canceled
+//	                     waiter's permits go to it
 //	  HeadDoesNotStrand  a canceled head waiter lets those behind it through
 //	  ManyWaiters        half of many waiters canceled, the rest all served
 //	Liveness       no lost wake-up
@@ -74,14 +76,20 @@
 //	                          and no TryAcquire until fewer than the new size are held
 //	  ShrinkFailsLargeWaiter  a waiter larger than the new size fails at once with
 //	                          ErrExceedsSize; the one behind it that fits is served
+//	  ShrinkFailedWaiter      its error names the new size, and it leaves Waiting
+//	                          (if sem.Observer is implemented)
 //	  ShrinkLaterExceeds      later Acquire and TryAcquire larger than the new size fail
 //	  Size                    Size and Available report the new size (if offered)
 //	  BadSize                 Resize(0), Resize(-1), Resize(MinInt64) panic, naming the value
 //	  OverRelease             after a shrink, the held permits come back, and no more
+//	  KeepsClosed             growing or shrinking a closed semaphore leaves it closed
+//	                          (if sem.Closer is implemented)
 //	Close          sem.Closer
 //	  FailsWaiters  every waiting Acquire returns ErrClosed, holding nothing
-//	  LaterAcquire  a later Acquire returns ErrClosed with every permit free
-//	                (with a done context, ctx.Err() is accepted too)
+//	  FailsWaiterWithoutDone  so does one on context.Background, which then
+//	                leaves Waiting (if sem.Observer is implemented)
+//	  LaterAcquire  a later Acquire returns ErrClosed with every permit free;
+//	                with a done context, ctx.Err(), which comes first
 //	  TryAcquire    fails after Close with every permit free
 //	  Release       held permits come back after Close, and no more
 //	  Idempotent    a second Close returns nil; a local semaphore's first one too

@@ -3,6 +3,8 @@ package semtest
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/semacat/sem"
@@ -17,10 +19,12 @@ func (c *config) testResize(t *testing.T) {
 		{"GrowFIFO", c.testResizeGrowFIFO},
 		{"ShrinkKeepsHeld", c.testShrinkKeepsHeld},
 		{"ShrinkFailsLargeWaiter", c.testShrinkFailsLargeWaiter},
+		{"ShrinkFailedWaiter", c.testShrinkFailedWaiter},
 		{"ShrinkLaterExceeds", c.testShrinkLaterExceeds},
 		{"Size", c.testResizeSize},
 		{"BadSize", c.testResizeBadSize},
 		{"OverRelease", c.testResizeOverRelease},
+		{"KeepsClosed", c.testResizeKeepsClosed},
 	})
 }
 
@@ -120,6 +124,47 @@ func (c *config) testShrinkFailsLargeWaiter(t *testing.T) {
 	})
 }
 
+// testShrinkFailedWaiter: the error of a waiter that a shrink fails names
+// the new size, and, when the semaphore implements sem.Observer, the waiter
+// no longer counts in Waiting; the smaller waiters around it are served once
+// permits come back.
+func (c *config) testShrinkFailedWaiter(t *testing.T) {
+	c.bubble(t, func(t *testing.T, sc *scene) {
+		s := sc.newHeld(4, 4)
+		ws := sc.orderedWaiters(1, 3, 1)
+		o, observes := s.(sem.Observer)
+		expectWaiting := func(requests int, permits int64, when string) {
+			t.Helper()
+			if !observes {
+				return
+			}
+			if r, p := o.Waiting(); r != requests || p != permits {
+				t.Errorf("%s: Waiting() = %d, %d; want %d, %d", when, r, p, requests, permits)
+			}
+		}
+		expectWaiting(3, 5, "with Acquire(1), Acquire(3), Acquire(1) waiting")
+		sc.resize(2)
+		sc.settle()
+		large := ws[1]
+		if !large.done.Load() || !errors.Is(large.err, sem.ErrExceedsSize) || !namesNumber(large.err.Error(), 2) {
+			t.Fatalf("after shrinking from 4 to 2, the waiting Acquire(3): done %v, err %v; want an error naming the new size 2, wrapping sem.ErrExceedsSize",
+				large.done.Load(), large.err)
+		}
+		expectWaiting(2, 2, "after a shrink failed the waiting Acquire(3)")
+		release(t, s, 4, "giving back the 4 held after the shrink")
+		sc.settle()
+		if !ws[0].served() || !ws[2].served() {
+			t.Fatalf("with nothing held under size 2, the two waiting Acquire(1) were not both served (errs %v, %v)", ws[0].err, ws[2].err)
+		}
+		expectWaiting(0, 0, "after both Acquire(1) were served")
+	})
+}
+
+// namesNumber reports whether msg holds n as a number of its own.
+func namesNumber(msg string, n int64) bool {
+	return slices.Contains(strings.FieldsFunc(msg, func(r rune) bool { return r < '0' || r > '9' }), fmt.Sprint(n))
+}
+
 // testShrinkLaterExceeds: after a shrink, Acquire and TryAcquire larger
 // than the new size fail at once.
 func (c *config) testShrinkLaterExceeds(t *testing.T) {
@@ -179,4 +224,22 @@ func (c *config) testResizeOverRelease(t *testing.T) {
 	release(t, s, 3, "giving back the 3 held after the shrink")
 	expectPanic(t, "Release(1) holding none after shrinking to 2", func() { s.Release(1) }, words...)
 	expectFree(t, s, 2, 2, "after the 3 held were given back")
+}
+
+// testResizeKeepsClosed: a Resize, growing or shrinking, does not reopen a
+// closed semaphore.
+func (c *config) testResizeKeepsClosed(t *testing.T) {
+	requires(t, c.has.closer, "the semaphore does not implement sem.Closer")
+	c.bubble(t, func(t *testing.T, sc *scene) {
+		s := sc.newHeld(2, 2)
+		sc.shutdown()
+		release(t, s, 2, "giving back the 2 held after Close")
+		for _, size := range []int64{3, 1} {
+			sc.resize(size)
+			expectTryAcquireFails(t, s, 1, fmt.Sprintf("after Close and Resize(%d)", size))
+			w := sc.arrive(1)
+			expectClosed(t, w, "after Close and Resize(%d), Acquire(1)", size)
+			sc.finishWaiter(w)
+		}
+	})
 }

@@ -24,10 +24,9 @@ var (
 	_ sem.Observer = (*spinsem.Semaphore)(nil)
 )
 
-// Resize, Close and observation are checked by semtest.Run's Resize, Close
-// and Observe rows (TestConformance); these are the checks it leaves out.
-func TestOptional(t *testing.T) {
-	acquiretest.CheckOptional(t, func(size int64) acquiretest.Optional { return spinsem.New(size) })
+// Close fails zero-weight requests too; semtest's Close rows leave this out.
+func TestClosedRefusesZeroWeight(t *testing.T) {
+	acquiretest.CheckClosedRefusesZeroWeight(t, func(size int64) acquiretest.Closable { return spinsem.New(size) })
 }
 
 // Growing serves the queue as a Release would: the head is woken, takes its
@@ -130,14 +129,14 @@ func TestResizeShrinkFailsLargerWaiters(t *testing.T) {
 func TestResizeShrinkFailsWokenWaiter(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := exhausted(t, 4)
-		proceed, restore := holdFirstPark()
+		hold, restore := holdFirstPark()
 		defer restore()
 		woken := parked(s, 3)
 		behind := parked(s, 1)
 		s.Release(3)
 		require.True(t, s.Mode().Woken, "the Release did not wake the head")
 		s.Resize(2) // 1 held: 1 free, which the waiter behind fits in
-		close(proceed)
+		close(hold.proceed)
 		synctest.Wait()
 		require.True(t, woken.Returned())
 		assert.ErrorIs(t, woken.Err, sem.ErrExceedsSize)
@@ -163,17 +162,22 @@ func parked(s *spinsem.Semaphore, n int64) *acquiretest.Call {
 	return c
 }
 
-// holdFirstPark makes the first Acquire that parks stop just before it
-// blocks, already queued, until proceed is closed; restore removes the hook.
-func holdFirstPark() (proceed chan struct{}, restore func()) {
-	proceed = make(chan struct{})
-	parks := 0
+// parkHold holds the first Acquire that parks just before it blocks,
+// already queued, until proceed is closed.
+type parkHold struct {
+	proceed chan struct{}
+	parks   int // how many Acquire calls reached the park hook
+}
+
+// holdFirstPark installs a parkHold; restore removes it.
+func holdFirstPark() (hold *parkHold, restore func()) {
+	hold = &parkHold{proceed: make(chan struct{})}
 	restore = spinsem.SetTestHookPark(func() {
-		if parks++; parks == 1 {
-			<-proceed
+		if hold.parks++; hold.parks == 1 {
+			<-hold.proceed
 		}
 	})
-	return proceed, restore
+	return hold, restore
 }
 
 // Resizes racing with weighted Acquire and Release calls, which spin, park,
@@ -287,14 +291,14 @@ func TestCloseFailsWaitersAndLaterAcquires(t *testing.T) {
 func TestCloseClearsQueueFlags(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := exhausted(t, 2)
-		proceed, restore := holdFirstPark()
+		hold, restore := holdFirstPark()
 		defer restore()
 		woken := parked(s, 1)
 		large := parked(s, 2)
 		s.Release(1) // wakes the head, which is held before it runs
 		require.Equal(t, spinsem.Mode{Free: 1, Woken: true, Waiting: true, Queued: 2}, s.Mode())
 		require.NoError(t, s.Close())
-		close(proceed)
+		close(hold.proceed)
 		synctest.Wait()
 		for _, c := range []*acquiretest.Call{woken, large} {
 			require.True(t, c.Returned(), "Acquire(%d) still waits after Close", c.N)

@@ -130,19 +130,14 @@ func TestWokenWaiterThatLosesStaysAtFront(t *testing.T) {
 		t.Run("waited="+wait.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s := exhausted(t, 1)
-				proceed := make(chan struct{})
-				parks := 0
-				defer spinsem.SetTestHookPark(func() {
-					if parks++; parks == 1 {
-						<-proceed
-					}
-				})()
+				hold, restore := holdFirstPark()
+				defer restore()
 				first := parked(s, 1)
-				require.Equal(t, 1, parks, "the first Acquire did not park")
+				require.Equal(t, 1, hold.parks, "the first Acquire did not park")
 				time.Sleep(wait)
 				s.Release(1)
 				require.True(t, s.TryAcquire(1), "TryAcquire did not take the permit from the woken waiter")
-				close(proceed)
+				close(hold.proceed)
 				synctest.Wait()
 				require.False(t, first.Returned())
 				second := parked(s, 1)

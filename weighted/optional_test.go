@@ -19,10 +19,9 @@ var (
 	_ sem.Observer = (*weighted.Semaphore)(nil)
 )
 
-// Resize, Close and observation are checked by semtest.Run's Resize, Close
-// and Observe rows (TestConformance); these are the checks it leaves out.
-func TestOptional(t *testing.T) {
-	acquiretest.CheckOptional(t, func(size int64) acquiretest.Optional { return weighted.New(size) })
+// Close fails zero-weight requests too; semtest's Close rows leave this out.
+func TestClosedRefusesZeroWeight(t *testing.T) {
+	acquiretest.CheckClosedRefusesZeroWeight(t, func(size int64) acquiretest.Closable { return weighted.New(size) })
 }
 
 // Resizes racing the lock-free paths must lose no permit: after every

@@ -52,28 +52,6 @@ func TestBadInputMessages(t *testing.T) {
 	acquiretest.CheckBadInputMessages(t, "weighted", "New", func(size int64) sem.Semaphore { return weighted.New(size) })
 }
 
-// An over-release while waiters are queued takes the mutex path; it must
-// panic without leaving the mutex locked or the permits changed, so that the
-// waiter is still served afterwards.
-func TestOverReleaseWhileQueued(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		s := weighted.New(2)
-		require.True(t, s.TryAcquire(2))
-		w := acquiretest.Go(s, 2)
-		synctest.Wait()
-		require.False(t, w.Returned())
-		assert.PanicsWithValue(t, "weighted: Release(3): released more than held (2 held)", func() { s.Release(3) })
-		assert.Equal(t, int64(0), s.Available())
-		s.Release(2)
-		synctest.Wait()
-		require.True(t, w.Returned(), "the waiter was not served after the refused Release")
-		require.NoError(t, w.Err)
-		s.Release(2)
-		w.Cancel()
-		assert.Equal(t, int64(2), s.Available())
-	})
-}
-
 // A fast-path Release that lands between a new waiter's finding that its
 // request does not fit and its setting of the queued bit must not be lost.
 // If it frees enough, the waiter sees the permits and takes them instead of
@@ -114,12 +92,6 @@ func TestReleaseRacingEnqueue(t *testing.T) {
 	}
 }
 
-// A cancellation that comes before the grant wins (go.dev/issue/63615), and
-// the permits go to the waiter behind the canceled one.
-func TestCancelBeforeGrantWins(t *testing.T) {
-	acquiretest.CheckCancelBeforeGrantPassesOn(t, func(size int64) sem.Semaphore { return weighted.New(size) })
-}
-
 // A waiter whose grant and cancellation are both ready when it looks cannot
 // tell which came first; its select picks either, and both ways it hands the
 // permits on and returns the context's error. The hook makes both ready
@@ -145,25 +117,6 @@ func TestCanceledAsGranted(t *testing.T) {
 			s.Release(2)
 		})
 	}
-}
-
-// A waiter that has returned from its grant holds the permits; canceling
-// its context afterwards changes nothing.
-func TestCancelAfterGrantKeeps(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		s := weighted.New(2)
-		require.True(t, s.TryAcquire(2))
-		w := acquiretest.Go(s, 2)
-		synctest.Wait()
-		s.Release(2)
-		synctest.Wait()
-		require.True(t, w.Returned())
-		require.NoError(t, w.Err)
-		w.Cancel()
-		assert.Equal(t, int64(0), s.Available())
-		s.Release(2)
-		assert.Equal(t, int64(2), s.Available())
-	})
 }
 
 // Canceling a waiter that is not at the head changes nothing for the others:

@@ -1,8 +1,8 @@
 // Package acquiretest holds what the strategies' tests share. A Call runs
 // an Acquire in a goroutine of its own, so that a test can start waiters,
 // cancel them and watch them return, typically inside a testing/synctest
-// bubble; CheckOptional and ConformanceNewAvailable run the checks that
-// every strategy makes beyond its TestConformance.
+// bubble; CheckBadInputMessages and ConformanceNewAvailable run the checks
+// that every strategy makes beyond its TestConformance.
 package acquiretest
 
 import (

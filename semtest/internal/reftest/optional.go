@@ -23,6 +23,11 @@ const (
 	CloseRelease       Bug = "closerelease"       // after Close, Release panics
 	CloseTwice         Bug = "closetwice"         // a second Close returns an error
 	CloseLeak          Bug = "closeleak"          // an Acquire failed by Close leaves its context.AfterFunc registered
+	CloseSkipsNoDone   Bug = "closeskipsnodone"   // Close fails only waiters whose context can be done
+	ClosedBeforeDone   Bug = "closedbeforedone"   // after Close, a done context gets ErrClosed, not ctx.Err()
+	ResizeReopens      Bug = "resizereopens"      // a Resize reopens a closed semaphore
+	ExceedsNamesBuilt  Bug = "exceedsnamesbuilt"  // ErrExceedsSize's message names the size it was built with
+	ShrinkStrands      Bug = "shrinkstrands"      // a waiter failed by a shrink stays in the queue
 	WaitingPermits     Bug = "waitingpermits"     // Waiting counts one permit per request
 	OnWaitEveryWake    Bug = "onwaiteverywake"    // OnWait's function is called once per wake-up
 	OnWaitNilErr       Bug = "onwaitnilerr"       // OnWait events always have Err nil
@@ -71,6 +76,9 @@ func (r *ref) Resize(size int64) {
 	}
 	if r.bug == ResizeLosesFIFO {
 		r.fifo = false
+	}
+	if r.bug == ResizeReopens {
+		r.closed = false
 	}
 	r.size = size
 	if r.bug != ResizeNoWake {

@@ -113,11 +113,17 @@ func (r *ref) acquire(ctx context.Context, n int64, w *wait) error {
 	if n > r.exceedsLimit() && r.bug != ExceedsBlocks {
 		return r.errExceeds(n)
 	}
-	if err := ctx.Err(); (err != nil && !r.acquiresWhenDone(n)) || n == 0 {
+	if r.closed && r.bug == ClosedBeforeDone {
+		return r.errClosed(n)
+	}
+	if err := ctx.Err(); err != nil && !r.acquiresWhenDone(n) {
 		return err
 	}
 	if r.closed && r.bug != CloseFreePermits {
 		return r.errClosed(n)
+	}
+	if n == 0 {
+		return nil
 	}
 	me := &n
 	r.queue = append(r.queue, me)
@@ -141,10 +147,11 @@ func (r *ref) acquire(ctx context.Context, n int64, w *wait) error {
 	for {
 		// A cancellation that came before the grant wins.
 		done := ctx.Err() != nil && r.bug != IgnoreCancel
-		if r.fits(me) && (!done || r.grantsAfterDone(n) || r.acquiresWhenDone(n)) && (!r.closed || r.bug == CloseFreePermits) {
+		closed := r.closed && (ctx.Done() != nil || r.bug != CloseSkipsNoDone)
+		if r.fits(me) && (!done || r.grantsAfterDone(n) || r.acquiresWhenDone(n)) && (!closed || r.bug == CloseFreePermits) {
 			break
 		}
-		if done || r.closed || n > r.size && r.waitersMayExceed() {
+		if done || closed || n > r.size && r.waitersMayExceed() {
 			return r.giveUp(ctx, me, w)
 		}
 		w.begin(r)
@@ -181,12 +188,19 @@ func (r *ref) giveUp(ctx context.Context, me *int64, w *wait) error {
 		if r.bug == OnWaitSkipsExceeds {
 			w.waited = false
 		}
+		if r.bug == ShrinkStrands {
+			r.queue = append(r.queue, me)
+		}
 		return r.errExceeds(*me)
 	}
 }
 
 func (r *ref) errExceeds(n int64) error {
-	return fmt.Errorf("ref: Acquire(%d) exceeds size %d: %w", n, r.size, sem.ErrExceedsSize)
+	size := r.size
+	if r.bug == ExceedsNamesBuilt {
+		size = r.built
+	}
+	return fmt.Errorf("ref: Acquire(%d) exceeds size %d: %w", n, size, sem.ErrExceedsSize)
 }
 
 func (r *ref) errClosed(n int64) error {
@@ -281,7 +295,7 @@ func (r *ref) TryAcquire(n int64) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if n == 0 {
-		return true
+		return !r.closed
 	}
 	if r.tryRefuses(n) {
 		return false
