@@ -26,22 +26,38 @@ import (
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 	check.Weight(pkg, "Acquire", n)
 	if n == 0 {
-		return ctx.Err()
+		return s.acquireNothing(ctx)
 	}
 	_, err := s.acquire(ctx, n, true)
 	return err
+}
+
+// acquireNothing answers a request for no permits, which never waits nor
+// writes: ctx.Err() if ctx is done, else ErrClosed once the handle is
+// closed, as every later request must fail, else nil.
+func (s *Semaphore) acquireNothing(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	return nil
 }
 
 // TryAcquire takes n permits only if they are free and nobody is queued
 // ahead, and reports whether it did. It takes all n or none. It costs one
 // round trip when it succeeds and two when it fails (the second deletes the
 // key it wrote); it reports false, and passes the error to the handler, if
-// etcd cannot be reached within the timeout or the lease is lost. It panics
-// if n is negative.
+// etcd cannot be reached within the timeout or the lease is lost.
+// TryAcquire(0) reports true until the handle is closed. It panics if n is
+// negative.
 func (s *Semaphore) TryAcquire(n int64) bool {
 	check.Weight(pkg, "TryAcquire", n)
 	if n == 0 {
-		return true
+		return s.acquireNothing(context.Background()) == nil
 	}
 	if n > s.size {
 		return false

@@ -275,6 +275,9 @@ func TestPermitFencing(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, z.Token())
 	assert.NoError(t, z.Release(ctx))
+	require.NoError(t, s.Close())
+	_, err = s.AcquirePermit(ctx, 0)
+	require.ErrorIs(t, err, etcdsem.ErrClosed, "a Permit of nothing after Close")
 }
 
 // Close revokes the lease: permits held come back, waiting calls fail.

@@ -51,11 +51,11 @@ type Permit struct {
 // AcquirePermit is Acquire returning the acquisition as a [Permit], released
 // by [Permit.Release] and never by [Semaphore.Release]. It blocks, fails and
 // panics exactly as Acquire does. For n == 0 it returns a Permit that holds
-// nothing, with token 0, unless ctx is done.
+// nothing, with token 0, unless ctx is done or the handle closed.
 func (s *Semaphore) AcquirePermit(ctx context.Context, n int64) (*Permit, error) {
 	check.Weight(pkg, "AcquirePermit", n)
 	if n == 0 {
-		if err := ctx.Err(); err != nil {
+		if err := s.acquireNothing(ctx); err != nil {
 			return nil, err
 		}
 		return &Permit{s: s}, nil

@@ -33,14 +33,30 @@ import (
 // grants after losing the semaphore's keys, the error wraps ErrStateLost;
 // with WithReplicas, a grant the replicas did not confirm is given back and
 // the error wraps ErrNotReplicated. If the handle is closed it returns
-// ErrClosed. Acquire(ctx, 0) returns ctx.Err(). It panics if n < 0.
+// ErrClosed. Acquire(ctx, 0) returns ctx.Err(), or ErrClosed once the
+// handle is closed. It panics if n < 0.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 	check.Weight(pkg, "Acquire", n)
 	if n == 0 {
-		return ctx.Err()
+		return s.acquireNothing(ctx)
 	}
 	_, err := s.acquire(ctx, "Acquire", n, false)
 	return err
+}
+
+// acquireNothing answers a request for no permits, which never waits nor
+// makes a round trip: ctx.Err() if ctx is done, else ErrClosed once the
+// handle is closed, as every later request must fail, else nil.
+func (s *Semaphore) acquireNothing(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	return nil
 }
 
 // TryAcquire takes n permits only if it can do so at once, and reports
@@ -48,14 +64,15 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 // queued, even if n would fit (it never barges). It costs one round trip,
 // bounded by the handle's timeout (plus the replicas' wait with
 // WithReplicas); if Redis cannot be reached it reports false and passes the
-// error to the error handler. TryAcquire(0) reports true. It panics if n < 0.
+// error to the error handler. TryAcquire(0) reports true until the handle is
+// closed. It panics if n < 0.
 func (s *Semaphore) TryAcquire(n int64) bool {
 	check.Weight(pkg, "TryAcquire", n)
 	if n > s.size {
 		return false
 	}
 	if n == 0 {
-		return true
+		return s.acquireNothing(context.Background()) == nil
 	}
 	s.mu.Lock()
 	if s.closed {

@@ -365,6 +365,8 @@ func TestPermitLifecycle(t *testing.T) {
 	requireClosed(t, q.Done())
 	require.ErrorIs(t, q.Err(), redissem.ErrClosed)
 	require.NoError(t, q.Release(ctx), "Close released it already")
+	_, err = s.AcquirePermit(ctx, 0)
+	require.ErrorIs(t, err, redissem.ErrClosed, "a Permit of nothing after Close")
 	check, err := redissem.New(rdb, s.Name(), 3)
 	require.NoError(t, err)
 	defer check.Close()
