@@ -8,7 +8,6 @@ import (
 
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/condsem"
-	"github.com/semacat/sem/internal/acquiretest"
 )
 
 // optional is what both variants offer beyond the contract that these
@@ -26,15 +25,6 @@ var optionals = []struct {
 }{
 	{"plain", func(size int64) optional { return condsem.New(size) }},
 	{"fair", func(size int64) optional { return condsem.NewFair(size) }},
-}
-
-// Close fails zero-weight requests too; semtest's Close rows leave this out.
-func TestClosedRefusesZeroWeight(t *testing.T) {
-	for _, v := range optionals {
-		t.Run(v.name, func(t *testing.T) {
-			acquiretest.CheckClosedRefusesZeroWeight(t, func(size int64) acquiretest.Closable { return v.new(size) })
-		})
-	}
 }
 
 // After a shrink below the permits held, Available counts the excess as

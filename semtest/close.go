@@ -19,6 +19,7 @@ func (c *config) testClose(t *testing.T) {
 		{"FailsWaiterWithoutDone", c.testCloseFailsWaiterWithoutDone},
 		{"LaterAcquire", c.testCloseLaterAcquire},
 		{"TryAcquire", c.testCloseTryAcquire},
+		{"ZeroWeight", c.testCloseZeroWeight},
 		{"Release", c.testCloseRelease},
 		{"Idempotent", c.testCloseIdempotent},
 		{"Leaks", c.testCloseLeaks},
@@ -101,6 +102,20 @@ func (c *config) testCloseTryAcquire(t *testing.T) {
 		sc.shutdown()
 		for _, n := range []int64{1, 3} {
 			expectTryAcquireFails(t, s, n, "after Close with all 3 permits free")
+		}
+	})
+}
+
+// testCloseZeroWeight: requests for no permits, which never wait, fail
+// after Close too, as every later request must: TryAcquire(0) reports false
+// and Acquire(ctx, 0) returns ErrClosed.
+func (c *config) testCloseZeroWeight(t *testing.T) {
+	c.bubble(t, func(t *testing.T, sc *scene) {
+		s := sc.newSem(2)
+		sc.shutdown()
+		expectTryAcquireFails(t, s, 0, "after Close")
+		if err := s.Acquire(context.Background(), 0); !errors.Is(err, sem.ErrClosed) {
+			t.Errorf("Acquire(ctx, 0) after Close = %v; want an error wrapping sem.ErrClosed", err)
 		}
 	})
 }

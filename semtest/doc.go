@@ -91,6 +91,7 @@
 //	  LaterAcquire  a later Acquire returns ErrClosed with every permit free;
 //	                with a done context, ctx.Err(), which comes first
 //	  TryAcquire    fails after Close with every permit free
+//	  ZeroWeight    TryAcquire(0) and Acquire(ctx, 0) fail after Close too
 //	  Release       held permits come back after Close, and no more
 //	  Idempotent    a second Close returns nil; a local semaphore's first one too
 //	  Leaks         waiters failed by Close leave no AfterFunc and no goroutine

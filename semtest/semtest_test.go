@@ -116,6 +116,7 @@ var broken = []struct {
 	{"close-skips-background-waiter", reftest.New(false, reftest.CloseSkipsNoDone), none, "Close/FailsWaiterWithoutDone", 1, false, nil},
 	{"close-serves-free-permits", reftest.New(false, reftest.CloseFreePermits), none, "Close/LaterAcquire", 1, false, nil},
 	{"close-before-done-context", reftest.New(false, reftest.ClosedBeforeDone), none, "Close/LaterAcquire", 1, false, nil},
+	{"close-serves-zero", reftest.New(false, reftest.CloseServesZero), none, "Close/ZeroWeight", 1, false, nil},
 	{"close-serves-tryacquire", reftest.New(false, reftest.CloseTry), none, "Close/TryAcquire", 1, false, nil},
 	{"close-refuses-release", reftest.New(false, reftest.CloseRelease), none, "Close/Release", 1, false, nil},
 	{"close-twice-errs", reftest.New(false, reftest.CloseTwice), none, "Close/Idempotent", 1, false, nil},

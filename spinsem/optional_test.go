@@ -24,11 +24,6 @@ var (
 	_ sem.Observer = (*spinsem.Semaphore)(nil)
 )
 
-// Close fails zero-weight requests too; semtest's Close rows leave this out.
-func TestClosedRefusesZeroWeight(t *testing.T) {
-	acquiretest.CheckClosedRefusesZeroWeight(t, func(size int64) acquiretest.Closable { return spinsem.New(size) })
-}
-
 // Growing serves the queue as a Release would: the head is woken, takes its
 // permits and wakes the next one that fits.
 func TestResizeGrowServesWaiters(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/semacat/sem"
-	"github.com/semacat/sem/internal/acquiretest"
 	"github.com/semacat/sem/weighted"
 )
 
@@ -18,11 +17,6 @@ var (
 	_ sem.Closer   = (*weighted.Semaphore)(nil)
 	_ sem.Observer = (*weighted.Semaphore)(nil)
 )
-
-// Close fails zero-weight requests too; semtest's Close rows leave this out.
-func TestClosedRefusesZeroWeight(t *testing.T) {
-	acquiretest.CheckClosedRefusesZeroWeight(t, func(size int64) acquiretest.Closable { return weighted.New(size) })
-}
 
 // Resizes racing the lock-free paths must lose no permit: after every
 // holder has released and the size is set back, all permits are free.

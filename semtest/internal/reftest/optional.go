@@ -25,6 +25,7 @@ const (
 	CloseLeak          Bug = "closeleak"          // an Acquire failed by Close leaves its context.AfterFunc registered
 	CloseSkipsNoDone   Bug = "closeskipsnodone"   // Close fails only waiters whose context can be done
 	ClosedBeforeDone   Bug = "closedbeforedone"   // after Close, a done context gets ErrClosed, not ctx.Err()
+	CloseServesZero    Bug = "closeserveszero"    // after Close, requests for no permits are served
 	ResizeReopens      Bug = "resizereopens"      // a Resize reopens a closed semaphore
 	ExceedsNamesBuilt  Bug = "exceedsnamesbuilt"  // ErrExceedsSize's message names the size it was built with
 	ShrinkStrands      Bug = "shrinkstrands"      // a waiter failed by a shrink stays in the queue

@@ -119,11 +119,11 @@ func (r *ref) acquire(ctx context.Context, n int64, w *wait) error {
 	if err := ctx.Err(); err != nil && !r.acquiresWhenDone(n) {
 		return err
 	}
+	if n == 0 && (!r.closed || r.bug == CloseServesZero) {
+		return nil
+	}
 	if r.closed && r.bug != CloseFreePermits {
 		return r.errClosed(n)
-	}
-	if n == 0 {
-		return nil
 	}
 	me := &n
 	r.queue = append(r.queue, me)
@@ -295,7 +295,7 @@ func (r *ref) TryAcquire(n int64) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if n == 0 {
-		return !r.closed
+		return !r.closed || r.bug == CloseServesZero
 	}
 	if r.tryRefuses(n) {
 		return false
