@@ -7,10 +7,10 @@ import (
 )
 
 // Histogram records wait durations. It is an HDR histogram
-// (github.com/HdrHistogram/hdrhistogram-go) with two significant digits, so
-// a percentile is exact to within 1% from a nanosecond to a minute, in
-// about 30 KiB: small enough to give each of 1024 goroutines its own and
-// merge them afterwards, so that recording takes no lock.
+// (github.com/HdrHistogram/hdrhistogram-go) keeping histDigits significant
+// digits from histMin to histMax: small enough to give each of a scenario's
+// goroutines its own and merge them afterwards, so that recording takes no
+// lock.
 type Histogram struct{ h *hdrhistogram.Histogram }
 
 const (

@@ -34,6 +34,10 @@ const (
 	steadyMaxWarmup = 300 * time.Millisecond
 	steadyWindows   = 3
 	steadySpread    = 1.5
+
+	// countBenchtimeMeasure is the measurement phase when -benchtime is a
+	// count of iterations, which a steady-state run cannot honour.
+	countBenchtimeMeasure = 10 * time.Millisecond
 )
 
 // steadyConfig is the rule's durations; tests shorten them.
@@ -41,10 +45,10 @@ type steadyConfig struct {
 	window, minWarmup, maxWarmup, measure time.Duration
 }
 
-// defaultSteady is the rule above, measuring for the -benchtime (a
-// duration; 10ms for an -benchtime given as a count).
+// defaultSteady is the rule above, measuring for the -benchtime when it is
+// a duration, else for countBenchtimeMeasure.
 func defaultSteady() steadyConfig {
-	measure := 10 * time.Millisecond
+	measure := countBenchtimeMeasure
 	if f := flag.Lookup("test.benchtime"); f != nil {
 		if d, err := time.ParseDuration(f.Value.String()); err == nil {
 			measure = d

@@ -5,10 +5,19 @@ import (
 	"time"
 )
 
-// Default option values.
+// Default option values, and the bounds of the polling that backs up a
+// waiting Acquire's notifications.
 const (
 	DefaultLease   = 10 * time.Second
 	DefaultTimeout = 5 * time.Second
+	// MinLease is the shortest lease WithLease accepts: a third of it must
+	// leave room for a refresh's round trip.
+	MinLease = 30 * time.Millisecond
+	// DefaultPollMax caps the fallback polling interval unless
+	// WithPollInterval says otherwise.
+	DefaultPollMax = time.Second
+	// PollMin is the first interval of the fallback polling's backoff.
+	PollMin = 50 * time.Millisecond
 )
 
 // Option configures a Semaphore handle.
@@ -33,18 +42,18 @@ type hooks struct {
 }
 
 // WithLease sets how long a grant, and a waiter's place in the queue, stays
-// valid without a refresh (default 10s). It bounds how long the permits of a
-// dead process stay taken. Refreshes run every third of it. It panics if d is
-// below 30ms.
+// valid without a refresh (default DefaultLease). It bounds how long the
+// permits of a dead process stay taken. Refreshes run every third of it. It
+// panics if d is below MinLease.
 func WithLease(d time.Duration) Option {
-	if d < 30*time.Millisecond {
-		panic(fmt.Sprintf("%s: WithLease(%v): the lease must be at least 30ms", pkg, d))
+	if d < MinLease {
+		panic(fmt.Sprintf("%s: WithLease(%v): the lease must be at least %v", pkg, d, MinLease))
 	}
 	return func(o *options) { o.lease = d }
 }
 
 // WithTimeout bounds each round trip the handle makes on its own behalf:
-// TryAcquire, Release, refreshes, withdrawals (default 5s). The round trips
+// TryAcquire, Release, refreshes, withdrawals (default DefaultTimeout). The round trips
 // of Acquire are bounded by it and by Acquire's ctx. It panics if d is not
 // positive.
 func WithTimeout(d time.Duration) Option {
@@ -55,7 +64,7 @@ func WithTimeout(d time.Duration) Option {
 }
 
 // WithPollInterval caps the interval of the fallback polling of a waiting
-// Acquire (default: a third of the lease, at most 1s). It is clamped to a
+// Acquire (default: a third of the lease, at most DefaultPollMax). It is clamped to a
 // third of the lease, because each poll also keeps the waiter's queue entry
 // alive.
 func WithPollInterval(d time.Duration) Option {

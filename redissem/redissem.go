@@ -38,10 +38,10 @@
 // script that runs after its lease passes reaps it and admits the waiters that
 // now fit. A waiter's queue entry is a lease too: the waiter pushes it back
 // each time it polls, so the entry of a dead waiter expires and stops
-// blocking the queue. Polling is only the fallback, with a backoff from 50ms
-// up to a third of the lease (at most one second): it catches a notification
-// lost while the pub/sub connection was down and a holder that expired
-// silently. A poll that fails is retried for as long as the waiter's entry
+// blocking the queue. Polling is only the fallback, with a backoff from
+// PollMin up to a third of the lease (at most DefaultPollMax): it catches a
+// notification lost while the pub/sub connection was down and a holder that
+// expired silently. A poll that fails is retried for as long as the waiter's entry
 // can still be alive (the lease since the last poll that got through), so a
 // short outage does not cost the waiter its place. A waiter whose context is
 // done withdraws its entry (or gives back a grant that raced with the
@@ -237,7 +237,7 @@ func New(rdb redis.UniversalClient, name string, size int64, opts ...Option) (*S
 		opt(&o)
 	}
 	if o.pollMax <= 0 || o.pollMax > o.lease/3 {
-		o.pollMax = min(o.lease/3, time.Second)
+		o.pollMax = min(o.lease/3, DefaultPollMax)
 	}
 	handle := newHandleID()
 	prefix := "redissem:{" + name + "}:"
@@ -252,7 +252,7 @@ func New(rdb redis.UniversalClient, name string, size int64, opts ...Option) (*S
 		lease:       o.lease,
 		margin:      safetyMargin(o.lease),
 		timeout:     o.timeout,
-		pollMin:     min(50*time.Millisecond, o.pollMax),
+		pollMin:     min(PollMin, o.pollMax),
 		pollMax:     o.pollMax,
 		replicas:    o.replicas,
 		replicaWait: o.replicaWait,

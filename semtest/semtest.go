@@ -44,9 +44,13 @@ func WithSettle(settle func()) Option {
 	return func(c *config) { c.settle = settle }
 }
 
+// DefaultTick is the real-time suite's unit of time unless WithTick sets
+// another.
+const DefaultTick = 50 * time.Millisecond
+
 // WithTick sets the unit of time used by the real-time suite (see
-// [WithSettle]) for timeouts and hold times. The default is 50ms. It has no
-// effect inside synctest bubbles, where time is simulated.
+// [WithSettle]) for timeouts and hold times. The default is DefaultTick. It
+// has no effect inside synctest bubbles, where time is simulated.
 func WithTick(d time.Duration) Option {
 	return func(c *config) { c.tick = d }
 }
@@ -99,7 +103,7 @@ func (c *config) realTime() bool { return c.settle != nil }
 // semacat contract and against the guarantees it claims in g.
 func Run(t *testing.T, newSem NewFunc, g Guarantees, opts ...Option) {
 	t.Helper()
-	c := &config{newSem: newSem, g: g, tick: 50 * time.Millisecond}
+	c := &config{newSem: newSem, g: g, tick: DefaultTick}
 	for _, o := range opts {
 		o(c)
 	}

@@ -56,10 +56,10 @@
 // Starvation mode. Barging can starve a waiter forever, especially a large
 // request that needs many permits free at once while small requests keep
 // cycling. The semaphore switches to starvation mode when the head of the
-// queue has waited more than starvationThreshold, 1ms as in sync.Mutex
-// (measured with the monotonic clock, which testing/synctest fakes), and
-// either does not fit when a Release looks at it, or was woken and lost, or
-// was woken and has not run yet. The last case matters on a busy machine: a
+// queue has waited more than starvationThreshold, the threshold of
+// sync.Mutex's starvation mode (measured with the monotonic clock, which
+// testing/synctest fakes), and either does not fit when a Release looks at
+// it, or was woken and lost, or was woken and has not run yet. The last case matters on a busy machine: a
 // woken goroutine may wait a whole scheduler time slice for a processor while
 // the barging goroutines never block, and meanwhile Releases skip the queue.
 // So every 64th Release that skips counts in the state word's counter, and
@@ -242,7 +242,7 @@ func free(state uint64) int64 { return int64(state) >> permitShift }
 // Acquire takes n permits, blocking until they are available or ctx is done.
 // It does not serve waiters in arrival order: a running goroutine may take
 // permits before a parked one, unless a waiter has waited past the
-// starvation threshold (1ms, as in sync.Mutex).
+// starvation threshold, the one sync.Mutex uses for its starvation mode.
 //
 // On success it returns nil and the caller holds n permits. If ctx is already
 // done it returns ctx.Err() without acquiring, even when permits are free; if

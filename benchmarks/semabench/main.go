@@ -18,7 +18,7 @@
 //
 // Usage (from the repository root):
 //
-//	cd benchmarks/semabench && go run . -root ../.. [-long] [-rounds 6] [-benchtime 25ms]
+//	cd benchmarks/semabench && go run . -root ../.. [-long] [-rounds N] [-benchtime D]
 package main
 
 import (

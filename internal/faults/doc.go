@@ -19,7 +19,8 @@
 //
 // # Scenarios
 //
-// Each scenario runs workers on a size-1 semaphore with a 2s lease, injects
+// Each scenario runs workers on a size-1 semaphore with a short lease
+// (the harness's lease constant, etcd's minimum), injects
 // its fault, waits for the workers to finish, and checks the histories;
 // each prints a summary row (operations, faults, violations, and how long
 // after the fault the next worker was granted, p50 and p99):
@@ -50,8 +51,10 @@
 // the grant: those scenarios report over-admission without failing, and
 // require the fence to hold.
 //
-// The default run is bounded for make test (3 workers, 5s each, one fault
-// per scenario, four scenarios at a time). SEMACAT_FAULTS=long (make faults) runs 5 workers for 25s
-// each with four faults per scenario (the Sentinel fails over once). Both
-// print the table after the last scenario.
+// The default run is bounded for make test: a few workers for a few
+// seconds, one fault per scenario, several scenarios at a time.
+// SEMACAT_FAULTS=long (make faults) runs more workers for longer, with
+// more faults per scenario (the Sentinel fails over once). The sizes of
+// both modes are in currentMode in the harness. Both print the table after
+// the last scenario.
 package faults

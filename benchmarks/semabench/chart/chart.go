@@ -307,13 +307,14 @@ func WriteSVG(w io.Writer, p *plot.Plot) error {
 
 var zeros = regexp.MustCompile(`\.0+`)
 
-// nsTicks labels a log axis of nanoseconds in readable units: 100ns, 1µs.
+// nsTicks labels a log axis of nanoseconds in readable units, as
+// report.FormatNs writes them.
 type nsTicks struct{}
 
 func (nsTicks) Ticks(lo, hi float64) []plot.Tick {
 	ticks := plot.LogTicks{}.Ticks(lo, hi)
 	for i := range ticks {
-		if ticks[i].Label != "" { // powers of ten: 10ns, not 10.0ns
+		if ticks[i].Label != "" { // powers of ten: no trailing ".0"
 			ticks[i].Label = zeros.ReplaceAllString(report.FormatNs(ticks[i].Value), "")
 		}
 	}

@@ -97,8 +97,9 @@ func (r *Run) runLine() string {
 		how, r.Config["cpu"], r.Config["goos"], r.Config["goarch"], r.Config["go"])
 }
 
-// vs is impl's ratio to ref in sc for prose tables: "0.42× x/sync",
-// "1.10× chan (not significant, p=0.31)", "" when either did not run.
+// vs is impl's ratio to ref in sc for prose tables: "R× x/sync", or
+// "R× chan (not significant, p=P)", for a ratio R and a p-value P; "" when
+// either did not run.
 func (r *Run) vs(sc, impl, ref string) string {
 	c, ok := r.Compare(sc, impl, ref)
 	if !ok {

@@ -103,8 +103,8 @@ func (r *Run) cost(sc, impl string) string {
 	return cell
 }
 
-// ratio is "0.52×", "1.03× ~" when not significant, "" without a reference,
-// "ref" for the reference itself.
+// ratio is "R×" for a ratio R, "R× ~" when not significant, "" without a
+// reference, "ref" for the reference itself.
 func (r *Run) ratio(sc, impl string) string {
 	if impl == Reference {
 		return "ref"
@@ -112,8 +112,8 @@ func (r *Run) ratio(sc, impl string) string {
 	return r.ratioTo(sc, impl, Reference)
 }
 
-// ratioTo is impl's ratio to ref: "0.52×", "1.03× ~" when not significant,
-// "" when either did not run sc.
+// ratioTo is impl's ratio to ref: "R×" for a ratio R, "R× ~" when not
+// significant, "" when either did not run sc.
 func (r *Run) ratioTo(sc, impl, ref string) string {
 	c, ok := r.Compare(sc, impl, ref)
 	if !ok {
@@ -176,7 +176,7 @@ func (r *Run) ScenarioTable(sc string) Table {
 	return t
 }
 
-// pctRange is the confidence interval as benchstat prints it: ±3%, or ∞
+// pctRange is the confidence interval as benchstat prints it: "±P%", or ∞
 // when there are too few runs for one.
 func pctRange(s benchmath.Summary) string {
 	if p := s.PctRangeString(); p != "∞" {

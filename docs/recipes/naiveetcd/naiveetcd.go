@@ -1,6 +1,6 @@
 // Package naiveetcd is a flawed recipe kept for teaching: the semaphore on
 // etcd that keeps its count in one key, read, compared and written back by
-// the client, polling every 100ms while it is full. docs/recipes.md shows
+// the client, polling every Poll while it is full. docs/recipes.md shows
 // it failing next to etcdsem, which fixes it. Do not use it.
 //
 // Acquire reads the count; if it is below the size it writes the count it

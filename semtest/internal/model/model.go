@@ -80,13 +80,16 @@ type Config struct {
 	Steps int
 
 	// ShrinkTime bounds the wall-clock time spent shrinking a failing
-	// program. Zero means 10 seconds.
+	// program. Zero means defaultShrinkTime.
 	ShrinkTime time.Duration
 
 	// Counts, when not nil, receives how often each kind of step and each
 	// branch of the nondeterministic outcomes was reached, by name.
 	Counts map[string]int
 }
+
+// defaultShrinkTime bounds shrinking when Config.ShrinkTime is zero.
+const defaultShrinkTime = 10 * time.Second
 
 func (c Config) withDefaults() Config {
 	if c.MaxSize == 0 {
@@ -96,7 +99,7 @@ func (c Config) withDefaults() Config {
 		c.Steps = 12
 	}
 	if c.ShrinkTime == 0 {
-		c.ShrinkTime = 10 * time.Second
+		c.ShrinkTime = defaultShrinkTime
 	}
 	return c
 }

@@ -29,8 +29,9 @@ func lowerFirst(i int) (first, second int) {
 }
 
 // dinner returns the dinner with forks taken in the given order. The
-// philosophers sit down 100µs apart, so that two never reach for a fork
-// at the same instant; each thinks 1ms between the forks and eats 10ms.
+// philosophers sit down a little apart, so that two never reach for a fork
+// at the same instant; each thinks briefly between the forks and eats for
+// much longer.
 func dinner(order func(i int) (first, second int)) func(*timeline.Recorder, func(int64) sem.Semaphore) {
 	return func(rec *timeline.Recorder, newSem func(int64) sem.Semaphore) {
 		forks := make([]*timeline.Watched, seats)

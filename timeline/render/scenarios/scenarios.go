@@ -146,12 +146,13 @@ func herd(rec *timeline.Recorder, newSem func(int64) sem.Semaphore) {
 // waiterName is the lane of a waiter for n permits.
 func waiterName(n int64) string { return "wants " + string(rune('0'+n)) }
 
-// barging: on one permit, a goroutine holds for 400µs, releases and at
-// once acquires again, twelve times; a waiter arrives at 100µs and
-// another at 2.5ms, each holding for 400µs once served. A strategy that
-// lets the running goroutine take the permit back starves the waiter
-// until it detects the starvation (spinsem after 1ms, as sync.Mutex); a
-// queue serves the waiter at the first Release.
+// barging: on one permit, a goroutine holds briefly, releases and at once
+// acquires again, a dozen times; one waiter arrives during its first hold
+// and another some holds later, each holding as briefly once served. A
+// strategy that lets the running goroutine take the permit back starves
+// the waiter until it detects the starvation (spinsem after its starvation
+// threshold, as sync.Mutex); a queue serves the waiter at the first
+// Release.
 func barging(rec *timeline.Recorder, newSem func(int64) sem.Semaphore) {
 	s, origin := watch(rec, newSem, 1)
 	defer s.Stop()
@@ -173,8 +174,8 @@ func barging(rec *timeline.Recorder, newSem func(int64) sem.Semaphore) {
 }
 
 // canceledHead: size 2, both held; a request for 2 arrives first, with a
-// deadline at 2s, then a request for 1. One permit comes back at 1s, the
-// other at 3s. A strict queue keeps the small request behind the head
+// deadline, then a request for 1. One permit comes back before the head's
+// deadline, the other after it. A strict queue keeps the small request behind the head
 // until the head gives up; a strategy without a queue serves it at once.
 func canceledHead(rec *timeline.Recorder, newSem func(int64) sem.Semaphore) {
 	s, origin := watch(rec, newSem, 2)
@@ -200,9 +201,9 @@ func canceledHead(rec *timeline.Recorder, newSem func(int64) sem.Semaphore) {
 	wg.Wait()
 }
 
-// large: size 3; three goroutines, starting 0.3s apart, each take 1
-// permit for 1s, four times in a row; at 0.5s a request for all 3
-// arrives. Without a queue the permits are never all free at once while
+// large: size 3; three goroutines, starting a little apart, each take 1
+// permit and hold it, four times in a row; while they do, a request for
+// all 3 arrives. Without a queue the permits are never all free at once while
 // the small ones cycle; with one, the small ones wait behind it.
 func large(rec *timeline.Recorder, newSem func(int64) sem.Semaphore) {
 	s, origin := watch(rec, newSem, 3)
