@@ -2,7 +2,7 @@
 # tools run from tools/go.mod with `go tool`, so nothing is installed by hand.
 
 GO      ?= go
-TOOL    := $(GO) tool -modfile=$(CURDIR)/tools/go.mod
+TOOL    := GOWORK=off $(GO) tool -modfile=$(CURDIR)/tools/go.mod
 # Every Go module in the tree but the tools module: the root and the nested
 # modules (distributed strategies, chart drawing) that keep heavy
 # dependencies away from users of the core packages.
