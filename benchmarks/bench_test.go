@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
-
-	"github.com/semacat/sem"
 )
 
 func TestMain(m *testing.M) {
@@ -27,25 +25,12 @@ func scenarios() []Scenario {
 // supports it: ns/op, B/op, allocs/op (and fails/op where attempts may fail).
 // Compare contenders with `benchstat -col /impl`.
 func BenchmarkSemaphore(b *testing.B) {
-	each(b, Scenario.Run)
+	race(b, scenarios(), Scenario.Run, nil)
 }
 
 // BenchmarkLatency runs every scenario again, timing each wait: p50-ns,
 // p99-ns, max-ns, jain and big-max-ns. It is a separate pass so that reading
 // the clock never inflates BenchmarkSemaphore's ns/op.
 func BenchmarkLatency(b *testing.B) {
-	each(b, Scenario.RunLatency)
-}
-
-func each(b *testing.B, run func(Scenario, *testing.B, sem.Semaphore)) {
-	for _, sc := range scenarios() {
-		for _, c := range Contenders {
-			if c.Skip(sc) != "" {
-				continue
-			}
-			b.Run(sc.Name+"/impl="+c.Name, func(b *testing.B) {
-				run(sc, b, c.New(sc.Size))
-			})
-		}
-	}
+	race(b, scenarios(), Scenario.RunLatency, nil)
 }

@@ -11,8 +11,12 @@
 // A contended scenario is measured in its steady state, after a warm-up
 // whose rule is in steady.go, for the -benchtime.
 //
-// Run the benchmarks with `go test -bench . ./benchmarks` (or `make bench`)
-// and compare contenders with benchstat, e.g. `benchstat -col /impl`.
+// To race your own semaphore against the catalog, call Race from a
+// benchmark of your own (see the example), run it with go test -bench and
+// compare the contenders with benchstat -col /impl. The semabench command
+// runs the whole race and writes a report with charts:
+//
+//	go run github.com/semacat/sem/benchmarks/semabench@latest -out results
 package benchmarks
 
 import (
@@ -60,16 +64,20 @@ func (c Contender) Skip(sc Scenario) string {
 	return ""
 }
 
-// Contenders lists every implementation in the race, semacat's first.
-var Contenders = []Contender{
-	{Name: "chansem", New: func(size int64) sem.Semaphore { return chansem.New(size) }},
-	{Name: "condsem", New: func(size int64) sem.Semaphore { return condsem.New(size) }},
-	{Name: "condsem-fair", New: func(size int64) sem.Semaphore { return condsem.NewFair(size) }},
-	{Name: "spinsem", New: func(size int64) sem.Semaphore { return spinsem.New(size) }},
-	{Name: "weighted", New: func(size int64) sem.Semaphore { return weighted.New(size) }},
-	{Name: "xsync", New: func(size int64) sem.Semaphore { return semaphore.NewWeighted(size) }, Reference: true},
-	{Name: "chan", New: func(size int64) sem.Semaphore { return make(rawChan, size) }, UnitOnly: true, Reference: true, IgnoresContext: true},
-	{Name: "mutex", New: func(int64) sem.Semaphore { return new(mutex) }, MaxSize: 1, UnitOnly: true, Reference: true, IgnoresContext: true},
+// Catalog returns every implementation in the race, semacat's strategies
+// first, then the references. Each call returns a new slice, which the
+// caller may change.
+func Catalog() []Contender {
+	return []Contender{
+		{Name: "chansem", New: func(size int64) sem.Semaphore { return chansem.New(size) }},
+		{Name: "condsem", New: func(size int64) sem.Semaphore { return condsem.New(size) }},
+		{Name: "condsem-fair", New: func(size int64) sem.Semaphore { return condsem.NewFair(size) }},
+		{Name: "spinsem", New: func(size int64) sem.Semaphore { return spinsem.New(size) }},
+		{Name: "weighted", New: func(size int64) sem.Semaphore { return weighted.New(size) }},
+		{Name: "xsync", New: func(size int64) sem.Semaphore { return semaphore.NewWeighted(size) }, Reference: true},
+		{Name: "chan", New: func(size int64) sem.Semaphore { return make(rawChan, size) }, UnitOnly: true, Reference: true, IgnoresContext: true},
+		{Name: "mutex", New: func(int64) sem.Semaphore { return new(mutex) }, MaxSize: 1, UnitOnly: true, Reference: true, IgnoresContext: true},
+	}
 }
 
 // rawChan is the hand-written channel semaphore: a send to acquire, a

@@ -38,7 +38,7 @@ var quick = steadyConfig{window: time.Millisecond, minWarmup: 2 * time.Milliseco
 func TestScenariosRun(t *testing.T) {
 	const ops = 1000
 	for _, sc := range slices.Concat(Scenarios, LongScenarios) {
-		for _, c := range Contenders {
+		for _, c := range Catalog() {
 			if c.Skip(sc) != "" {
 				continue
 			}
@@ -151,7 +151,7 @@ func TestSkip(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, tc.c.Skip(tc.sc), "%+v on %+v", tc.c, tc.sc)
 	}
-	for _, c := range Contenders {
+	for _, c := range Catalog() {
 		assert.Empty(t, c.Skip(Scenarios[0]), "%s must run the uncontended scenario", c.Name)
 	}
 }
