@@ -1,24 +1,23 @@
-// Command semabench runs semacat's benchmark suite and reports it: `make
-// bench` runs it. It builds the benchmarks of github.com/semacat/sem/benchmarks
-// once, runs the binary -rounds times (separate processes, so that every
-// contender is measured in every round and slow drift of the machine hits
-// them all alike), prints a line per scenario as results arrive, and writes
-// into -out:
+// Command semabench races semacat's semaphore strategies head to head
+// against the ecosystem's references (golang.org/x/sync/semaphore, a raw
+// buffered channel, sync.Mutex) on your machine, and reports the race. Run
+// it without a clone:
+//
+//	go run github.com/semacat/sem/benchmarks/semabench@latest -out results
+//
+// It runs every scenario of package benchmarks against every contender,
+// -rounds times, each round in a separate process so that slow drift of the
+// machine hits every contender alike. It prints a line per scenario as
+// results arrive, then a summary table, and writes into -out:
 //
 //	results.txt  the raw go test -bench output, for benchstat
 //	results.md   a summary table and a table per scenario
 //	*.svg        charts: cost and p99 wait against goroutines, wait
 //	             percentiles, the starvation probe
+//	blocks.md    the summary in the markdown blocks a page can embed
 //
-//	blocks.md    the markdown blocks README.md and docs/ embed
-//
-// With -from it skips the run and reports an existing results.txt (make
-// bench-render); with -docs it also fills the blocks of README.md and
-// docs/*.md from the run.
-//
-// Usage (from the repository root):
-//
-//	cd benchmarks/semabench && go run . -root ../.. [-long] [-rounds N] [-benchtime D]
+// With -from it skips the run and reports an existing results.txt. To race
+// a semaphore of your own, see benchmarks.Race.
 package main
 
 import (
@@ -29,6 +28,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -42,23 +42,31 @@ import (
 )
 
 type options struct {
-	root, out, bench, benchtime, from, command string
-	rounds                                     int
-	long, docs                                 bool
+	out, bench, benchtime, from, command string
+	rounds                               int
+	long                                 bool
+	// round makes this process a child that runs one round (see round).
+	round bool
 }
 
 func main() {
 	var o options
-	flag.StringVar(&o.root, "root", "../..", "root directory of the github.com/semacat/sem module")
-	flag.StringVar(&o.out, "out", "", "output directory (default <root>/benchmarks/results/latest)")
+	flag.StringVar(&o.out, "out", "semabench-results", "directory to write the report, charts and results.txt into")
 	flag.IntVar(&o.rounds, "rounds", 6, "how many times to run the suite; benchstat needs 6 for a 95% interval")
 	flag.StringVar(&o.benchtime, "benchtime", "25ms", "go test -benchtime of each benchmark in each round")
 	flag.BoolVar(&o.long, "long", false, "also run the long scenarios (more goroutine counts)")
-	flag.StringVar(&o.bench, "bench", ".", "go test -bench regexp: which benchmarks to run")
+	flag.StringVar(&o.bench, "bench", ".", "regexp: run the benchmarks whose name, such as Semaphore/uncontended/size=1/impl=weighted, matches")
 	flag.StringVar(&o.from, "from", "", "report this results.txt instead of running the benchmarks")
 	flag.StringVar(&o.command, "command", "semabench", "the command line to quote in results.md")
-	flag.BoolVar(&o.docs, "docs", false, "also fill the generated blocks of <root>/README.md and <root>/docs/*.md from this run")
+	flag.BoolVar(&o.round, "round", false, "run one round and print its results (semabench starts itself so)")
 	flag.Parse()
+	if o.round {
+		if err := round(o, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "semabench -round:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	start := time.Now()
 	if err := run(o, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "semabench:", err)
@@ -68,9 +76,6 @@ func main() {
 }
 
 func run(o options, stdout io.Writer) error {
-	if o.out == "" {
-		o.out = filepath.Join(o.root, "benchmarks", "results", "latest")
-	}
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
@@ -85,20 +90,12 @@ func run(o options, stdout io.Writer) error {
 	return writeReport(o, results, stdout)
 }
 
-// measure builds the benchmarks and runs them o.rounds times into results.
+// measure runs o.rounds rounds into results, each in a child process (see
+// round), so that every contender is measured in every round and slow drift
+// of the machine hits them all alike.
 func measure(o options, results string, stdout io.Writer) error {
-	tmp, err := os.MkdirTemp("", "semabench")
+	self, err := os.Executable()
 	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	bin := filepath.Join(tmp, "benchmarks.test")
-	fmt.Fprintf(stdout, "building the benchmarks of %s\n", o.root)
-	if err := goCmd(o.root, io.Discard, "test", "-c", "-o", bin, "./benchmarks").Run(); err != nil {
-		return fmt.Errorf("go test -c: %w", err)
-	}
-	var version strings.Builder
-	if err := goCmd(o.root, &version, "env", "GOVERSION").Run(); err != nil {
 		return err
 	}
 	f, err := os.Create(results)
@@ -110,18 +107,14 @@ func measure(o options, results string, stdout io.Writer) error {
 	// compares; how and when the run was made is a note, a line benchstat
 	// ignores, so that runs made on other days still compare.
 	fmt.Fprintf(f, "go: %s\n%ssemabench -rounds %d -benchtime %s -long=%t -bench %s, started %s\n",
-		strings.TrimSpace(version.String()), report.NotePrefix, o.rounds, o.benchtime, o.long, o.bench,
+		runtime.Version(), report.NotePrefix, o.rounds, o.benchtime, o.long, o.bench,
 		time.Now().UTC().Format(time.RFC3339))
-	args := []string{"-test.run", "^$", "-test.bench", o.bench, "-test.benchtime", o.benchtime, "-test.benchmem", "-test.count", "1"}
-	if o.long {
-		args = append(args, "-long")
-	}
-	fmt.Fprintf(stdout, "running %d rounds of: benchmarks.test %s\n", o.rounds, strings.Join(args, " "))
+	args := []string{"-round", "-bench", o.bench, "-benchtime", o.benchtime, fmt.Sprintf("-long=%t", o.long)}
+	fmt.Fprintf(stdout, "running %d rounds of every scenario against every contender, %s each\n", o.rounds, o.benchtime)
 	p := &progress{w: stdout, start: time.Now(), total: o.rounds * perRound(o)}
 	for r := 1; r <= o.rounds; r++ {
 		p.round = fmt.Sprintf("round %d/%d", r, o.rounds)
-		cmd := exec.Command(bin, args...)
-		cmd.Dir = filepath.Join(o.root, "benchmarks")
+		cmd := exec.Command(self, args...)
 		cmd.Stderr = os.Stderr
 		out, err := cmd.StdoutPipe()
 		if err != nil {
@@ -139,12 +132,6 @@ func measure(o options, results string, stdout io.Writer) error {
 		}
 	}
 	return f.Close()
-}
-
-func goCmd(dir string, stdout io.Writer, args ...string) *exec.Cmd {
-	cmd := exec.Command("go", args...)
-	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, stdout, os.Stderr
-	return cmd
 }
 
 // progress prints one line per scenario as its results arrive: the
@@ -214,13 +201,9 @@ func perRound(o options) int {
 	if o.bench != "." {
 		return 0
 	}
-	scenarios := benchmarks.Scenarios
-	if o.long {
-		scenarios = slices.Concat(scenarios, benchmarks.LongScenarios)
-	}
 	n := 0
-	for _, sc := range scenarios {
-		for _, c := range benchmarks.Contenders {
+	for _, sc := range scenarios(o) {
+		for _, c := range benchmarks.Catalog() {
 			if c.Skip(sc) == "" {
 				n += 2 // BenchmarkSemaphore and BenchmarkLatency
 			}
@@ -269,11 +252,6 @@ func writeReport(o options, results string, stdout io.Writer) error {
 	if err := os.WriteFile(filepath.Join(o.out, "blocks.md"), []byte(report.MarkdownBlocks(blocks)), 0o644); err != nil {
 		return err
 	}
-	if o.docs {
-		if err := fillDocs(o.root, blocks, stdout); err != nil {
-			return err
-		}
-	}
 	fmt.Fprintf(stdout, "\n%s:\n", r.RefsLegend())
 	if err := r.SummaryTable().Text(stdout); err != nil {
 		return err
@@ -286,37 +264,10 @@ func writeReport(o options, results string, stdout io.Writer) error {
 	return nil
 }
 
-// fillDocs rewrites the generated blocks of the README and the course
-// pages.
-func fillDocs(root string, blocks []report.Block, stdout io.Writer) error {
-	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
-	if err != nil {
-		return err
-	}
-	for _, page := range append([]string{filepath.Join(root, "README.md")}, pages...) {
-		md, err := os.ReadFile(page)
-		if err != nil {
-			return err
-		}
-		filled, unknown := report.FillBlocks(string(md), blocks)
-		if len(unknown) > 0 {
-			return fmt.Errorf("%s: no block named %s; the blocks are in blocks.md", page, strings.Join(unknown, ", "))
-		}
-		if filled == string(md) {
-			continue
-		}
-		if err := os.WriteFile(page, []byte(filled), 0o644); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "filled the blocks of %s\n", page)
-	}
-	return nil
-}
-
 // drawCharts writes every chart the run has data for.
 func drawCharts(r *report.Run, dir string) ([]report.Chart, error) {
 	st := chart.Style{Impls: r.Impls, Refs: map[string]bool{}}
-	for _, c := range benchmarks.Contenders {
+	for _, c := range benchmarks.Catalog() {
 		st.Refs[c.Name] = c.Reference
 	}
 	// curve draws cost or wait against goroutines, with the other
@@ -371,7 +322,7 @@ func skipReason(scenario, impl string) string {
 		if sc.Name != scenario {
 			continue
 		}
-		for _, c := range benchmarks.Contenders {
+		for _, c := range benchmarks.Catalog() {
 			if c.Name == impl {
 				return c.Skip(sc)
 			}

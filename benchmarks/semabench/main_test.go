@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/semacat/sem/benchmarks/semabench/report"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -115,23 +115,20 @@ func TestReferenceRendered(t *testing.T) {
 	}
 }
 
-// -docs fills the blocks of the README and the pages, and refuses a block
-// it does not know.
-func TestFillDocs(t *testing.T) {
-	root := t.TempDir()
-	require.NoError(t, os.MkdirAll(filepath.Join(root, "docs"), 0o755))
-	page := "intro\n<!-- semabench:begin run -->\nold figures\n<!-- semabench:end -->\noutro\n"
-	require.NoError(t, os.WriteFile(filepath.Join(root, "README.md"), []byte(page), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(root, "docs", "a.md"), []byte("no blocks\n"), 0o644))
-	blocks := []report.Block{{Name: "run", Text: "new figures\n"}}
+// A round prints what go test -bench would: the configuration, then a
+// result line per benchmark that the -bench regexp picks, which the report
+// reads back.
+func TestRoundPrintsBenchmarkFormat(t *testing.T) {
 	var out bytes.Buffer
-	require.NoError(t, fillDocs(root, blocks, &out))
-	got, err := os.ReadFile(filepath.Join(root, "README.md"))
-	require.NoError(t, err)
-	assert.Equal(t, "intro\n<!-- semabench:begin run -->\nnew figures\n<!-- semabench:end -->\noutro\n", string(got))
-	assert.Contains(t, out.String(), "README.md")
-	assert.NotContains(t, out.String(), "a.md", "an unchanged page is not rewritten")
+	o := options{bench: `^Semaphore/uncontended/size=1/impl=(weighted|xsync)$`, benchtime: "20x"}
+	require.NoError(t, round(o, &out))
+	assert.Regexp(t, `(?m)^goos: \S+$`, out.String())
+	assert.NotRegexp(t, `(?m)^cpu: .*\s$`, out.String(), "the processor's name carries no padding")
+	lines := regexp.MustCompile(`(?m)^Benchmark.*$`).FindAllString(out.String(), -1)
+	require.Len(t, lines, 2, out.String())
+	assert.Regexp(t, `^BenchmarkSemaphore/uncontended/size=1/impl=weighted(-\d+)?\s+20\s+[\d.]+ ns/op\s+0 B/op\s+0 allocs/op$`, lines[0])
 
-	require.NoError(t, os.WriteFile(filepath.Join(root, "docs", "b.md"), []byte("<!-- semabench:begin nosuch -->\nx\n<!-- semabench:end -->\n"), 0o644))
-	assert.ErrorContains(t, fillDocs(root, blocks, &out), "no block named nosuch")
+	results := filepath.Join(t.TempDir(), "results.txt")
+	require.NoError(t, os.WriteFile(results, out.Bytes(), 0o644))
+	require.NoError(t, run(options{from: results, out: filepath.Dir(results)}, &bytes.Buffer{}))
 }

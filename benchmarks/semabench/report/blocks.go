@@ -94,7 +94,7 @@ func FillBlocks(md string, blocks []Block) (string, []string) {
 func (r *Run) runLine() string {
 	how := strings.Join(r.Notes, "; ")
 	return fmt.Sprintf("Measured by `make bench-reference` (%s) on %s, %s/%s, %s; every contender called through the `sem.Semaphore` interface.\n",
-		how, r.Config["cpu"], r.Config["goos"], r.Config["goarch"], r.Config["go"])
+		how, strings.TrimSpace(r.Config["cpu"]), r.Config["goos"], r.Config["goarch"], r.Config["go"])
 }
 
 // vs is impl's ratio to ref in sc for prose tables: "R× x/sync", or
