@@ -3,7 +3,6 @@ module github.com/semacat/sem
 go 1.25.0
 
 require (
-	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sync v0.22.0

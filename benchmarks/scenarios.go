@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/semacat/sem"
-	"github.com/semacat/sem/internal/busy"
 )
 
 // Kind is what each goroutine of a scenario does in one op.
@@ -36,7 +35,7 @@ const (
 // TryEvery is how often a goroutine of a Try scenario acquires blocking.
 const TryEvery = 4
 
-// Work done while holding permits, in steps of busy.Work.
+// Work done while holding permits, in steps of a busy loop (see spin).
 const (
 	WorkShort = 50
 	WorkLong  = 2000
@@ -54,7 +53,22 @@ func hold(work int) {
 		runtime.Gosched()
 		return
 	}
-	busy.Work(work)
+	spin(work)
+}
+
+// sink keeps spin's loop from being optimized away.
+var sink atomic.Int64
+
+// spin runs n steps of a loop that the compiler cannot remove, without
+// blocking or yielding the processor.
+func spin(n int) {
+	x := 0
+	for i := range n {
+		x += i * i
+	}
+	if x == -1 {
+		sink.Store(int64(x))
+	}
 }
 
 // Scenario is one way of loading a semaphore: how many goroutines do what,

@@ -1,14 +1,15 @@
-module github.com/semacat/sem/docs/recipes
+module github.com/semacat/sem/docs
 
 go 1.26.0
 
 require (
 	github.com/redis/go-redis/v9 v9.22.0
-	github.com/semacat/sem v0.0.0
-	github.com/semacat/sem/redissem v0.0.0-00010101000000-000000000000
+	github.com/semacat/sem v0.1.0
+	github.com/semacat/sem/redissem v0.1.0
 	github.com/stretchr/testify v1.12.1
 	go.etcd.io/etcd/client/v3 v3.6.16
 	go.uber.org/goleak v1.3.0
+	golang.org/x/sync v0.24.0
 )
 
 require (
@@ -62,7 +63,7 @@ require (
 	github.com/coreos/go-systemd/v22 v22.5.0 // indirect
 	github.com/golang/protobuf v1.5.4 // indirect
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.29.0 // indirect
-	github.com/semacat/sem/etcdsem v0.0.0
+	github.com/semacat/sem/etcdsem v0.1.0
 	go.etcd.io/etcd/api/v3 v3.6.16 // indirect
 	go.etcd.io/etcd/client/pkg/v3 v3.6.16 // indirect
 	go.etcd.io/etcd/server/v3 v3.6.16 // indirect
@@ -78,10 +79,3 @@ require (
 	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
 )
-
-replace (
-	github.com/semacat/sem => ../..
-	github.com/semacat/sem/redissem => ../../redissem
-)
-
-replace github.com/semacat/sem/etcdsem => ../../etcdsem
