@@ -3,12 +3,13 @@
 
 GO      ?= go
 TOOL    := GOWORK=off $(GO) tool -modfile=$(CURDIR)/tools/go.mod
-# Every Go module in the tree but the tools module: the root and the nested
-# modules (distributed strategies, chart drawing) that keep heavy
-# dependencies away from users of the core packages.
+# Every Go module in the tree but the tools module. Four are published: the
+# root (the contract, the strategies, semtest), etcdsem, redissem and
+# benchmarks; the others (docs, timeline, internal/...) are development code
+# that is never released. go.work joins them for local work.
 MODULES := $(patsubst ./%,%,$(patsubst %/go.mod,%,$(shell find . -name go.mod -not -path './tools/*' -not -path '*/testdata/*' | sort)))
 
-.PHONY: all test testdeps vet cover lint bench bench-long bench-reference bench-compare bench-render timelines faults
+.PHONY: all test testdeps vet cover lint bench bench-long bench-reference bench-compare bench-render timelines faults release release-check tidy
 
 all: test
 
@@ -24,8 +25,28 @@ test: testdeps
 			$(TOOL) gotestsum --format pkgname --format-hide-empty-pkg --hide-summary=skipped -- -race -count=1 ./...) \
 		|| failed="$$failed $$m"; \
 	done; \
+	echo "== release check"; \
+	bash tools/releasecheck.sh || failed="$$failed release-check"; \
 	if [ -n "$$failed" ]; then echo "make test: FAIL in:$$failed"; exit 1; fi; \
-	echo "make test: ok, every module passed: $(MODULES)"
+	echo "make test: ok, every module and the release check passed: $(MODULES)"
+
+## release-check: tag a throwaway copy of the tree as a release would, serve
+## its module zips from a file-system GOPROXY, and install, build and test
+## each published module from fresh consumer modules (make test runs it)
+release-check: testdeps
+	bash tools/releasecheck.sh
+
+## release: tag VERSION (make release VERSION=v0.2.0): the root first, then
+## the nested modules' requirements move to it, then etcdsem/, redissem/ and
+## benchmarks/ are tagged; it prints the push command (tools/release.sh)
+release:
+	@test -n "$(VERSION)" || { echo "usage: make release VERSION=vX.Y.Z"; exit 2; }
+	sh tools/release.sh $(VERSION)
+
+## tidy: go mod tidy every module, with the other semacat modules taken from
+## this tree (tools/tidy.sh)
+tidy:
+	sh tools/tidy.sh
 
 ## testdeps: install what the tests need beyond Go (redis-server,
 ## redis-sentinel) when missing and allowed, else say the command to run;
@@ -58,8 +79,9 @@ faults: testdeps
 ## 6 rounds of 15ms each (under 5 minutes on 2 cores): a progress line per
 ## scenario with the time left, a summary table, and
 ## benchmarks/results/latest/{results.txt,results.md,blocks.md,*.svg}
-SEMABENCH := cd benchmarks/semabench && $(GO) run . -root $(CURDIR)
+SEMABENCH := cd benchmarks && $(GO) run ./semabench
 REFERENCE := $(CURDIR)/benchmarks/results/reference
+FIGURES   := $(GO) run ./internal/figures -root $(CURDIR) -blocks $(REFERENCE)/blocks.md
 bench:
 	$(SEMABENCH) -command "make bench" -benchtime 15ms -out $(CURDIR)/benchmarks/results/latest
 
@@ -71,13 +93,15 @@ bench-long:
 ## benchmarks/results/reference, and the README's and docs' figures from it
 ## (run it on a quiet machine)
 bench-reference:
-	$(SEMABENCH) -command "make bench-reference" -benchtime 50ms -out $(REFERENCE) -docs
+	$(SEMABENCH) -command "make bench-reference" -benchtime 50ms -out $(REFERENCE)
+	$(FIGURES)
 
 ## bench-render: the reference report (results.md, blocks.md, charts) and
 ## the README's and docs' figures again from the committed
 ## benchmarks/results/reference/results.txt, without running anything
 bench-render:
-	$(SEMABENCH) -command "make bench-reference" -from $(REFERENCE)/results.txt -out $(REFERENCE) -docs
+	$(SEMABENCH) -command "make bench-reference" -from $(REFERENCE)/results.txt -out $(REFERENCE)
+	$(FIGURES)
 
 ## bench-compare: benchstat OLD NEW, each a results.txt or a results directory,
 ## e.g. make bench-compare OLD=benchmarks/results/reference NEW=benchmarks/results/latest
