@@ -2,8 +2,6 @@ package etcdsem
 
 import (
 	"context"
-
-	"github.com/semacat/sem/internal/check"
 )
 
 // Acquire takes n permits, blocking until they are available or ctx is done.
@@ -24,7 +22,7 @@ import (
 // racing Close either returns nil before Close revoked the lease or fails
 // with ErrClosed. It panics if n is negative.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
-	check.Weight(pkg, "Acquire", n)
+	checkWeight("Acquire", n)
 	if n == 0 {
 		return s.acquireNothing(ctx)
 	}
@@ -55,7 +53,7 @@ func (s *Semaphore) acquireNothing(ctx context.Context) error {
 // TryAcquire(0) reports true until the handle is closed. It panics if n is
 // negative.
 func (s *Semaphore) TryAcquire(n int64) bool {
-	check.Weight(pkg, "TryAcquire", n)
+	checkWeight("TryAcquire", n)
 	if n == 0 {
 		return s.acquireNothing(context.Background()) == nil
 	}
@@ -88,7 +86,7 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 // beyond the size, or a ctx already done, writes nothing.
 func (s *Semaphore) acquire(ctx context.Context, n int64, pool bool) (*entry, error) {
 	if n > s.size {
-		return nil, check.ExceedsSize(pkg, n, s.size)
+		return nil, exceedsSize(n, s.size)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

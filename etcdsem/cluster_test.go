@@ -13,20 +13,19 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/semacat/sem/etcdsem"
-	"github.com/semacat/sem/etcdsem/embedded"
 )
 
-// A 3-member cluster, in this process, has its leader stopped gracefully
-// (the embedded server's Close, which hands leadership over) while handles
-// on every member keep acquiring and releasing: after the election the
-// semaphore keeps working, never more than size permits are out, and none
-// is left out at the end. A graceful stop is not a crash: the SIGKILL of the
-// leader's process and its restart from its data directory is
-// internal/faults' TestEtcd/kill-leader.
+// A 3-member cluster of separate processes has its leader stopped
+// gracefully (SIGTERM, which hands leadership over) while handles on every
+// member keep acquiring and releasing: after the election the semaphore
+// keeps working, never more than size permits are out, and none is left out
+// at the end. A graceful stop is not a crash: the SIGKILL of the leader's
+// process and its restart from its data directory is internal/faults'
+// TestEtcd/kill-leader.
 func TestLeaderStop(t *testing.T) {
-	c, err := embedded.Start(t.TempDir(), 3)
+	c, err := startCluster(server.bin, t.TempDir(), 3)
 	require.NoError(t, err)
-	defer c.Close()
+	defer c.close()
 
 	const size, workers = 2, 4
 	name := uniqueName(t)
@@ -40,7 +39,7 @@ func TestLeaderStop(t *testing.T) {
 	defer stop()
 	handles := make([]*etcdsem.Semaphore, workers)
 	for i := range handles {
-		cl, err := c.Client()
+		cl, err := c.client()
 		require.NoError(t, err)
 		defer cl.Close()
 		handles[i], err = etcdsem.New(cl, name, size, etcdsem.WithLease(5*time.Second),
@@ -95,13 +94,14 @@ func TestLeaderStop(t *testing.T) {
 		}
 	}
 	waitOps(5, "before the leader was stopped")
-	old := c.Leader()
-	require.NotEqual(t, -1, old)
-	c.Stop(old)
+	old, err := c.leader()
+	require.NoError(t, err)
+	c.stop(old)
 	stopped := time.Now()
 	waitOps(10, "after the leader was stopped")
-	t.Logf("leader m%d stopped; every worker completed 10 more operations within %v; new leader m%d",
-		old, time.Since(stopped).Round(time.Millisecond), c.Leader())
+	now, err := c.leader()
+	t.Logf("leader m%d stopped; every worker completed 10 more operations within %v; new leader m%d (%v)",
+		old, time.Since(stopped).Round(time.Millisecond), now, err)
 	stop()
 	wg.Wait()
 

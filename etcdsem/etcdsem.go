@@ -1,94 +1,48 @@
-// Package etcdsem is a distributed, weighted, FIFO semaphore kept in etcd and
-// shared by any number of processes. It keeps the semacat contract
-// (github.com/semacat/sem) and survives crashed holders through leases.
+// Package etcdsem is a weighted semaphore kept in etcd and shared by any
+// number of processes, with first-come, first-served admission. It
+// implements sem.Semaphore (github.com/semacat/sem), so code written against
+// that interface works unchanged when the permits are shared across
+// machines.
 //
-// # Design
+// While etcd keeps its writes:
 //
-// A semaphore is a name. Under its key prefix live one key that records the
-// size, and a queue: one key per Acquire, written by the Acquire itself.
+//   - never more than the size permits are held, across all handles;
+//   - requests of any weight are admitted in the order they reached etcd:
+//     a large request is never starved, and TryAcquire never barges past a
+//     waiter;
+//   - a holder that crashes, or loses etcd for longer than its lease (see
+//     [WithLease]), gives its permits back without anyone's help;
+//   - a holder cut off from etcd sees [Permit.Done] close before anyone else
+//     can be granted its permits, and a [Permit]'s fencing token lets the
+//     protected resource reject a holder paused past that moment.
 //
-//	<prefix><name>/size          the size, written once by the first New
-//	<prefix><name>/q/<lease>-<n> one key per acquisition, value = its weight
+// Choose it when processes on several machines must share a limit (a
+// connection budget, licences, exclusive access to a device), etcd is
+// already at hand, and requests differ in size or must be served in order.
+// An uncontended Acquire costs one round trip to etcd, and so does Release;
+// for goroutines of one process, use one of sem's local strategies.
 //
-// Every handle (one [New]) grants one lease and keeps it alive; every queue
-// key it writes is attached to that lease. If the process dies or loses
-// etcd for longer than the lease's TTL, etcd deletes its keys, and their
-// permits come back without anyone's help. The <n> in a key's name is a
-// request id, never reused by the handle: it tells the keys the handle
-// tracks from keys it no longer knows of (see below).
+//	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{"localhost:2379"}})
+//	if err != nil {
+//		return err
+//	}
+//	defer cli.Close()
+//	s, err := etcdsem.New(cli, "uploads", 4) // the same name in every process
+//	if err != nil {
+//		return err
+//	}
+//	defer s.Close()
+//	if err := s.Acquire(ctx, 1); err != nil {
+//		return err
+//	}
+//	defer s.Release(1)
 //
-// Acquire(n) writes its key and reads the queue in one transaction, so the
-// key's create revision is its place in line. The queue is the set of keys
-// ordered by create revision, and the rule is:
-//
-//	a key holds its permits when its weight plus the weights of all keys
-//	created before it is at most the size.
-//
-// The keys that hold are therefore always a prefix of the queue whose weights
-// sum to at most the size: never more than size permits are held. Keys only
-// ever leave the queue or shrink (never grow, and new keys join at the back),
-// so the sum in front of a key only goes down: once a key holds, it holds
-// until it is deleted, and admission is first come, first served for any
-// weights, with no clock and no counter anybody must update. A waiter that
-// does not fit watches the queue from the revision it read and subtracts the
-// weights of earlier keys as their deletions arrive; it never polls. When
-// the watch says the sum fits, the waiter reads its place once more (its own
-// key with its create revision, and the keys before it) and reports the
-// grant only if that read agrees: a watch event may be stale, and the key
-// may have gone with an expired lease meanwhile (the check etcd's own Mutex
-// makes after waiting). TryAcquire uses the same transaction and, if the key
-// does not fit, deletes it again: it fails whenever anyone is ahead, so it
-// never barges past a waiter.
-//
-// Release(n) deletes keys of this handle, oldest first. When n is not the sum
-// of whole keys, the last key touched is rewritten in place with its weight
-// reduced: a put to an existing key keeps its create revision, so the key
-// keeps its place (and its fencing token) while holding less. Any n up to
-// the number of permits the handle holds is therefore accepted, whatever
-// the weights of the Acquire calls that took them.
-//
-// A write whose outcome is unknown (a timeout, a lost connection) may still
-// land later, even after the delete meant to undo it. Such a key would hold
-// permits on the handle's lease, tracked by nobody, until Close. So after
-// an unknown outcome the handle sweeps its own keys at every keep-alive for
-// a while (sweepWindow), deleting those it does not track, and it sweeps
-// once every sweepEvery keep-alives in any case.
-//
-// Cost: an uncontended Acquire is one round trip, Release one round trip,
-// TryAcquire one round trip on success and two on failure. An Acquire that
-// waits costs one more round trip, its re-read, per time a watch says it
-// fits; etcd's Mutex, which makes the same check, reads more than once
-// while it waits. A waiter costs a
-// watch (a message on the client's shared watch stream) and receives every
-// change to the queue until it is admitted: the price of weighted FIFO with
-// no coordinator is that each waiter sees O(queue) events.
-// BenchmarkLock counts the round trips of both.
-//
-// # Guarantees and limits
-//
-// FIFO admission for any weights, no starvation of large requests and no
-// barging are structural: they follow from the rule above and from etcd's
-// linearizable revisions, not from timing.
-//
-// A holder is a lease, not a process that can prove it is alive. The handle
-// trusts its lease only until a safety margin before the earliest moment
-// the server could expire it, counted from when the last confirmed
-// keep-alive was sent; then [Permit.Done] closes and every call fails with
-// [ErrLeaseLost]. A holder that checks Done before acting is told in time
-// when it is cut off from etcd; a holder paused (GC, swap, a stopped VM)
-// between its check and its act is not, and can act after etcd handed its
-// permits to someone else. Use the fencing token of [Semaphore.AcquirePermit]
-// at the protected resource when that matters (see [Permit]).
-//
-// Release has no error in the sem.Semaphore contract. If etcd cannot be
-// reached, Release reports the error to the handler set with
-// [WithErrorHandler] and keeps retrying in the background until the deletion
-// succeeds or the handle is closed; [Semaphore.ReleaseErr] returns the error
-// to the caller as well. Either way the permits come back at the latest when
-// the lease expires, which happens only if etcd stays unreachable for the
-// TTL (and then the whole handle is gone: see [ErrLeaseLost]). Releasing a
-// grant whose key is already gone never reports success: it returns, or
-// reports, an error wrapping ErrLeaseLost.
+// A handle holds one etcd lease; its permits are the handle's, and any
+// goroutine may release them. Release cannot return an error in the
+// sem.Semaphore contract: errors go to [WithErrorHandler], and
+// [Semaphore.ReleaseErr] returns them. How the semaphore is kept in etcd,
+// what each call costs, and what it cannot promise (a holder is a lease,
+// not a process) are in https://github.com/semacat/sem/blob/main/docs/distributed.md.
 package etcdsem
 
 import (
@@ -107,8 +61,6 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-
-	"github.com/semacat/sem/internal/check"
 )
 
 const pkg = "etcdsem"
@@ -182,7 +134,7 @@ type entry struct {
 // or one wrapping [ErrUnavailable] if etcd cannot be reached within the
 // timeout.
 func New(cli *clientv3.Client, name string, size int64, opts ...Option) (*Semaphore, error) {
-	check.Size(pkg, size)
+	checkSize(size)
 	o := defaultOptions()
 	for _, opt := range opts {
 		opt(&o)

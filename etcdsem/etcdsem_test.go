@@ -3,6 +3,9 @@ package etcdsem_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,37 +17,55 @@ import (
 
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/etcdsem"
-	"github.com/semacat/sem/etcdsem/embedded"
-	"github.com/semacat/sem/internal/testserver"
 	"github.com/semacat/sem/semtest"
 )
 
-// The single-member etcd most tests share, started by TestMain, and a
-// client of it.
+// The single-member etcd most tests share, a process started by TestMain,
+// and a client of it.
 var (
-	server *embedded.Cluster
+	server *cluster
 	cli    *clientv3.Client
 )
 
-// withServer runs the tests with an embedded etcd. The worker processes of
-// the multi-process tests start one too, but talk to their parent's.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(withServer{m})
+}
+
+// withServer runs the tests with an etcd server. The worker processes of the
+// multi-process tests (TestHelperProcess) talk to their parent's.
 type withServer struct{ m *testing.M }
 
 func (w withServer) Run() int {
-	code := testserver.Main("etcdsem-test", w.m.Run, func(dir string) (stop func(), err error) {
-		server, cli, stop, err = embedded.Single(dir)
-		return stop, err
-	})
-	// A connection between two embedded members can outlive both by up to
-	// etcd's peer read timeout (5s): closing a member sets a read deadline
-	// that a concurrent timeoutConn.Read may overwrite. Give such
-	// goroutines that long to end before goleak looks.
-	testserver.Linger(8*time.Second, func() bool { return goleak.Find() == nil })
-	return code
-}
-
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(withServer{m})
+	if os.Getenv(workerEnv) != "" {
+		return w.m.Run()
+	}
+	bin, err := etcdBinary()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "etcdsem:", err)
+		return 1
+	}
+	dir, err := os.MkdirTemp("", "etcdsem-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "etcdsem:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	if server, err = startCluster(bin, dir, 1); err != nil {
+		fmt.Fprintln(os.Stderr, "etcdsem: starting the test server:", err)
+		return 1
+	}
+	defer server.close()
+	if cli, err = server.client(); err != nil {
+		fmt.Fprintln(os.Stderr, "etcdsem: a client of the test server:", err)
+		return 1
+	}
+	defer cli.Close()
+	// The examples dial ETCD_ENDPOINTS, as a user's program would.
+	if err := os.Setenv("ETCD_ENDPOINTS", strings.Join(server.Endpoints, ",")); err != nil {
+		fmt.Fprintln(os.Stderr, "etcdsem:", err)
+		return 1
+	}
+	return w.m.Run()
 }
 
 var _ sem.Semaphore = (*etcdsem.Semaphore)(nil)
@@ -63,6 +84,40 @@ func newSem(t testing.TB, size int64, opts ...etcdsem.Option) *etcdsem.Semaphore
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, s.Close()) })
 	return s
+}
+
+// handles collects the handles a test makes, from any goroutine (typically
+// in the constructor semtest calls), and closes them when the test ends.
+type handles struct {
+	mu  sync.Mutex
+	all []*etcdsem.Semaphore
+}
+
+// newHandles returns an empty collection whose handles are closed when t
+// ends; a Close that fails fails t.
+func newHandles(t testing.TB) *handles {
+	h := new(handles)
+	t.Cleanup(func() {
+		for i, s := range h.All() {
+			assert.NoError(t, s.Close(), "closing handle %d at the end of the test", i)
+		}
+	})
+	return h
+}
+
+// Add records s and returns it.
+func (h *handles) Add(s *etcdsem.Semaphore) sem.Semaphore {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.all = append(h.all, s)
+	return s
+}
+
+// All returns the handles recorded so far, oldest first.
+func (h *handles) All() []*etcdsem.Semaphore {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.all[:len(h.all):len(h.all)]
 }
 
 // settle waits until every handle in hs has settled (see Settled): all
@@ -110,7 +165,7 @@ func await[T any](t testing.TB, ch <-chan T) T {
 }
 
 func TestConformance(t *testing.T) {
-	handles := testserver.NewHandles[*etcdsem.Semaphore](t)
+	handles := newHandles(t)
 	newFn := func(size int64) sem.Semaphore {
 		s, err := etcdsem.New(cli, uniqueName(t), size, etcdsem.WithLease(5*time.Second))
 		if err != nil {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
+	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -12,17 +15,24 @@ import (
 	"github.com/semacat/sem/etcdsem"
 )
 
-// connect returns a client of your etcd cluster; in these examples, of the
-// embedded server the tests start.
-func connect() *clientv3.Client { return cli }
-
 // At most 3 jobs run at once across every process that uses the name
 // "example-pool". Acquiring the whole size waits for all jobs to finish.
+// The examples dial the etcd cluster named by ETCD_ENDPOINTS
+// (comma-separated), or one on localhost; the tests point it at theirs.
 func Example_workerPool() {
-	s, err := etcdsem.New(connect(), "example-pool", 3)
+	endpoints := os.Getenv("ETCD_ENDPOINTS")
+	if endpoints == "" {
+		endpoints = "localhost:2379"
+	}
+	cli, err := clientv3.New(clientv3.Config{Endpoints: strings.Split(endpoints, ","), DialTimeout: 5 * time.Second})
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
+	}
+	defer cli.Close()
+
+	s, err := etcdsem.New(cli, "example-pool", 3)
+	if err != nil {
+		log.Fatal(err)
 	}
 	defer s.Close()
 
@@ -31,8 +41,7 @@ func Example_workerPool() {
 	done := 0
 	for range 10 {
 		if err := s.Acquire(ctx, 1); err != nil {
-			fmt.Println(err)
-			return
+			log.Fatal(err)
 		}
 		go func() {
 			defer s.Release(1)
@@ -42,8 +51,7 @@ func Example_workerPool() {
 		}()
 	}
 	if err := s.Acquire(ctx, 3); err != nil { // all jobs have finished
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	s.Release(3)
 	fmt.Println("jobs done:", done)
@@ -53,16 +61,24 @@ func Example_workerPool() {
 // Acquire gives up when its context does, and leaves the queue as if it had
 // never come.
 func Example_timeout() {
-	ctx := context.Background()
-	s, err := etcdsem.New(connect(), "example-timeout", 1)
+	endpoints := os.Getenv("ETCD_ENDPOINTS")
+	if endpoints == "" {
+		endpoints = "localhost:2379"
+	}
+	cli, err := clientv3.New(clientv3.Config{Endpoints: strings.Split(endpoints, ","), DialTimeout: 5 * time.Second})
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
+	}
+	defer cli.Close()
+
+	ctx := context.Background()
+	s, err := etcdsem.New(cli, "example-timeout", 1)
+	if err != nil {
+		log.Fatal(err)
 	}
 	defer s.Close()
 	if err := s.Acquire(ctx, 1); err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	tctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancel()
@@ -79,27 +95,33 @@ func Example_timeout() {
 // A write to etcd fenced by a permit happens only while the permit holds,
 // even if its holder was paused past its lease and does not know it lost it.
 func ExamplePermit_Cmp() {
-	ctx := context.Background()
-	c := connect()
-	s, err := etcdsem.New(c, "example-fencing", 1)
+	endpoints := os.Getenv("ETCD_ENDPOINTS")
+	if endpoints == "" {
+		endpoints = "localhost:2379"
+	}
+	cli, err := clientv3.New(clientv3.Config{Endpoints: strings.Split(endpoints, ","), DialTimeout: 5 * time.Second})
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
+	}
+	defer cli.Close()
+
+	ctx := context.Background()
+	s, err := etcdsem.New(cli, "example-fencing", 1)
+	if err != nil {
+		log.Fatal(err)
 	}
 	defer s.Close()
 	p, err := s.AcquirePermit(ctx, 1)
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	write := func() bool {
-		resp, err := c.Txn(ctx).If(p.Cmp()).Then(clientv3.OpPut("example-fenced-data", "x")).Commit()
+		resp, err := cli.Txn(ctx).If(p.Cmp()).Then(clientv3.OpPut("example-fenced-data", "x")).Commit()
 		return err == nil && resp.Succeeded
 	}
 	fmt.Println("while held:", write())
 	if err := p.Release(ctx); err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	fmt.Println("after release:", write())
 	// Output:
@@ -107,66 +129,64 @@ func ExamplePermit_Cmp() {
 	// after release: false
 }
 
-// store is a resource outside etcd that fences its writers: it remembers
-// the largest token it has seen and rejects writes carrying a smaller one.
-type store struct {
-	mu      sync.Mutex
-	highest int64
-	data    []string
-}
-
-func (st *store) write(token int64, v string) error {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if token < st.highest {
-		return fmt.Errorf("write %q rejected: token %d is older than %d", v, token, st.highest)
-	}
-	st.highest = token
-	st.data = append(st.data, v)
-	return nil
-}
-
-// A holder that lost its permit without knowing (paused, or cut off after it
-// checked Done) sends its write late. The store rejects it, because a later
+// A resource outside etcd fences its writers: it remembers the largest
+// token it has seen and rejects writes carrying a smaller one. A holder that
+// lost its permit without knowing (paused, or cut off after it checked
+// Done) sends its write late; the resource rejects it, because a later
 // holder of the size-1 semaphore wrote with a larger token meanwhile.
 func ExamplePermit_Token() {
-	ctx := context.Background()
-	s, err := etcdsem.New(connect(), "example-fencing-token", 1)
+	endpoints := os.Getenv("ETCD_ENDPOINTS")
+	if endpoints == "" {
+		endpoints = "localhost:2379"
+	}
+	cli, err := clientv3.New(clientv3.Config{Endpoints: strings.Split(endpoints, ","), DialTimeout: 5 * time.Second})
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
+	}
+	defer cli.Close()
+
+	// The resource: in real use, a database or a storage service.
+	var highest int64
+	var data []string
+	write := func(token int64, v string) error {
+		if token < highest {
+			return fmt.Errorf("write %q rejected: token %d is older than %d", v, token, highest)
+		}
+		highest = token
+		data = append(data, v)
+		return nil
+	}
+
+	ctx := context.Background()
+	s, err := etcdsem.New(cli, "example-fencing-token", 1)
+	if err != nil {
+		log.Fatal(err)
 	}
 	defer s.Close()
-	st := &store{}
 
 	first, err := s.AcquirePermit(ctx, 1)
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
-	fmt.Println(st.write(first.Token(), "first holder, on time"))
+	fmt.Println(write(first.Token(), "first holder, on time"))
 	stale := first.Token() // the first holder's late write, still in flight
 	if err := first.Release(ctx); err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 
 	second, err := s.AcquirePermit(ctx, 1)
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
-	fmt.Println(st.write(second.Token(), "second holder"))
-	err = st.write(stale, "first holder, late")
-	fmt.Println(err != nil, second.Token() > stale)
+	fmt.Println(write(second.Token(), "second holder"))
+	fmt.Println("late write rejected:", write(stale, "first holder, late") != nil)
 	if err := second.Release(ctx); err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
-	fmt.Println(st.data)
+	fmt.Println(data)
 	// Output:
 	// <nil>
 	// <nil>
-	// true true
+	// late write rejected: true
 	// [first holder, on time second holder]
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-
-	"github.com/semacat/sem/internal/check"
 )
 
 // Permit is one acquisition of a semaphore, held until its Release, with the
@@ -53,7 +51,7 @@ type Permit struct {
 // panics exactly as Acquire does. For n == 0 it returns a Permit that holds
 // nothing, with token 0, unless ctx is done or the handle closed.
 func (s *Semaphore) AcquirePermit(ctx context.Context, n int64) (*Permit, error) {
-	check.Weight(pkg, "AcquirePermit", n)
+	checkWeight("AcquirePermit", n)
 	if n == 0 {
 		if err := s.acquireNothing(ctx); err != nil {
 			return nil, err
@@ -135,7 +133,7 @@ func (p *Permit) Release(ctx context.Context) error {
 	s.mu.Lock()
 	if p.e.weight == 0 {
 		s.mu.Unlock()
-		check.OverRelease(pkg, p.n, 0)
+		overRelease(p.n, 0)
 	}
 	p.e.weight = 0
 	s.mu.Unlock()

@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-
-	"github.com/semacat/sem/internal/check"
 )
 
 // Release gives back n of the permits the handle holds through Acquire and
@@ -36,7 +34,7 @@ func (s *Semaphore) Release(n int64) {
 // when the lease ends. After Close it returns ErrClosed. Whatever the
 // error, the permits are the handle's no more.
 func (s *Semaphore) ReleaseErr(ctx context.Context, n int64) error {
-	check.Weight(pkg, "Release", n)
+	checkWeight("Release", n)
 	if n == 0 {
 		return nil
 	}
@@ -44,7 +42,7 @@ func (s *Semaphore) ReleaseErr(ctx context.Context, n int64) error {
 	if n > s.heldSum {
 		held := s.heldSum
 		s.mu.Unlock()
-		check.OverRelease(pkg, n, held)
+		overRelease(n, held)
 	}
 	s.heldSum -= n
 	var touched []*entry

@@ -7,8 +7,8 @@ require (
 	github.com/prometheus/client_golang v1.20.5
 	github.com/redis/go-redis/v9 v9.22.0
 	github.com/rs/zerolog v1.28.0
-	github.com/semacat/sem/etcdsem v0.0.0
-	github.com/semacat/sem/redissem v0.0.0
+	github.com/semacat/sem/etcdsem v0.1.0
+	github.com/semacat/sem/redissem v0.1.0
 	github.com/stretchr/testify v1.12.1
 	go.etcd.io/etcd/client/v3 v3.6.16
 	go.etcd.io/etcd/server/v3 v3.6.16
@@ -45,7 +45,7 @@ require (
 	github.com/prometheus/common v0.62.0 // indirect
 	github.com/prometheus/procfs v0.15.1 // indirect
 	github.com/rs/xid v1.4.0 // indirect
-	github.com/semacat/sem v0.0.0 // indirect
+	github.com/semacat/sem v0.1.0 // indirect
 	github.com/sirupsen/logrus v1.9.4 // indirect
 	github.com/soheilhy/cmux v0.1.5 // indirect
 	github.com/spf13/pflag v1.0.10 // indirect
@@ -81,10 +81,4 @@ require (
 	gopkg.in/tomb.v1 v1.0.0-20141024135613-dd632973f1e7 // indirect
 	sigs.k8s.io/json v0.0.0-20211020170558-c049b76a60c6 // indirect
 	sigs.k8s.io/yaml v1.4.0 // indirect
-)
-
-replace (
-	github.com/semacat/sem => ../..
-	github.com/semacat/sem/etcdsem => ../../etcdsem
-	github.com/semacat/sem/redissem => ../../redissem
 )

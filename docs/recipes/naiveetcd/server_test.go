@@ -7,8 +7,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/goleak"
 
-	"github.com/semacat/sem/etcdsem/embedded"
-	"github.com/semacat/sem/internal/testserver"
+	"github.com/semacat/sem/internal/devserver/etcd"
+	"github.com/semacat/sem/internal/devserver"
 )
 
 // cli is a client of the single-member etcd that TestMain runs inside the
@@ -22,12 +22,12 @@ func TestMain(m *testing.M) {
 type withEtcd struct{ m *testing.M }
 
 func (w withEtcd) Run() int {
-	code := testserver.Main("naiveetcd", w.m.Run, func(dir string) (stop func(), err error) {
-		_, cli, stop, err = embedded.Single(dir)
+	code := devserver.Main("naiveetcd", w.m.Run, func(dir string) (stop func(), err error) {
+		_, cli, stop, err = etcd.Single(dir)
 		return stop, err
 	})
 	// A stopped etcd server's connections can take a few seconds to end;
 	// give them that long before goleak looks.
-	testserver.Linger(8*time.Second, func() bool { return goleak.Find() == nil })
+	devserver.Linger(8*time.Second, func() bool { return goleak.Find() == nil })
 	return code
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/redis/go-redis/v9/maintnotifications"
 	"go.uber.org/goleak"
 
-	"github.com/semacat/sem/internal/testserver"
+	"github.com/semacat/sem/internal/devserver"
 )
 
 // addr is the address of the redis-server TestMain starts for the tests,
@@ -28,8 +28,8 @@ func TestMain(m *testing.M) {
 type withServer struct{ m *testing.M }
 
 func (w withServer) Run() int {
-	return testserver.Main("redisinaction", w.m.Run, func(dir string) (func(), error) {
-		srv, err := testserver.StartRedis(dir, "--appendonly", "no")
+	return devserver.Main("redisinaction", w.m.Run, func(dir string) (func(), error) {
+		srv, err := devserver.StartRedis(dir, "--appendonly", "no")
 		if err != nil {
 			return nil, err
 		}

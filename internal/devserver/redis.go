@@ -1,4 +1,4 @@
-package testserver
+package devserver
 
 import (
 	"bufio"

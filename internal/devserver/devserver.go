@@ -1,10 +1,15 @@
-// Package testserver runs the servers that the tests of the distributed
-// strategies and their recipes talk to: a test binary's lifetime around a
-// server (Main, Linger), redis-server processes on free loopback ports
-// (StartRedis), and the handles a test opens on them (Handles). It imports
-// only the standard library, so the nested modules share it without their
-// dependencies reaching the root module.
-package testserver
+// Package devserver runs the servers that the development code of the
+// distributed strategies talks to (the recipes, the demos, the
+// fault-injection runs): a test binary's lifetime around a server (Main,
+// Linger), redis-server processes on free loopback ports (StartRedis), and
+// the handles a test opens on them (Handles). Its subpackage etcd runs etcd
+// clusters inside the process, and its command cmd/etcd is an etcd server
+// for tests that need one as a separate process.
+//
+// It lives in a module of its own that is never published, so that the etcd
+// server and its dependencies stay out of the published modules' graphs.
+// The package devserver itself imports only the standard library.
+package devserver
 
 import (
 	"fmt"

@@ -1,8 +1,8 @@
-// Package embedded starts etcd clusters inside the current process, on
-// loopback ports chosen by the kernel, for the tests, benchmarks and demos
-// of code that uses etcdsem: etcdsem's own, and the recipes in the docs.
+// Package etcd starts etcd clusters inside the current process, on
+// loopback ports chosen by the kernel, for the tests and demos of the
+// development code that uses etcdsem (the recipes in the docs, semdemo).
 // Nothing needs to be installed.
-package embedded
+package etcd
 
 import (
 	"errors"
@@ -16,7 +16,7 @@ import (
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
 
-	"github.com/semacat/sem/internal/testserver"
+	"github.com/semacat/sem/internal/devserver"
 )
 
 // Cluster is a set of etcd members running in this process.
@@ -33,7 +33,7 @@ func Start(dir string, n int) (*Cluster, error) {
 	peers := make([]string, n)
 	var initial []string
 	for i := range peers {
-		port, err := testserver.FreePort()
+		port, err := devserver.FreePort()
 		if err != nil {
 			return nil, err
 		}
@@ -50,7 +50,7 @@ func Start(dir string, n int) (*Cluster, error) {
 		cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{*peer}, []url.URL{*peer}
 		cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{*client}, []url.URL{*client}
 		cfg.InitialCluster = strings.Join(initial, ",")
-		cfg.InitialClusterToken = "etcdsem-embedded"
+		cfg.InitialClusterToken = "devserver-etcd"
 		cfg.UnsafeNoFsync = true
 		cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
 		// Clients speak gRPC only. The HTTP gateway would build a logrus logger
@@ -60,7 +60,7 @@ func Start(dir string, n int) (*Cluster, error) {
 		e, err := embed.StartEtcd(cfg)
 		if err != nil {
 			c.Close()
-			return nil, fmt.Errorf("embedded: starting member %d: %w", i, err)
+			return nil, fmt.Errorf("etcd: starting member %d: %w", i, err)
 		}
 		c.Members[i] = e
 		c.Endpoints[i] = "http://" + e.Clients[0].Addr().String()
@@ -70,10 +70,10 @@ func Start(dir string, n int) (*Cluster, error) {
 		case <-e.Server.ReadyNotify():
 		case err := <-e.Err():
 			c.Close()
-			return nil, fmt.Errorf("embedded: member %d: %w", i, err)
+			return nil, fmt.Errorf("etcd: member %d: %w", i, err)
 		case <-time.After(30 * time.Second):
 			c.Close()
-			return nil, errors.New("embedded: the cluster did not become ready within 30s")
+			return nil, errors.New("etcd: the cluster did not become ready within 30s")
 		}
 	}
 	return c, nil
@@ -90,7 +90,7 @@ func Single(dir string) (c *Cluster, cli *clientv3.Client, stop func(), err erro
 	cli, err = c.Client()
 	if err != nil {
 		c.Close()
-		return nil, nil, nil, fmt.Errorf("embedded: a client of the cluster: %w", err)
+		return nil, nil, nil, fmt.Errorf("etcd: a client of the cluster: %w", err)
 	}
 	return c, cli, func() { cli.Close(); c.Close() }, nil
 }

@@ -1,4 +1,4 @@
-package testserver
+package devserver
 
 import (
 	"errors"
@@ -22,7 +22,7 @@ func TestMain(m *testing.M) {
 func TestMainRunsTestsAroundServer(t *testing.T) {
 	var steps []string
 	var dir string
-	code := Main("testserver-test", func() int {
+	code := Main("devserver-test", func() int {
 		steps = append(steps, "tests")
 		assert.DirExists(t, dir, "the server's directory is gone while the tests run")
 		return 3
@@ -39,7 +39,7 @@ func TestMainRunsTestsAroundServer(t *testing.T) {
 // A server that cannot start fails the binary without running the tests.
 func TestMainServerFails(t *testing.T) {
 	var dir string
-	code := Main("testserver-test", func() int {
+	code := Main("devserver-test", func() int {
 		t.Error("the tests ran without their server")
 		return 0
 	}, func(d string) (func(), error) {

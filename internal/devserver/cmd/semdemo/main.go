@@ -29,7 +29,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/semacat/sem/etcdsem"
-	"github.com/semacat/sem/etcdsem/embedded"
+	"github.com/semacat/sem/internal/devserver/etcd"
 )
 
 func main() {
@@ -63,7 +63,7 @@ func run(endpoints string, workers int, name string, size int64, rounds int, ttl
 			return err
 		}
 		defer os.RemoveAll(dir)
-		c, err := embedded.Start(dir, 1)
+		c, err := etcd.Start(dir, 1)
 		if err != nil {
 			return err
 		}
