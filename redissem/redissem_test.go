@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/semacat/sem"
-	"github.com/semacat/sem/internal/testserver"
 	"github.com/semacat/sem/redissem"
 	"github.com/semacat/sem/semtest"
 )
@@ -73,13 +72,13 @@ func newSem(t testing.TB, rdb redis.UniversalClient, size int64, opts ...redisse
 func TestConformance(t *testing.T) {
 	c := new(counter)
 	rdb := newClient(t, shared.Addr(), c)
-	handles := testserver.NewHandles[*redissem.Semaphore](t)
 	newSem := func(size int64) sem.Semaphore {
 		s, err := redissem.New(rdb, uniqueName(t), size, redissem.WithLease(3*time.Second))
 		if err != nil {
 			panic(err)
 		}
-		return handles.Add(s)
+		t.Cleanup(func() { assert.NoError(t, s.Close()) })
+		return s
 	}
 	semtest.Run(t, newSem, semtest.Guarantees{FIFO: true, NoStarvation: true, NoBarging: true},
 		semtest.WithSettle(c.settle), semtest.WithTick(250*time.Millisecond), semtest.WithStress(8, 100))
