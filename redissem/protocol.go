@@ -53,8 +53,13 @@ func (s *Semaphore) request(ctx context.Context, id string, n int64, mode string
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	v, err := s.ints(s.eval(ctx, acquireScript, false, id, n, mode))
-	if err != nil || v[0] != 1 {
+	switch {
+	case err != nil:
 		return 0, err
+	case v[0] == -2:
+		return 0, fmt.Errorf("request %s was withdrawn already", id)
+	case v[0] != 1:
+		return 0, nil
 	}
 	return v[1], nil
 }

@@ -3,6 +3,7 @@ package redissem_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -222,7 +223,13 @@ func TestCancelLeavesNoEntry(t *testing.T) {
 	require.ErrorIs(t, <-done, context.Canceled)
 	assert.Equal(t, int64(0), rdb.ZCard(context.Background(), queue).Val())
 	assert.Equal(t, int64(0), rdb.ZCard(context.Background(), "redissem:{"+s.Name()+"}:wexp").Val())
-	assert.Equal(t, int64(1), rdb.HLen(context.Background(), "redissem:{"+s.Name()+"}:recs").Val(), "only the test's grant is recorded")
+	var grants int
+	for _, rec := range rdb.HVals(context.Background(), "redissem:{"+s.Name()+"}:recs").Val() {
+		if strings.HasPrefix(rec, "h ") {
+			grants++
+		}
+	}
+	assert.Equal(t, 1, grants, "only the test's grant is recorded")
 	s.Release(1)
 	assert.Equal(t, int64(1), available(t, s))
 }
@@ -316,9 +323,9 @@ func TestReleaseOldestFirst(t *testing.T) {
 		var out []int64
 		for _, r := range rdb.HVals(ctx, recs).Val() {
 			var n, tok int64
-			_, err := fmt.Sscanf(r, "h %d %d", &n, &tok)
-			require.NoError(t, err, r)
-			out = append(out, tok)
+			if _, err := fmt.Sscanf(r, "h %d %d", &n, &tok); err == nil {
+				out = append(out, tok)
+			}
 		}
 		return out
 	}

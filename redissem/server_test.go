@@ -117,7 +117,7 @@ func (r *redisServer) Addr() string { return "127.0.0.1:" + strconv.Itoa(r.Port)
 func (r *redisServer) Restart() error {
 	logfile := filepath.Join(r.dir, "redis-"+strconv.Itoa(r.Port)+".log")
 	args := append([]string{"--port", strconv.Itoa(r.Port), "--bind", "127.0.0.1", "--save", "",
-		"--daemonize", "no", "--dir", r.dir, "--logfile", logfile}, r.args...)
+		"--daemonize", "no", "--dir", r.dir, "--logfile", logfile, "--enable-debug-command", "local"}, r.args...)
 	r.cmd = exec.Command("redis-server", args...)
 	if err := r.cmd.Start(); err != nil {
 		return err
