@@ -1,8 +1,12 @@
 package redissem
 
 import (
+	"errors"
 	"fmt"
+	"strings"
+	"unicode"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/semacat/sem"
 )
 
@@ -29,4 +33,28 @@ func exceedsSize(n, size int64) error {
 
 func overRelease(n, held int64) {
 	panic(fmt.Sprintf("%s: Release(%d): released more than held (%d held)", pkg, n, held))
+}
+
+// checkName panics unless name can stand in the hash tag of the
+// semaphore's keys: not empty (an empty tag hashes each key on its own, so
+// they land in different Cluster slots), and without braces or control
+// characters.
+func checkName(name string) {
+	if name == "" || strings.ContainsAny(name, "{}") || strings.ContainsFunc(name, unicode.IsControl) {
+		panic(fmt.Sprintf("%s: New(%q): the name must be non-empty, without braces or control characters", pkg, name))
+	}
+}
+
+// checkReplicasClient refuses WithReplicas on a client whose WAIT could
+// reach another server than the semaphore's keys.
+func checkReplicasClient(rdb redis.UniversalClient, replicas int) error {
+	switch rdb.(type) {
+	case *redis.Client, *redis.ClusterClient:
+		return nil
+	}
+	if replicas == 0 {
+		return nil
+	}
+	return errors.New("WithReplicas needs a *redis.Client or a *redis.ClusterClient, whose WAIT can reach the master " +
+		"that holds the semaphore's keys")
 }

@@ -162,23 +162,30 @@ type Semaphore struct {
 }
 
 // New returns a handle on the semaphore called name with size permits,
-// creating it in Redis if it does not exist. It fails if Redis cannot be
-// reached, or, with an error wrapping ErrSizeMismatch, if the name already
-// holds a semaphore of another size. It panics if size is less than 1.
+// creating it in Redis if it does not exist. Its keys are the key prefix
+// (see [WithKeyPrefix]) followed by {name}, a hash tag that keeps them in
+// one Redis Cluster slot. It fails if Redis cannot be reached, or, with an
+// error wrapping ErrSizeMismatch, if the name already holds a semaphore of
+// another size. It panics if size is less than 1, or if name is empty or
+// holds a brace or a control character.
 //
 // The handle keeps a pub/sub subscription and a goroutine that refreshes its
 // leases; call Close when done with it.
 func New(rdb redis.UniversalClient, name string, size int64, opts ...Option) (*Semaphore, error) {
+	checkName(name)
 	checkSize(size)
-	o := options{lease: DefaultLease, timeout: DefaultTimeout}
+	o := options{lease: DefaultLease, timeout: DefaultTimeout, prefix: DefaultKeyPrefix}
 	for _, opt := range opts {
 		opt(&o)
 	}
 	if o.pollMax <= 0 || o.pollMax > o.lease/3 {
 		o.pollMax = min(o.lease/3, DefaultPollMax)
 	}
+	if err := checkReplicasClient(rdb, o.replicas); err != nil {
+		return nil, fmt.Errorf("%s: New(%q, %d): %w", pkg, name, size, err)
+	}
 	handle := newHandleID()
-	prefix := "redissem:{" + name + "}:"
+	prefix := o.prefix + "{" + name + "}:"
 	s := &Semaphore{
 		rdb:  rdb,
 		name: name,

@@ -378,3 +378,35 @@ func TestPermitLifecycle(t *testing.T) {
 	defer check.Close()
 	assert.Equal(t, int64(3), available(t, check), "Close gave the Permit's permits back")
 }
+
+// Names that cannot stand in the keys' hash tag are refused at New, before
+// any round trip: an empty one would scatter the keys over Cluster slots.
+func TestBadNames(t *testing.T) {
+	rdb := newClient(t, shared.Addr())
+	for _, name := range []string{"", "a}b", "{x}", "tab\there"} {
+		assert.PanicsWithValue(t, fmt.Sprintf("redissem: New(%q): the name must be non-empty, without braces or control characters", name),
+			func() { _, _ = redissem.New(rdb, name, 1) })
+	}
+	assert.PanicsWithValue(t, `redissem: WithKeyPrefix("a{"): the prefix must not hold a brace`,
+		func() { redissem.WithKeyPrefix("a{") })
+}
+
+// WithKeyPrefix moves every key of the semaphore under the prefix.
+func TestKeyPrefix(t *testing.T) {
+	rdb := newClient(t, shared.Addr())
+	ctx := context.Background()
+	s := newSem(t, rdb, 1, redissem.WithKeyPrefix("tenant7:"))
+	require.NoError(t, s.Acquire(ctx, 1))
+	keys, err := rdb.Keys(ctx, "*"+s.Name()+"*").Result()
+	require.NoError(t, err)
+	require.NotEmpty(t, keys)
+	for _, k := range keys {
+		assert.True(t, strings.HasPrefix(k, "tenant7:{"+s.Name()+"}:"), k)
+	}
+	other, err := redissem.New(rdb, s.Name(), 1)
+	require.NoError(t, err)
+	defer other.Close()
+	assert.True(t, other.TryAcquire(1), "a handle with another prefix is another semaphore")
+	other.Release(1)
+	s.Release(1)
+}

@@ -88,12 +88,11 @@ func startRedis(dir string, persist bool, extra ...string) (*redisServer, error)
 	}
 	var err error
 	for range 5 { // a port taken meanwhile by someone else costs a retry
-		l, lerr := net.Listen("tcp", "127.0.0.1:0")
-		if lerr != nil {
-			return nil, lerr
+		port, perr := freePort()
+		if perr != nil {
+			return nil, perr
 		}
-		r := &redisServer{Port: l.Addr().(*net.TCPAddr).Port, dir: dir, args: append(aof, extra...)}
-		_ = l.Close()
+		r := &redisServer{Port: port, dir: dir, args: append(aof, extra...)}
 		if err = r.Restart(); err == nil {
 			return r, nil
 		}
