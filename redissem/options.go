@@ -44,6 +44,8 @@ type hooks struct {
 	// skipRefresh, when set and returning true, makes the refresher skip a
 	// due refresh as if it had failed: the handle is cut off from Redis.
 	skipRefresh func() bool
+	// wallClock, when set, reads the wall clock instead of time.Now.
+	wallClock func() time.Time
 }
 
 // WithKeyPrefix sets the start of the names of the keys and the pub/sub
@@ -74,6 +76,14 @@ func WithLease(d time.Duration) Option {
 // TryAcquire, Release, refreshes, withdrawals (default DefaultTimeout). The round trips
 // of Acquire are bounded by it and by Acquire's ctx. It panics if d is not
 // positive.
+//
+// go-redis gives up waiting for a reply after the client's ReadTimeout
+// (unless ContextTimeoutEnabled) and retries the command on another
+// connection, while the first may still run. Every script is safe to run
+// twice, and a request that ends leaves a tombstone in Redis for a lease, so
+// a retry that lands after its original finds it done; set ReadTimeout no
+// longer than d, so that a stalled server costs a retry instead of the
+// whole timeout.
 func WithTimeout(d time.Duration) Option {
 	if d <= 0 {
 		panic(fmt.Sprintf("%s: WithTimeout(%v): the timeout must be positive", pkg, d))
