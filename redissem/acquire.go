@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"time"
-
-	"github.com/semacat/sem/internal/check"
 )
 
 // Acquire takes n permits, blocking until they are granted or ctx is done.
@@ -36,7 +34,7 @@ import (
 // ErrClosed. Acquire(ctx, 0) returns ctx.Err(), or ErrClosed once the
 // handle is closed. It panics if n < 0.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
-	check.Weight(pkg, "Acquire", n)
+	checkWeight("Acquire", n)
 	if n == 0 {
 		return s.acquireNothing(ctx)
 	}
@@ -67,7 +65,7 @@ func (s *Semaphore) acquireNothing(ctx context.Context) error {
 // error to the error handler. TryAcquire(0) reports true until the handle is
 // closed. It panics if n < 0.
 func (s *Semaphore) TryAcquire(n int64) bool {
-	check.Weight(pkg, "TryAcquire", n)
+	checkWeight("TryAcquire", n)
 	if n > s.size {
 		return false
 	}
@@ -102,7 +100,7 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 // then waits for its grant's notification, polling as a fallback.
 func (s *Semaphore) acquire(ctx context.Context, method string, n int64, permit bool) (*grant, error) {
 	if n > s.size {
-		return nil, check.ExceedsSize(pkg, n, s.size)
+		return nil, exceedsSize(n, s.size)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"os"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -15,8 +13,8 @@ import (
 )
 
 // At most 4 jobs run at once across every process that uses the name
-// "renders", whatever their number. Examples here need a Redis server at
-// localhost:6379, so they are compiled but not run, except ExamplePermit.
+// "renders", whatever their number. (The examples need a Redis server at
+// localhost:6379; the tests compile them without running them.)
 func ExampleNew() {
 	rdb := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
 	defer rdb.Close()
@@ -52,61 +50,6 @@ func ExampleSemaphore_Acquire_weighted() {
 	}
 	defer s.Release(need)
 	fmt.Println("training with 12 GB")
-}
-
-// fencedStore stands for the resource a lock protects, when it can check
-// fencing tokens: it remembers the highest token it has seen and rejects a
-// write that carries a lower one.
-type fencedStore struct {
-	mu      sync.Mutex
-	highest int64
-	rows    []string
-}
-
-func (st *fencedStore) write(token int64, row string) error {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if token < st.highest {
-		return fmt.Errorf("write %q rejected: its token is older than one the store has seen", row)
-	}
-	st.highest = token
-	st.rows = append(st.rows, row)
-	return nil
-}
-
-// With size 1 the semaphore is a lock, and the fencing token lets the
-// protected store refuse a write from a holder whose lease ran out while it
-// was paused: here the first holder's write arrives after the second holder
-// was granted the lock and wrote. (This example runs against the tests'
-// Redis server.)
-func ExamplePermit() {
-	rdb := redis.NewClient(&redis.Options{Addr: shared.Addr()})
-	defer rdb.Close()
-	lock, err := redissem.New(rdb, fmt.Sprintf("ledger-writer-%d", os.Getpid()), 1)
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer lock.Close()
-	ctx := context.Background()
-	store := new(fencedStore)
-
-	first, err := lock.AcquirePermit(ctx, 1)
-	if err != nil {
-		log.Fatal(err)
-	}
-	// The first holder stalls; the lock passes on (a release stands in
-	// for its lease running out).
-	_ = first.Release(ctx)
-	second, err := lock.AcquirePermit(ctx, 1)
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Println(store.write(second.Token(), "from the second holder"))
-	fmt.Println(store.write(first.Token(), "from the first holder, late"))
-	_ = second.Release(ctx)
-	// Output:
-	// <nil>
-	// write "from the first holder, late" rejected: its token is older than one the store has seen
 }
 
 // Release has no error in the semaphore contract; ReleaseErr and the error

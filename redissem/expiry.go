@@ -17,6 +17,16 @@ import (
 //     A process resuming from a pause longer than its lease may run its
 //     holder's check before the runtime gets to the overdue timer; the
 //     check must already see the grant as lost.
+//
+// Both read two clocks. Go's timers and time.Since run on the monotonic
+// clock, which stops while the machine is suspended (to RAM, or a VM
+// frozen by its host), while the server's clock and the lease run on. So a
+// grant also ends once the wall clock passes its end of validity, and the
+// timer never sleeps longer than a twelfth of the lease while the handle
+// holds a grant: after a resume, Done closes within that twelfth, and Err
+// and Done see the grant lost at once. A wall clock stepped forward ends
+// grants early, which is safe; one stepped back is caught by the monotonic
+// clock.
 
 // startExpiry creates the handle's expiry timer, unarmed.
 func (s *Semaphore) startExpiry() {
@@ -24,9 +34,13 @@ func (s *Semaphore) startExpiry() {
 	s.expiry.Stop()
 }
 
-// armExpiry makes the expiry timer fire at at, unless it fires earlier
-// already; s.mu must be held.
+// armExpiry makes the expiry timer fire at at, or within a twelfth of the
+// lease if that is sooner, unless it fires earlier already; s.mu must be
+// held.
 func (s *Semaphore) armExpiry(at time.Time) {
+	if check := time.Now().Add(s.lease / 12); check.Before(at) {
+		at = check
+	}
 	if s.expiryAt.IsZero() || at.Before(s.expiryAt) {
 		s.expiryAt = at
 		s.expiry.Reset(time.Until(at))
@@ -54,10 +68,20 @@ func (s *Semaphore) expireDue() {
 // expireIfDue ends g with ErrLeaseLost if its validity is over at now, and
 // reports whether it did; s.mu must be held.
 func (s *Semaphore) expireIfDue(g *grant, now time.Time) bool {
-	if g.err != nil || now.Before(g.valid) {
+	if g.err != nil || now.Before(g.valid) && s.wallNow().Before(g.valid.Round(0)) {
 		return false
 	}
 	g.end(fmt.Errorf("%s: %d permits of %q (token %d): %w: no refresh got through within the lease, less a margin of %v",
 		pkg, g.n, s.name, g.token, ErrLeaseLost, s.margin))
 	return true
+}
+
+// wallNow reads the wall clock (the tests can move it alone, as a suspend
+// does); compared with a time stripped of its monotonic reading, it goes by
+// the wall clock only.
+func (s *Semaphore) wallNow() time.Time {
+	if s.hooks != nil && s.hooks.wallClock != nil {
+		return s.hooks.wallClock()
+	}
+	return time.Now()
 }

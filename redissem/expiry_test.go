@@ -1,6 +1,7 @@
 package redissem
 
 import (
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -102,5 +103,28 @@ func TestErrAndDoneReadTheClock(t *testing.T) {
 			t.Fatal("Done was open for a grant past its validity")
 		}
 		require.ErrorIs(t, byDone.Err(), ErrLeaseLost)
+	})
+}
+
+// A suspended machine (to RAM, or a VM frozen by its host) stops the
+// monotonic clock that Go's timers run on, while the server's clock, and
+// the lease, run on. On resume the wall clock has jumped: the grant is lost
+// at once to Err, and its Done closes within a twelfth of the lease,
+// before the monotonic clock reaches its end of validity.
+func TestSuspendEndsGrantsByTheWallClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const lease = time.Second
+		s := bareHandle(lease)
+		var suspended atomic.Int64
+		s.hooks = &hooks{wallClock: func() time.Time { return time.Now().Add(time.Duration(suspended.Load())) }}
+		p := holdSince(t, s, "h/1", 1, time.Now())
+		time.Sleep(lease / 4)
+		require.NoError(t, p.Err())
+		suspended.Store(int64(lease)) // resumed: the wall clock moved a lease on, the monotonic clock did not
+
+		time.Sleep(lease / 12)
+		synctest.Wait()
+		assert.True(t, isClosed(p), "Done stayed open after a suspend past the lease")
+		require.ErrorIs(t, p.Err(), ErrLeaseLost)
 	})
 }

@@ -2,6 +2,7 @@ package redissem
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -18,12 +19,16 @@ const (
 	DefaultPollMax = time.Second
 	// PollMin is the first interval of the fallback polling's backoff.
 	PollMin = 50 * time.Millisecond
+	// DefaultKeyPrefix starts the name of every key a semaphore keeps in
+	// Redis, unless WithKeyPrefix says otherwise.
+	DefaultKeyPrefix = "redissem:"
 )
 
 // Option configures a Semaphore handle.
 type Option func(*options)
 
 type options struct {
+	prefix      string
 	lease       time.Duration
 	timeout     time.Duration
 	pollMax     time.Duration
@@ -39,6 +44,21 @@ type hooks struct {
 	// skipRefresh, when set and returning true, makes the refresher skip a
 	// due refresh as if it had failed: the handle is cut off from Redis.
 	skipRefresh func() bool
+	// wallClock, when set, reads the wall clock instead of time.Now.
+	wallClock func() time.Time
+}
+
+// WithKeyPrefix sets the start of the names of the keys and the pub/sub
+// channels a semaphore uses (default DefaultKeyPrefix), so that it can live
+// in a namespace that ACL rules or a shared server assign. Every handle on a
+// name must use the same prefix: handles with different prefixes are
+// different semaphores. It panics if prefix holds a brace, which would
+// change the hash tag that keeps the keys in one Cluster slot.
+func WithKeyPrefix(prefix string) Option {
+	if strings.ContainsAny(prefix, "{}") {
+		panic(fmt.Sprintf("%s: WithKeyPrefix(%q): the prefix must not hold a brace", pkg, prefix))
+	}
+	return func(o *options) { o.prefix = prefix }
 }
 
 // WithLease sets how long a grant, and a waiter's place in the queue, stays
@@ -56,6 +76,14 @@ func WithLease(d time.Duration) Option {
 // TryAcquire, Release, refreshes, withdrawals (default DefaultTimeout). The round trips
 // of Acquire are bounded by it and by Acquire's ctx. It panics if d is not
 // positive.
+//
+// go-redis gives up waiting for a reply after the client's ReadTimeout
+// (unless ContextTimeoutEnabled) and retries the command on another
+// connection, while the first may still run. Every script is safe to run
+// twice, and a request that ends leaves a tombstone in Redis for a lease, so
+// a retry that lands after its original finds it done; set ReadTimeout no
+// longer than d, so that a stalled server costs a retry instead of the
+// whole timeout.
 func WithTimeout(d time.Duration) Option {
 	if d <= 0 {
 		panic(fmt.Sprintf("%s: WithTimeout(%v): the timeout must be positive", pkg, d))
@@ -89,7 +117,11 @@ func WithErrorHandler(f func(error)) Option {
 // It narrows the window in which a failover loses a grant, it does not close
 // it: Redis replication stays asynchronous, a replica that confirmed may
 // still not be the one promoted, and WAIT does not make the write durable
-// on it. It panics if n is less than 1 or wait is not positive.
+// on it. On a Redis Cluster, WAIT goes to the master that holds the
+// semaphore's keys, on the connection of a write to them; New refuses the
+// guard on a client that is neither a *redis.Client nor a
+// *redis.ClusterClient (a Ring would send WAIT to any shard). It panics if
+// n is less than 1 or wait is not positive.
 func WithReplicas(n int, wait time.Duration) Option {
 	if n < 1 || wait <= 0 {
 		panic(fmt.Sprintf("%s: WithReplicas(%d, %v): need at least 1 replica and a positive wait", pkg, n, wait))

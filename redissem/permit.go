@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/semacat/sem/internal/check"
 )
 
 // grant is one admitted request, as this handle holds it.
@@ -68,7 +66,7 @@ type Permit struct {
 // nothing, with token 0 and a Done channel that never closes, unless ctx is
 // done or the handle closed.
 func (s *Semaphore) AcquirePermit(ctx context.Context, n int64) (*Permit, error) {
-	check.Weight(pkg, "AcquirePermit", n)
+	checkWeight("AcquirePermit", n)
 	if n == 0 {
 		if err := s.acquireNothing(ctx); err != nil {
 			return nil, err

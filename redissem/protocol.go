@@ -53,8 +53,13 @@ func (s *Semaphore) request(ctx context.Context, id string, n int64, mode string
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	v, err := s.ints(s.eval(ctx, acquireScript, false, id, n, mode))
-	if err != nil || v[0] != 1 {
+	switch {
+	case err != nil:
 		return 0, err
+	case v[0] == -2:
+		return 0, fmt.Errorf("request %s was withdrawn already", id)
+	case v[0] != 1:
+		return 0, nil
 	}
 	return v[1], nil
 }
@@ -69,12 +74,17 @@ func (s *Semaphore) update(ctx context.Context, pairs []any) ([]string, error) {
 // confirm asks Redis to confirm that s.replicas replicas received
 // everything up to now, the grant included. The write before WAIT, on the
 // same connection in one round trip, makes WAIT cover the grant even when
-// another client's script made it.
+// another client's script made it: WAIT counts the replicas that acknowledged
+// the replication offset of its connection's last write.
 func (s *Semaphore) confirm(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout+s.replicaWait)
 	defer cancel()
+	primary, err := s.primary(ctx)
+	if err != nil {
+		return s.scriptError(err)
+	}
 	var acks *redis.Cmd
-	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+	_, err = primary.Pipelined(ctx, func(p redis.Pipeliner) error {
 		p.HIncrBy(ctx, s.keys[0], "confirms", 1)
 		acks = p.Do(ctx, "WAIT", s.replicas, s.replicaWait.Milliseconds())
 		return nil
@@ -86,6 +96,17 @@ func (s *Semaphore) confirm(ctx context.Context) error {
 		return fmt.Errorf("%w: %d of %d replicas confirmed within %v", ErrNotReplicated, got, s.replicas, s.replicaWait)
 	}
 	return nil
+}
+
+// primary returns the client of the server that holds the semaphore's keys:
+// WAIT takes no key, so on a Cluster it must go to the keys' master, on the
+// same connection as a write to them. New refuses WithReplicas on clients
+// of other kinds.
+func (s *Semaphore) primary(ctx context.Context) (redis.Cmdable, error) {
+	if c, ok := s.rdb.(*redis.ClusterClient); ok {
+		return c.MasterForKey(ctx, s.keys[0])
+	}
+	return s.rdb, nil
 }
 
 // scriptError turns the scripts' refusals into errors wrapping

@@ -1,134 +1,74 @@
 // Package redissem is a fair, weighted counting semaphore shared by many
-// processes through Redis, behind the semacat contract.
+// processes through Redis: at most size permits are held at once across
+// every process that uses the same name.
 //
-// # Why not the classic recipes
+// Guarantees, while Redis keeps its writes:
 //
-// The well-known Redis counting semaphores keep the holders in a sorted set
-// scored by the client's timestamp, drop entries older than a timeout, and
-// count the caller in if its rank is below the limit. They trust every
-// client's clock (a client whose clock runs ahead reaps live holders; one
-// whose clock runs behind ranks ahead of them, and either way more than size
-// hold at once), need several round trips per acquire with races between
-// them (hence the "fair" variant with a counter and a second sorted set, and
-// the "correct" one wrapped in yet another lock), and wait by polling.
+//   - Never more than size permits granted at once, whatever the clients'
+//     clocks: leases and expiries are kept in the Redis server's time.
+//   - Requests of any weight are granted in the order they reached Redis
+//     (FIFO); a large request is never starved, and TryAcquire never
+//     barges past a waiter.
+//   - One round trip per Acquire, Release and TryAcquire; a waiter is woken
+//     by a notification, not by polling.
+//   - A holder whose process dies gives its permits back when its lease
+//     expires. A holder cut off from Redis sees [Permit.Done] close before
+//     Redis can give its permits to anyone else.
+//   - Every grant carries a fencing token ([Permit.Token]) that increases
+//     in grant order, so a protected resource can refuse a stale holder.
 //
-// # Design
+// Choose it when Redis is what you already run and the limit protects
+// capacity (renders, connections, calls to a rate-limited API). Redis
+// replicates asynchronously and may lose recent writes in a failover or a
+// restart from a snapshot, so a grant can be lost and given twice: fence the
+// resource with the token, or choose etcdsem, when exceeding the limit is a
+// correctness bug.
 //
-// Every operation is one Lua script, so it is atomic and costs one round
-// trip: Acquire, TryAcquire, Release, the lease refresh, a waiter's poll and
-// a waiter's withdrawal (scripts.go holds them all). Time comes only from the
-// Redis server (the TIME command inside the script): every lease and expiry is
-// written and compared in the server's clock, so skew between clients cannot
-// admit anyone. The client's clock only paces its own timers and tells a
-// holder when to stop trusting its lease.
+//	rdb := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
+//	s, err := redissem.New(rdb, "renders", 4)
+//	if err != nil {
+//		return err // Redis unreachable, or "renders" exists with another size
+//	}
+//	defer s.Close()
+//	if err := s.Acquire(ctx, 1); err != nil {
+//		return err
+//	}
+//	defer s.Release(1)
 //
-// A request takes a ticket from a counter kept on the server. If nobody
-// is queued and its weight fits, it is granted at once; otherwise it joins a
-// queue ordered by ticket. Waiters are admitted strictly in ticket order: the
-// head is granted as soon as it fits, and a head that does not fit blocks
-// everyone behind it, so admission is FIFO for any mix of weights, a large
-// request is never starved, and TryAcquire never barges past a queued
-// waiter. Admission happens inside whichever script makes room (a release, a
-// withdrawal, or the reaping of an expired holder), which records the grant
-// and publishes it on the waiter's handle channel (pub/sub).
+// # Leases
 //
-// Every grant is a lease in server time. While a handle holds permits, a
-// background goroutine refreshes all of its grants in one script every third
-// of the lease. A holder whose process dies stops refreshing, and the next
-// script that runs after its lease passes reaps it and admits the waiters that
-// now fit. A waiter's queue entry is a lease too: the waiter pushes it back
-// each time it polls, so the entry of a dead waiter expires and stops
-// blocking the queue. Polling is only the fallback, with a backoff from
-// PollMin up to a third of the lease (at most DefaultPollMax): it catches a
-// notification lost while the pub/sub connection was down and a holder that
-// expired silently. A poll that fails is retried for as long as the waiter's entry
-// can still be alive (the lease since the last poll that got through), so a
-// short outage does not cost the waiter its place. A waiter whose context is
-// done withdraws its entry (or gives back a grant that raced with the
-// cancellation), and those behind it are admitted if they now fit, so a
-// canceled Acquire leaves the semaphore as if it never happened.
-//
-// Every script is idempotent in its request id (a client-generated
-// "<handle>/<seq>"), so go-redis may retry a script whose reply was lost
-// without taking permits twice; a release sets a grant's count to the value
-// the client still holds, only ever downwards, so releases and refreshes
-// commute. Release gives back the handle's oldest grants first.
-//
-// # Fencing tokens and lease expiry
-//
-// Each grant carries a fencing token ([Permit.Token]), drawn when it is
-// granted from a counter that moves to max(last + 1, the server's time in
-// microseconds): tokens strictly increase in grant order, also across a
-// Redis restart that lost the latest writes (an RDB snapshot, an AOF fsynced
-// every second, a failover to a replica that lagged), as long as the
-// server's clock does not step back.
-//
-// [Permit.Done] closes as soon as the holder can no longer be sure Redis
-// still holds its lease: at the send time of the last refresh that
-// succeeded (for a new grant, of the last request Redis answered before
-// granting it), plus the lease, minus a margin: a tenth of the lease for the
-// holder to stop, plus a hundredth for clock drift. The server starts the
-// lease when it runs the script, after the send, so a holder cut off from
-// Redis sees Done close before the server can reap its grant and admit
-// someone else, as long as its clock runs no more than a hundredth slower
-// than the server's. A timer closes it, not the goroutine that refreshes, so
-// a refresh stuck on a cut connection does not delay it; and Done and
-// [Permit.Err] compare the clock with that time themselves, so a paused
-// process sees it closed as soon as it resumes. A refresh that finds the
-// grant gone closes Done at once.
-//
-// # Lost state
-//
-// If Redis evicts the semaphore's keys (an allkeys-* maxmemory policy) or
-// loses them, recreating them empty would admit others beside the holders
-// that still believe they hold. The scripts notice keys missing behind the
-// counters (or the counters missing for a handle that saw them), wipe what
-// is left, and refuse every grant, with an error wrapping ErrStateLost, until
-// each lease handed out before could have run out: the latest expiry still
-// recorded, and at least the lease of the handle that noticed (so give every
-// handle of a name the same lease). The holders find their grants gone at
-// their next refresh. One case stays open: if all the keys vanish and a New
-// from a new process runs before any handle that used them, the semaphore
-// looks new and is created afresh, and others may be admitted until the
-// holders' next refresh closes their Done. Use maxmemory-policy noeviction or a
-// volatile-* policy: the keys have no TTL, so those never evict them.
+// Every grant is a lease in the server's time ([WithLease]), refreshed in
+// the background while it is held. [Permit.Done] closes as soon as the
+// holder can no longer be sure Redis still holds its lease: the send time
+// of the last refresh that succeeded, plus the lease, minus a margin of a
+// tenth of the lease (for the holder to stop) and a hundredth (for its
+// clock running slower than the server's). It closes on time even while a
+// refresh is stuck on a cut connection, and a process that resumes from a
+// pause past that time finds it closed.
 //
 // # What Redis cannot promise
 //
-// Redis replicates asynchronously. If the primary fails after granting
-// permits and before a replica received the grant, the promoted replica does
-// not know it, and admits others: more than size may hold at once.
-// [WithReplicas] waits for replicas to confirm each grant, which narrows that
-// window without closing it; neither does Redlock against a paused process.
+// A failover to a replica that had not received a grant, or a restart from
+// an RDB snapshot or an AOF fsynced every second, forgets the grant: others
+// are admitted while its holder still works, until the holder's next
+// refresh closes its Done. [WithReplicas] narrows the window of a failover
+// without closing it; appendfsync always closes that of a restart. The
+// fencing tokens keep increasing across both as long as the servers'
+// clocks agree within the failover time. If Redis evicts or loses the
+// semaphore's keys, grants are refused with an error wrapping
+// [ErrStateLost] until every earlier lease could have run out; use
+// maxmemory-policy noeviction or a volatile-* policy.
 //
-// A restart loses writes the same way. Redis restarted from an RDB snapshot,
-// or from an append-only file fsynced every second, comes back with the
-// semaphore's keys present but stale: the grants made after the snapshot or
-// in the last second are gone. Nothing is missing behind the counters, so
-// the scripts cannot tell (ErrStateLost needs missing keys), and the
-// forgotten permits are granted again while their holders still believe
-// they hold them, until the holders' next refresh closes their Done. The
-// fencing tokens still increase across such a restart, so a resource that
-// checks them rejects the stale holder. Only an append-only file fsynced on
-// every write (appendfsync always) keeps every grant Redis acknowledged.
+// A process paused longer than its lease loses its grant while it may still
+// act on it: check Done before each act, and fence the resource.
 //
-// A process paused longer than its lease (a stop-the-world pause, a suspended
-// VM, a long page-fault storm) loses its grant while it may still act on it.
-// Use the fencing token where the protected resource can check it, and choose
-// etcdsem, whose grants are committed by a Raft majority before they are
-// reported, when exceeding the limit is a correctness bug rather than a
-// brief overload.
+// Release has no error in the semaphore contract: if Redis cannot be
+// reached, the permits leave the handle at once, the release is retried in
+// the background, and they come back when their lease expires at the
+// latest. [Semaphore.ReleaseErr] and [WithErrorHandler] report it.
 //
-// Release has no error in the contract. If Redis cannot be reached, the
-// permits are dropped from this handle's books anyway: the background
-// goroutine keeps retrying the release, and if Redis stays out of reach they
-// come back when their lease expires. The error reaches the caller through
-// [Semaphore.ReleaseErr] and the handler set with [WithErrorHandler].
-//
-// Scripts read the server's TIME and then write. Redis 5 and later replicate
-// the effects of a script, not the script, which makes that safe; the prelude
-// asks Redis 3.2 and 4 for effects replication too. The tests run against
-// Redis 7.0.
+// The design, the failure modes and the evidence for each claim are in
+// https://github.com/semacat/sem/blob/main/docs/distributed.md.
 package redissem
 
 import (
@@ -143,8 +83,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/semacat/sem"
-
-	"github.com/semacat/sem/internal/check"
 )
 
 const pkg = "redissem"
@@ -224,23 +162,30 @@ type Semaphore struct {
 }
 
 // New returns a handle on the semaphore called name with size permits,
-// creating it in Redis if it does not exist. It fails if Redis cannot be
-// reached, or, with an error wrapping ErrSizeMismatch, if the name already
-// holds a semaphore of another size. It panics if size is less than 1.
+// creating it in Redis if it does not exist. Its keys are the key prefix
+// (see [WithKeyPrefix]) followed by {name}, a hash tag that keeps them in
+// one Redis Cluster slot. It fails if Redis cannot be reached, or, with an
+// error wrapping ErrSizeMismatch, if the name already holds a semaphore of
+// another size. It panics if size is less than 1, or if name is empty or
+// holds a brace or a control character.
 //
 // The handle keeps a pub/sub subscription and a goroutine that refreshes its
 // leases; call Close when done with it.
 func New(rdb redis.UniversalClient, name string, size int64, opts ...Option) (*Semaphore, error) {
-	check.Size(pkg, size)
-	o := options{lease: DefaultLease, timeout: DefaultTimeout}
+	checkName(name)
+	checkSize(size)
+	o := options{lease: DefaultLease, timeout: DefaultTimeout, prefix: DefaultKeyPrefix}
 	for _, opt := range opts {
 		opt(&o)
 	}
 	if o.pollMax <= 0 || o.pollMax > o.lease/3 {
 		o.pollMax = min(o.lease/3, DefaultPollMax)
 	}
+	if err := checkReplicasClient(rdb, o.replicas); err != nil {
+		return nil, fmt.Errorf("%s: New(%q, %d): %w", pkg, name, size, err)
+	}
 	handle := newHandleID()
-	prefix := "redissem:{" + name + "}:"
+	prefix := o.prefix + "{" + name + "}:"
 	s := &Semaphore{
 		rdb:  rdb,
 		name: name,

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
-	"github.com/semacat/sem/internal/check"
 )
 
 // Release gives back n permits held through this handle, oldest grants
@@ -39,7 +37,7 @@ func (s *Semaphore) ReleaseErr(ctx context.Context, n int64) error {
 }
 
 func (s *Semaphore) release(ctx context.Context, method string, n int64) error {
-	check.Weight(pkg, method, n)
+	checkWeight(method, n)
 	pairs, emptied, lost := s.take(n)
 	if len(pairs) == 0 {
 		return nil
@@ -74,7 +72,7 @@ func (s *Semaphore) take(n int64) (pairs []any, emptied []string, lost bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if n > s.held {
-		check.OverRelease(pkg, n, s.held)
+		overRelease(n, s.held)
 	}
 	s.held -= n
 	kept := s.grants[:0]

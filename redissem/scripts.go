@@ -19,9 +19,11 @@ import "github.com/redis/go-redis/v9"
 //	                 token); queued (waiters); reap (no expiry is earlier,
 //	                 0: none); quiet (no grant before this server ms, set
 //	                 when the keys were found lost)
-//	KEYS[2] holders  sorted set: grant id -> lease expiry (server ms)
-//	KEYS[3] recs     hash: id -> "h n token" (a grant of n permits) or
-//	                 "w n lease_ms" (a queued request for n)
+//	KEYS[2] holders  sorted set: grant id -> lease expiry (server ms);
+//	                 tombstone id -> when it is forgotten (server ms)
+//	KEYS[3] recs     hash: id -> "h n token" (a grant of n permits),
+//	                 "w n lease_ms" (a queued request for n) or "x" (a
+//	                 tombstone: the request was withdrawn or released)
 //	KEYS[4] queue    sorted set: waiter id -> ticket (arrival order)
 //	KEYS[5] wexp     sorted set: waiter id -> expiry of its queue entry (server ms)
 //
@@ -43,6 +45,15 @@ import "github.com/redis/go-redis/v9"
 //
 // A token is drawn when a request is granted, not when it queues, so tokens
 // increase in grant order even if a rollback revives an old queue entry.
+//
+// A request that ends (withdrawn, or its grant released) leaves a tombstone
+// for a lease. Requests travel on several connections and go-redis retries
+// a script whose reply timed out, so a script can reach Redis after the
+// one that ended its request: a retried release must find the release done,
+// not a lost grant, and an acquire that arrives after its own withdrawal
+// must not take permits that nobody would hold. A script that comes more
+// than a lease after the end finds no tombstone; an acquire that late is
+// granted, and nobody refreshes the grant, so it expires a lease later.
 //
 // The counters in meta promise keys: permits in use need holders and recs,
 // waiters need queue, wexp and recs. A key missing behind them, or meta
@@ -186,7 +197,8 @@ if reapAt > 0 and now >= reapAt then reap() end
 //
 // ARGV[5] id, ARGV[6] n, ARGV[7] "try" or "wait".
 // Returns {1, token} when the id holds its permits, {0} when it is queued
-// (its entry's expiry pushed back), {-1} when a "try" was refused. While
+// (its entry's expiry pushed back), {-1} when a "try" was refused, {-2}
+// when the request was withdrawn already. While
 // grants are refused after a loss of the keys, it fails with SEMLOST and
 // the milliseconds left.
 var acquireScript = redis.NewScript(prelude + `
@@ -197,6 +209,10 @@ if quiet > now then
 end
 grant()
 local r = redis.call('HGET', recs, id)
+if r == 'x' then
+  save()
+  return {-2}
+end
 if r and string.sub(r, 1, 1) == 'h' then
   save()
   return {1, string.match(r, ' (%d+)$')}
@@ -237,27 +253,36 @@ return {0}
 // than 0 pushes the grant's lease back (and lowers its count if less);
 // 0 releases the grant, or withdraws the request from the queue, and is
 // silent if Redis does not know the id (a withdrawal of a request that may
-// never have arrived, a retry of a release that did); -1 releases too, but
-// reports an unknown id. Whoever now fits at the head of the queue is
+// not have arrived yet); -1 releases too, but reports an id Redis does not
+// know. Either leaves a tombstone, so a retry finds the release done. Whoever now fits at the head of the queue is
 // admitted.
 // Returns the ids given with a count other than 0 that Redis does not know:
 // their lease expired, or Redis lost them.
 var updateScript = redis.NewScript(prelude + `
 local missing = {}
+local function bury(id)
+  redis.call('HSET', recs, id, 'x')
+  redis.call('ZADD', holders, num(now + lease), id)
+  expires(now + lease)
+end
 for i = 5, #ARGV, 2 do
   local id, keep = ARGV[i], tonumber(ARGV[i + 1])
   local r = redis.call('HGET', recs, id)
   if not r then
-    if keep ~= 0 then missing[#missing + 1] = id end
+    if keep ~= 0 then missing[#missing + 1] = id else bury(id) end
+  elseif r == 'x' then
+    if keep > 0 then missing[#missing + 1] = id end
   elseif string.sub(r, 1, 1) == 'w' then
-    if keep <= 0 then unqueue(id) end
+    if keep <= 0 then
+      unqueue(id)
+      bury(id)
+    end
   else
     local n, token = string.match(r, '^h (%d+) (%d+)$')
     n = tonumber(n)
     if keep <= 0 then
       used = used - n
-      redis.call('HDEL', recs, id)
-      redis.call('ZREM', holders, id)
+      bury(id)
     else
       if keep < n then
         used = used - (n - keep)

@@ -1,10 +1,15 @@
 package redissem_test
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,18 +17,16 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 	"go.uber.org/goleak"
-
-	"github.com/semacat/sem/internal/testserver"
 )
 
 // The tests run against a real redis-server that they start themselves on a
 // free loopback port, in a temporary directory. Without redis-server they
-// fail loudly; SEMACAT_SKIP_REDIS=1 skips them on purpose.
-const skipEnv = "SEMACAT_SKIP_REDIS"
+// fail loudly; SEMACAT_SKIP_SERVERS=1 skips them on purpose.
+const skipEnv = "SEMACAT_SKIP_SERVERS"
 
 // shared is the server most tests use; tests that kill a server start their
 // own.
-var shared *testserver.Redis
+var shared *redisServer
 
 func TestMain(m *testing.M) {
 	if role := os.Getenv(childEnv); role != "" {
@@ -34,8 +37,9 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	if _, err := exec.LookPath("redis-server"); err != nil {
-		fmt.Fprintf(os.Stderr, "\n!!! redissem: the tests need redis-server, which is not installed.\n"+
-			"!!! Install it (Debian/Ubuntu: apt-get install -y redis-server; macOS: brew install redis),\n"+
+		fmt.Fprintf(os.Stderr, "\n!!! redissem: the tests need redis-server, which is not on PATH.\n"+
+			"!!! Run `make testdeps` from the repository's root, or install it (Debian/Ubuntu:\n"+
+			"!!! apt-get install -y redis-server; macOS: brew install redis),\n"+
 			"!!! or set %s=1 to skip these tests on purpose.\n\n", skipEnv)
 		os.Exit(1)
 	}
@@ -54,25 +58,105 @@ func (quietLogger) Printf(context.Context, string, ...any) {}
 type serverMain struct{ m *testing.M }
 
 func (sm serverMain) Run() int {
-	return testserver.Main("redissem-test", sm.m.Run, func(dir string) (func(), error) {
-		var err error
-		shared, err = startRedis(dir, false)
-		if err != nil {
-			return nil, err
-		}
-		return shared.Kill, nil
-	})
+	dir, err := os.MkdirTemp("", "redissem-test-")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "redissem: making the server's directory: %v\n", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	shared, err = startRedis(dir, false)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "redissem: starting the test server: %v\n", err)
+		return 1
+	}
+	defer shared.Kill()
+	// The examples dial REDIS_ADDR, so that they run as they are shown.
+	if err := os.Setenv("REDIS_ADDR", shared.Addr()); err != nil {
+		fmt.Fprintf(os.Stderr, "redissem: %v\n", err)
+		return 1
+	}
+	return sm.m.Run()
 }
 
 // startRedis starts redis-server on a free loopback port and waits until it
 // answers PING. With persist, every write is appended to an fsynced AOF in
 // dir, so that a restart keeps the data.
-func startRedis(dir string, persist bool, extra ...string) (*testserver.Redis, error) {
+func startRedis(dir string, persist bool, extra ...string) (*redisServer, error) {
 	aof := []string{"--appendonly", "no"}
 	if persist {
 		aof = []string{"--appendonly", "yes", "--appendfsync", "always"}
 	}
-	return testserver.StartRedis(dir, append(aof, extra...)...)
+	var err error
+	for range 5 { // a port taken meanwhile by someone else costs a retry
+		port, perr := freePort()
+		if perr != nil {
+			return nil, perr
+		}
+		r := &redisServer{Port: port, dir: dir, args: append(aof, extra...)}
+		if err = r.Restart(); err == nil {
+			return r, nil
+		}
+	}
+	return nil, err
+}
+
+// redisServer is a redis-server process the test binary owns, on a loopback
+// port, with no RDB snapshots and its log in its directory.
+type redisServer struct {
+	Port int
+	dir  string
+	args []string
+	cmd  *exec.Cmd
+}
+
+func (r *redisServer) Addr() string { return "127.0.0.1:" + strconv.Itoa(r.Port) }
+
+// Restart starts the server, after a Kill, again on its port, and returns
+// once it answers PING.
+func (r *redisServer) Restart() error {
+	logfile := filepath.Join(r.dir, "redis-"+strconv.Itoa(r.Port)+".log")
+	args := append([]string{"--port", strconv.Itoa(r.Port), "--bind", "127.0.0.1", "--save", "",
+		"--daemonize", "no", "--dir", r.dir, "--logfile", logfile, "--enable-debug-command", "local"}, r.args...)
+	r.cmd = exec.Command("redis-server", args...)
+	if err := r.cmd.Start(); err != nil {
+		return err
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if ping(r.Addr()) == nil {
+			return nil
+		}
+	}
+	r.Kill()
+	log, _ := os.ReadFile(logfile)
+	return fmt.Errorf("redis-server on port %d did not answer PING within 10s; its log:\n%s", r.Port, log)
+}
+
+// Kill stops the server with SIGKILL, as a crash would, and waits for it.
+func (r *redisServer) Kill() {
+	if r.cmd != nil {
+		_ = r.cmd.Process.Kill()
+		_ = r.cmd.Wait()
+		r.cmd = nil
+	}
+}
+
+// ping sends PING over a raw connection, so that no client goroutine is
+// involved, and fails unless PONG comes back within a second.
+func ping(addr string) error {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(time.Second))
+	if _, err := c.Write([]byte("*1\r\n$4\r\nPING\r\n")); err != nil {
+		return err
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err == nil && !strings.HasPrefix(line, "+PONG") {
+		err = fmt.Errorf("PING answered %q", line)
+	}
+	return err
 }
 
 // newClient returns a client of the server at addr, closed when t ends.

@@ -1,0 +1,60 @@
+package redissem
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/semacat/sem"
+)
+
+// The argument checks: a programmer's error panics with a message naming the
+// package, the method and the value; an impossible weight is an error
+// wrapping sem.ErrExceedsSize.
+
+func checkSize(size int64) {
+	if size < 1 {
+		panic(fmt.Sprintf("%s: New(%d): size must be at least 1", pkg, size))
+	}
+}
+
+func checkWeight(method string, n int64) {
+	if n < 0 {
+		panic(fmt.Sprintf("%s: %s(%d): negative weight; the number of permits must be at least 0", pkg, method, n))
+	}
+}
+
+func exceedsSize(n, size int64) error {
+	return fmt.Errorf("%s: Acquire(%d) can never succeed on a semaphore of size %d; ask for at most %d permits: %w",
+		pkg, n, size, size, sem.ErrExceedsSize)
+}
+
+func overRelease(n, held int64) {
+	panic(fmt.Sprintf("%s: Release(%d): released more than held (%d held)", pkg, n, held))
+}
+
+// checkName panics unless name can stand in the hash tag of the
+// semaphore's keys: not empty (an empty tag hashes each key on its own, so
+// they land in different Cluster slots), and without braces or control
+// characters.
+func checkName(name string) {
+	if name == "" || strings.ContainsAny(name, "{}") || strings.ContainsFunc(name, unicode.IsControl) {
+		panic(fmt.Sprintf("%s: New(%q): the name must be non-empty, without braces or control characters", pkg, name))
+	}
+}
+
+// checkReplicasClient refuses WithReplicas on a client whose WAIT could
+// reach another server than the semaphore's keys.
+func checkReplicasClient(rdb redis.UniversalClient, replicas int) error {
+	switch rdb.(type) {
+	case *redis.Client, *redis.ClusterClient:
+		return nil
+	}
+	if replicas == 0 {
+		return nil
+	}
+	return errors.New("WithReplicas needs a *redis.Client or a *redis.ClusterClient, whose WAIT can reach the master " +
+		"that holds the semaphore's keys")
+}
