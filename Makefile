@@ -9,7 +9,12 @@ TOOL    := GOWORK=off $(GO) tool -modfile=$(CURDIR)/tools/go.mod
 # that is never released. go.work joins them for local work.
 MODULES := $(patsubst ./%,%,$(patsubst %/go.mod,%,$(shell find . -name go.mod -not -path './tools/*' -not -path '*/testdata/*' | sort)))
 
-.PHONY: all test testdeps vet cover lint bench bench-long bench-reference bench-compare bench-render timelines faults release release-check tidy
+# The etcd server that etcdsem's tests run as separate processes, built from
+# the etcd version the modules use (internal/devserver/cmd/etcd).
+ETCD_BIN := $(CURDIR)/.bin/etcd
+export ETCDSEM_TEST_ETCD := $(ETCD_BIN)
+
+.PHONY: all test testdeps etcd vet cover lint bench bench-long bench-reference bench-compare bench-render timelines faults release release-check tidy
 
 all: test
 
@@ -18,7 +23,7 @@ all: test
 ## vet runs with -race so that it type-checks against the same compiled
 ## dependencies the race tests use: a plain vet would compile every
 ## dependency (etcd, gRPC, ...) a second time on a fresh machine.
-test: testdeps
+test: testdeps etcd
 	@failed=""; for m in $(MODULES); do \
 		echo "== $$m"; \
 		(cd $$m && $(GO) vet -race ./... && \
@@ -33,7 +38,7 @@ test: testdeps
 ## release-check: tag a throwaway copy of the tree as a release would, serve
 ## its module zips from a file-system GOPROXY, and install, build and test
 ## each published module from fresh consumer modules (make test runs it)
-release-check: testdeps
+release-check: testdeps etcd
 	bash tools/releasecheck.sh
 
 ## release: tag VERSION (make release VERSION=v0.2.0): the root first, then
@@ -55,6 +60,10 @@ testdeps:
 	@sh tools/testdeps.sh
 	@sh tools/testdeps_test.sh >/dev/null || sh tools/testdeps_test.sh
 
+## etcd: build the etcd server binary the tests run into .bin/etcd
+etcd:
+	@cd internal/devserver && $(GO) build -o $(ETCD_BIN) ./cmd/etcd
+
 ## cover: tests with coverage of the root module, summary per function
 cover:
 	$(GO) test -count=1 -coverprofile=coverage.out ./...
@@ -71,7 +80,7 @@ lint:
 ## mode (5 workers, 25s and four faults per scenario, four scenarios at a
 ## time), ending with the table: scenario, operations, faults, violations,
 ## permits-back p50 and p99 (see internal/faults/doc.go)
-faults: testdeps
+faults: testdeps etcd
 	cd internal/faults && SEMACAT_FAULTS=long $(GO) test -count=1 -timeout 20m
 
 ## bench: the head-to-head run of every strategy against the references,
