@@ -57,10 +57,13 @@
 //     ctx is done before a Release makes the permits free (go.dev/issue/63615:
 //     size 2, 1 held, Acquire(ctx, 2) waiting, cancel(), then Release(1)),
 //     Acquire returns ctx.Err() and the permits go to the next waiter or stay
-//     free. A waiter granted its permits before ctx was done may either
-//     return nil holding them, or give them back and return ctx.Err().
+//     free. A grant is final: a waiter granted its permits before ctx was
+//     done returns nil holding them, even if ctx is done by the time it
+//     returns. It never gives them back on its way out, since another
+//     goroutine may already have released them.
 //   - Acquire returns nil only when the caller holds the n permits, and an
 //     error only when it holds none of them: never both, never neither.
+//   - Acquire never panics, except on a negative n.
 //   - Releasing more than is held panics with a message naming the package
 //     and containing "released more than held", before any state is changed,
 //     also while other callers wait or release at the same time. Permits a
@@ -103,9 +106,9 @@ type Semaphore interface {
 	// failure it returns ctx.Err() (or an error wrapping ErrExceedsSize when
 	// n exceeds the size) and the caller holds none. A cancellation that
 	// happens before the permits are granted wins: Acquire then returns
-	// ctx.Err() even if a Release frees the permits a moment later. A waiter
-	// granted the permits before ctx was done may return nil, or give them
-	// back and return ctx.Err().
+	// ctx.Err() even if a Release frees the permits a moment later. A grant
+	// is final: a waiter granted the permits before ctx was done returns
+	// nil. Acquire never panics, except on a negative n.
 	Acquire(ctx context.Context, n int64) error
 
 	// TryAcquire takes n permits only if it can do so without blocking, and

@@ -82,15 +82,17 @@
 // barging goroutines for about the threshold at most, then served in queue
 // order, whatever its weight.
 //
-// Cancellation. A done context is checked before anything is taken, between
-// spin rounds, and while parked. A parked waiter whose context is done
-// leaves the queue (waking or serving whoever may now proceed), and the
-// semaphore is as if it had never asked. A cancellation that comes before
-// the permits are taken wins, as in x/sync since go.dev/issue/63615: a
-// waiter that takes its permits after spinning or waiting, or is handed
-// them, looks at its context once more, and if it is done by then gives
-// them back and returns the context's error, since the cancellation may
-// have come first. Only goroutines that spun or parked pay for that look.
+// Cancellation. A done context is checked before anything is taken, and
+// while parked. A parked waiter whose context is done leaves the queue
+// (waking or serving whoever may now proceed), and the semaphore is as if
+// it had never asked. A cancellation that comes before the permits are
+// taken wins: every place where a waiter may take them (a spin round, the
+// last try under the mutex before it queues, its turn after a wake-up) looks
+// at its context just before, and a handoff in starvation mode looks at the
+// head's context under the mutex and fails the head instead if it is done.
+// Permits once taken or handed over are kept: a waiter never gives them
+// back on its way out, when another goroutine may already have released
+// them.
 //
 // Resize, Close, observation. Each folds into the word the fast paths
 // already read, so they gain no work. Close sets the closed flag, which
@@ -229,11 +231,12 @@ func (s *Semaphore) Size() int64 { return s.sizeAt(s.state.Load()) }
 // sizeAt returns the size of the semaphore when its state was state.
 func (s *Semaphore) sizeAt(state uint64) int64 { return s.sizes[state>>genShift&1].Load() }
 
-// Available returns the number of permits free at this instant: none while a
-// shrink leaves more permits held than the size. In starvation mode free
-// permits may be set aside for the head of the queue. It is a snapshot for
-// monitoring and teaching, stale as soon as it returns.
-func (s *Semaphore) Available() int64 { return max(free(s.state.Load()), 0) }
+// Available returns the number of permits free at this instant: the size
+// minus the permits held, negative while a shrink leaves more permits held
+// than the size. In starvation mode free permits may be set aside for the
+// head of the queue. It is a snapshot for monitoring and teaching, stale as
+// soon as it returns.
+func (s *Semaphore) Available() int64 { return free(s.state.Load()) }
 
 // free returns the free permits in state, negative when more are held than
 // the size.
@@ -247,8 +250,8 @@ func free(state uint64) int64 { return int64(state) >> permitShift }
 // On success it returns nil and the caller holds n permits. If ctx is already
 // done it returns ctx.Err() without acquiring, even when permits are free; if
 // ctx is done while it spins or waits, it returns ctx.Err() holding nothing,
-// also when its permits came in the same instant, and the semaphore is as if
-// it had never been called. If n exceeds the size it returns at once an
+// and the semaphore is as if it had never been called; once its permits
+// are taken or handed to it, it returns nil even if ctx is done by then. If n exceeds the size it returns at once an
 // error wrapping sem.ErrExceedsSize. After Close it returns an error
 // wrapping sem.ErrClosed (or ctx.Err() if ctx is done). Acquire(ctx, 0)
 // returns the same errors without blocking, and otherwise nil. It panics if

@@ -59,15 +59,17 @@
 // allocates nothing, where x/sync's allocates a list element and a channel
 // each time (see allocs/op in the contended scenarios of BenchmarkSemaphore).
 //
-// Cancellation. A cancellation that comes before the grant wins, as in
-// x/sync since go.dev/issue/63615. A waiter whose context is done takes the
-// mutex. If it was not granted, it leaves the queue, and the waiters behind
-// it that now fit are granted. If it was, the grant and the cancellation
-// crossed, and nothing tells which came first: it hands the permits on the
-// same way. Either way it returns ctx.Err() holding nothing. A waiter woken
-// by its grant looks at ctx.Done() once more before it returns, and gives
-// the permits back if the context is done by then, since its select may
-// pick the wake-up when both are ready. Only waiters pay for that look.
+// Cancellation. Whether a cancellation or the grant came first is decided
+// where the grant is made, under the mutex: before it hands permits to the
+// head of the queue, a Release looks at the head's context, and if it is
+// done fails the head with the context's error instead and goes on to the
+// next. A grant once made is final. A waiter whose select sees its context
+// done takes the mutex: if it was granted in the meantime it returns nil
+// holding its permits; otherwise it leaves the queue, the waiters behind it
+// that now fit are granted, and it returns ctx.Err() holding nothing. So no
+// waiter ever gives permits back on its way out, which could not be done
+// safely: between the grant and that moment another goroutine may legally
+// have released them.
 //
 // # Fairness, and what it costs
 //
@@ -103,7 +105,6 @@ import (
 
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/internal/check"
-	"github.com/semacat/sem/internal/grant"
 	"github.com/semacat/sem/internal/waitq"
 )
 
@@ -177,9 +178,9 @@ func free(state uint64) int64 { return int64(state >> 1) }
 //
 // On success it returns nil and the caller holds n permits. If ctx is already
 // done it returns ctx.Err() without acquiring, even when permits are free. If
-// ctx is done while it waits, it returns ctx.Err() holding nothing, and the
-// waiters behind it are served if they now fit; that holds also when its
-// permits were granted in the same instant: it hands them on. If n exceeds
+// ctx is done while it waits, before its permits are granted, it returns
+// ctx.Err() holding nothing, and the waiters behind it are served if they
+// now fit; once granted, it returns nil even if ctx is done by then. If n exceeds
 // the size it returns at once an error wrapping sem.ErrExceedsSize. Once the
 // semaphore is closed it returns an error wrapping sem.ErrClosed.
 // Acquire(ctx, 0) returns ctx.Err() without blocking, or that error once
@@ -263,7 +264,7 @@ func (s *Semaphore) Release(n int64) {
 // for its grant or for ctx.
 func (s *Semaphore) acquireSlow(ctx context.Context, n int64) error {
 	s.mu.Lock()
-	w, err := s.enqueue(n)
+	w, err := s.enqueue(ctx, n)
 	s.mu.Unlock()
 	if w == nil {
 		return err
@@ -273,7 +274,6 @@ func (s *Semaphore) acquireSlow(ctx context.Context, n int64) error {
 
 // park blocks the queued waiter w until its grant, its failure, or ctx.
 func (s *Semaphore) park(ctx context.Context, w *waitq.Waiter) error {
-	n := w.N
 	done := ctx.Done()
 	if done == nil {
 		<-w.Woken()
@@ -284,10 +284,7 @@ func (s *Semaphore) park(ctx context.Context, w *waitq.Waiter) error {
 	}
 	select {
 	case <-w.Woken():
-		if err := s.recycle(w); err != nil {
-			return err
-		}
-		return grant.Keep(ctx, s, n)
+		return s.recycle(w)
 	case <-done:
 		return s.cancel(ctx, w)
 	}
@@ -302,12 +299,12 @@ var testHookPark func()
 // a fast-path Release can race a new waiter.
 var testHookQueue func()
 
-// enqueue, called with s.mu held, returns the error of an Acquire(n) that
+// enqueue, called with s.mu held, returns the error of an Acquire(ctx, n) that
 // must fail: the semaphore is closed, or n exceeds a size shrunk since the
 // caller looked. Otherwise it takes n permits if nobody is queued and they
 // are free, and returns nil, nil; or it queues a waiter for them and sets
 // the slow bit, which sends every Release and Acquire to the mutex.
-func (s *Semaphore) enqueue(n int64) (*waitq.Waiter, error) {
+func (s *Semaphore) enqueue(ctx context.Context, n int64) (*waitq.Waiter, error) {
 	if s.closed {
 		return nil, check.Closed(pkg, n)
 	}
@@ -334,7 +331,7 @@ func (s *Semaphore) enqueue(n int64) (*waitq.Waiter, error) {
 			}
 		}
 		s.wanted += n
-		return s.q.PushBack(n), nil
+		return s.q.PushBack(ctx, n), nil
 	}
 }
 
@@ -371,7 +368,9 @@ func (s *Semaphore) put(n int64) {
 // grant, called with s.mu held and the slow bit set, hands permits to the
 // waiters at the head of the queue for as long as the head fits, wakes them,
 // and clears the slow bit when the queue empties, unless the semaphore is
-// closed or permits are owed.
+// closed or permits are owed. A head whose context is done is failed with
+// its error instead, whether or not it fits: the cancellation came before
+// this grant, so it wins, and a grant once made is final.
 func (s *Semaphore) grant() {
 	for {
 		w := s.q.Front()
@@ -380,6 +379,10 @@ func (s *Semaphore) grant() {
 				s.state.And(^uint64(slow))
 			}
 			return
+		}
+		if err := w.Ctx.Err(); err != nil {
+			s.fail(w, err)
+			continue
 		}
 		old := s.state.Load()
 		if free(old) < w.N {
@@ -417,20 +420,22 @@ func (s *Semaphore) recycle(w *waitq.Waiter) error {
 	return err
 }
 
-// cancel withdraws the waiter w whose ctx is done. If w was granted in the
-// meantime, it hands the permits on: the cancellation may have come first.
-// If w was failed in the meantime, the done context still wins. Recycle
-// discards the wake-up.
+// cancel withdraws the waiter w whose ctx is done and returns ctx.Err(),
+// unless w was granted its permits in the meantime: the grant came before
+// the cancellation (grant looks at the context), so it is final and cancel
+// returns nil. If w was failed in the meantime, the done context still
+// wins. Recycle discards the wake-up.
 func (s *Semaphore) cancel(ctx context.Context, w *waitq.Waiter) error {
 	s.mu.Lock()
-	switch {
-	case w.Granted:
-		s.put(w.N)
-	case w.Err == nil:
+	defer s.mu.Unlock()
+	granted := w.Granted
+	if !granted && w.Err == nil {
 		s.dequeue(w)
+		s.grant()
 	}
 	s.q.Recycle(w)
-	s.grant()
-	s.mu.Unlock()
+	if granted {
+		return nil
+	}
 	return ctx.Err()
 }
