@@ -8,10 +8,29 @@
 // that of golang.org/x/sync/semaphore.Weighted, which therefore satisfies
 // [Semaphore] too and can stand in any comparison.
 //
+// Every strategy keeps the whole contract below, and the semtest package
+// checks each row: never more than size permits held; a done context
+// acquires nothing; a cancellation that comes before the grant wins, and a
+// grant is final; releasing more than is held panics, changing nothing;
+// Acquire never panics except on a negative n; no wake-up, goroutine or
+// context registration is ever lost or left behind.
+//
+// How to pick one, in one minute: if every request takes one permit and you
+// want the simplest thing, use chansem. If requests carry different weights
+// and must be served in arrival order, use weighted. If the semaphore is hot,
+// held briefly and you want mutex-like throughput, use spinsem. Use condsem to
+// learn why the others exist. The docs/ folder and the benchmarks/ harness
+// back these choices with measurements.
+//
+//	s := weighted.New(4) // at most 4 requests at once
+//	if err := s.Acquire(ctx, 1); err != nil {
+//		return err // ctx is done: nothing was acquired
+//	}
+//	defer s.Release(1)
+//
 // # Strategies
 //
-// Each strategy lives in its own package and offers New(size int64), plus
-// Size and Available (a snapshot, for monitoring and teaching):
+// Each strategy lives in its own package:
 //
 //	package    algorithm                              guarantees beyond the contract
 //	chansem    buffered channel, one slot per permit  FIFO for single-permit requests; no starvation;
@@ -28,12 +47,21 @@
 // Lua scripts and server time). Both are weighted, FIFO and crash-safe, and
 // hand out fencing tokens.
 //
-// How to pick one, in one minute: if every request takes one permit and you
-// want the simplest thing, use chansem. If requests carry different weights
-// and must be served in arrival order, use weighted. If the semaphore is hot,
-// held briefly and you want mutex-like throughput, use spinsem. Use condsem to
-// learn why the others exist. The docs/ folder and the benchmarks/ harness
-// back these choices with measurements.
+// # Constructors and optional interfaces
+//
+// Which constructors each strategy's types have, and which of the optional
+// interfaces [Resizer], [Closer] and [Observer] they implement. The local
+// types also have Size and Available (a snapshot, for monitoring and
+// teaching).
+//
+//	package   type       constructors                Resizer  Closer  Observer
+//	chansem   Semaphore  New, NewAvailable           no       no      yes
+//	condsem   Semaphore  New, NewAvailable           yes      yes     yes
+//	condsem   Fair       NewFair, NewFairAvailable   yes      yes     yes
+//	weighted  Semaphore  New, NewAvailable           yes      yes     yes
+//	spinsem   Semaphore  New, NewAvailable           yes      yes     yes
+//	etcdsem   Semaphore  New(client, name, size)     no       yes     no
+//	redissem  Semaphore  New(client, name, size)     no       yes     no
 //
 // # The contract
 //

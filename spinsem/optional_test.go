@@ -334,3 +334,12 @@ func TestNewAvailableBadInput(t *testing.T) {
 	assert.PanicsWithValue(t, "spinsem: NewAvailable(2, 3): available must be between 0 and the size",
 		func() { spinsem.NewAvailable(2, 3) })
 }
+
+// MaxSize is written as a literal, so that its documentation shows its value;
+// it must stay what the state word's layout gives, and the doc's figures
+// with it.
+func TestMaxSizeLiteral(t *testing.T) {
+	assert.Equal(t, int64(spinsem.MaxSizeDerived), int64(spinsem.MaxSize))
+	assert.Equal(t, 18, spinsem.PermitShift, "MaxSize's doc counts 18 bits of flags and counters")
+	assert.Equal(t, int64(1)<<45-1, int64(spinsem.MaxSize), "MaxSize's doc says 2^45-1")
+}

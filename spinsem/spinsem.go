@@ -167,18 +167,20 @@ const (
 // permits: one test on the fast path covers both.
 const noBarging = starving | closed
 
-// MaxSize is the largest size a semaphore can have: the free permits share
-// one word with the flags, and are signed, since after a Resize that shrinks
-// the semaphore more permits may be held than its size.
-const MaxSize = 1<<(63-permitShift) - 1
+// MaxSize is the largest size a semaphore can have, 2^45-1: the free
+// permits share one 64-bit word with 18 bits of flags and counters, and are
+// signed, since after a Resize that shrinks the semaphore more permits may
+// be held than its size.
+const MaxSize = 35184372088831 // 1<<(63-permitShift) - 1; TestMaxSize checks it
 
 // starvationThreshold is how long the head of the queue may wait before it
 // switches the semaphore to starvation mode, as in sync.Mutex.
 const starvationThreshold = time.Millisecond
 
 // Semaphore is a weighted semaphore that spins before it parks and switches
-// to direct handoff when a waiter starves. It implements sem.Semaphore. The
-// zero value is not usable; call New.
+// to direct handoff when a waiter starves. It implements sem.Semaphore,
+// sem.Resizer, sem.Closer and sem.Observer. The zero value is not usable;
+// call New or NewAvailable.
 type Semaphore struct {
 	state  atomic.Uint64                       // free<<permitShift | gen | skipped | flags
 	sizes  [2]atomic.Int64                     // the size is sizes[gen&1] (see Resize)
