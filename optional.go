@@ -39,6 +39,10 @@ var ErrClosed = errors.New("sem: semaphore closed")
 //
 // The over-release rule is unchanged: releasing more than is held panics,
 // whatever the size.
+//
+// A strategy's Available method, where it has one, reports the size minus
+// the permits held. After a shrink below the permits held it is therefore
+// negative, and it stays so until enough permits are released.
 type Resizer interface {
 	Resize(size int64)
 }

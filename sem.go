@@ -8,10 +8,29 @@
 // that of golang.org/x/sync/semaphore.Weighted, which therefore satisfies
 // [Semaphore] too and can stand in any comparison.
 //
+// Every strategy keeps the whole contract below, and the semtest package
+// checks each row: never more than size permits held; a done context
+// acquires nothing; a cancellation that comes before the grant wins, and a
+// grant is final; releasing more than is held panics, changing nothing;
+// Acquire never panics except on a negative n; no wake-up, goroutine or
+// context registration is ever lost or left behind.
+//
+// How to pick one, in one minute: if every request takes one permit and you
+// want the simplest thing, use chansem. If requests carry different weights
+// and must be served in arrival order, use weighted. If the semaphore is hot,
+// held briefly and you want mutex-like throughput, use spinsem. Use condsem to
+// learn why the others exist. The docs/ folder and the benchmarks/ harness
+// back these choices with measurements.
+//
+//	s := weighted.New(4) // at most 4 requests at once
+//	if err := s.Acquire(ctx, 1); err != nil {
+//		return err // ctx is done: nothing was acquired
+//	}
+//	defer s.Release(1)
+//
 // # Strategies
 //
-// Each strategy lives in its own package and offers New(size int64), plus
-// Size and Available (a snapshot, for monitoring and teaching):
+// Each strategy lives in its own package:
 //
 //	package    algorithm                              guarantees beyond the contract
 //	chansem    buffered channel, one slot per permit  FIFO for single-permit requests; no starvation;
@@ -28,12 +47,21 @@
 // Lua scripts and server time). Both are weighted, FIFO and crash-safe, and
 // hand out fencing tokens.
 //
-// How to pick one, in one minute: if every request takes one permit and you
-// want the simplest thing, use chansem. If requests carry different weights
-// and must be served in arrival order, use weighted. If the semaphore is hot,
-// held briefly and you want mutex-like throughput, use spinsem. Use condsem to
-// learn why the others exist. The docs/ folder and the benchmarks/ harness
-// back these choices with measurements.
+// # Constructors and optional interfaces
+//
+// Which constructors each strategy's types have, and which of the optional
+// interfaces [Resizer], [Closer] and [Observer] they implement. The local
+// types also have Size and Available (a snapshot, for monitoring and
+// teaching).
+//
+//	package   type       constructors                Resizer  Closer  Observer
+//	chansem   Semaphore  New, NewAvailable           no       no      yes
+//	condsem   Semaphore  New, NewAvailable           yes      yes     yes
+//	condsem   Fair       NewFair, NewFairAvailable   yes      yes     yes
+//	weighted  Semaphore  New, NewAvailable           yes      yes     yes
+//	spinsem   Semaphore  New, NewAvailable           yes      yes     yes
+//	etcdsem   Semaphore  New(client, name, size)     no       yes     no
+//	redissem  Semaphore  New(client, name, size)     no       yes     no
 //
 // # The contract
 //
@@ -57,10 +85,13 @@
 //     ctx is done before a Release makes the permits free (go.dev/issue/63615:
 //     size 2, 1 held, Acquire(ctx, 2) waiting, cancel(), then Release(1)),
 //     Acquire returns ctx.Err() and the permits go to the next waiter or stay
-//     free. A waiter granted its permits before ctx was done may either
-//     return nil holding them, or give them back and return ctx.Err().
+//     free. A grant is final: a waiter granted its permits before ctx was
+//     done returns nil holding them, even if ctx is done by the time it
+//     returns. It never gives them back on its way out, since another
+//     goroutine may already have released them.
 //   - Acquire returns nil only when the caller holds the n permits, and an
 //     error only when it holds none of them: never both, never neither.
+//   - Acquire never panics, except on a negative n.
 //   - Releasing more than is held panics with a message naming the package
 //     and containing "released more than held", before any state is changed,
 //     also while other callers wait or release at the same time. Permits a
@@ -103,9 +134,9 @@ type Semaphore interface {
 	// failure it returns ctx.Err() (or an error wrapping ErrExceedsSize when
 	// n exceeds the size) and the caller holds none. A cancellation that
 	// happens before the permits are granted wins: Acquire then returns
-	// ctx.Err() even if a Release frees the permits a moment later. A waiter
-	// granted the permits before ctx was done may return nil, or give them
-	// back and return ctx.Err().
+	// ctx.Err() even if a Release frees the permits a moment later. A grant
+	// is final: a waiter granted the permits before ctx was done returns
+	// nil. Acquire never panics, except on a negative n.
 	Acquire(ctx context.Context, n int64) error
 
 	// TryAcquire takes n permits only if it can do so without blocking, and

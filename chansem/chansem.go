@@ -53,10 +53,15 @@
 // FIFO order among themselves.
 //
 // Cancellation that comes first wins. A send can complete in the same
-// instant the context is done, and the select may pick either; so after its
-// last send a waiter looks at ctx.Done() once more, and if it is closed
-// gives the slots back and reports ctx.Err(). That look costs only waiters,
-// never the non-blocking send that serves the uncontended case.
+// instant the context is done, and the select may pick either. But a slot
+// taken by a send is not held until the Acquire counts it: until then no
+// Release can take it (the count refuses), so the Acquire is granted its
+// permits when it counts them, and that is where it decides. After its last
+// send a waiter looks at its context: if it is done, the cancellation came
+// before the grant, and the waiter gives the slots back and reports
+// ctx.Err(); otherwise it counts them held, and the grant is final. That
+// look costs only waiters, never the non-blocking send that serves the
+// uncontended case.
 //
 // So chansem keeps every guarantee it declares (arrival order for single
 // permits, no barging TryAcquire, no starvation) and the contract's exact
@@ -103,7 +108,6 @@ import (
 
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/internal/check"
-	"github.com/semacat/sem/internal/grant"
 )
 
 const pkg = "chansem"
@@ -175,8 +179,9 @@ func (s *Semaphore) Available() int64 { return s.size - int64(len(s.slots)) }
 //
 // On success it returns nil. If ctx is already done it returns ctx.Err()
 // without acquiring, even when permits are free; if ctx is done while it
-// waits, it gives back any permits it gathered and returns ctx.Err(), also
-// when its last permit came in the same instant. If n exceeds the size it
+// waits, before its permits are granted, it gives back any permits it
+// gathered and returns ctx.Err(), also when its last permit came in the
+// same instant. If n exceeds the size it
 // returns at once an error wrapping sem.ErrExceedsSize. Acquire(ctx, 0)
 // returns ctx.Err() without blocking. It panics if n < 0.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
@@ -211,7 +216,7 @@ func (s *Semaphore) waitOne(ctx context.Context) error {
 	if err := s.send(ctx, &w); err != nil {
 		return w.end(err)
 	}
-	return w.end(s.keep(ctx, 1))
+	return w.end(s.grant(ctx, 1))
 }
 
 // acquireMany gathers n > 1 permits one at a time, holding the gate so that
@@ -238,15 +243,22 @@ func (s *Semaphore) acquireMany(ctx context.Context, n int64) error {
 			return w.end(err)
 		}
 	}
-	return w.end(s.keep(ctx, n))
+	return w.end(s.grant(ctx, n))
 }
 
-// keep ends an Acquire(ctx, n) that waited and took its n slots: it counts
-// them held and returns nil, unless ctx is done by now; then it gives them
-// back and returns ctx.Err().
-func (s *Semaphore) keep(ctx context.Context, n int64) error {
+// grant ends an Acquire(ctx, n) that waited and has taken its n slots. The
+// slots are not yet held by anyone, so nobody else can release them; the
+// grant is the moment they are counted held. If ctx is done by then, the
+// cancellation came first: grant gives the slots back and returns
+// ctx.Err(). Otherwise it counts them held and returns nil, and the grant is
+// final.
+func (s *Semaphore) grant(ctx context.Context, n int64) error {
+	if err := ctx.Err(); err != nil {
+		s.giveBack(n)
+		return err
+	}
 	s.held.Add(n)
-	return grant.Keep(ctx, s, n)
+	return nil
 }
 
 // testHookSend, when set by a test, runs just before a waiter's send.

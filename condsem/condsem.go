@@ -43,11 +43,10 @@
 //
 // Cancellation: sync.Cond has none, so a waiter whose context can be done
 // registers a context.AfterFunc callback that broadcasts, and stops it
-// before returning. A waiter that takes its permits looks at its context
-// once more on the way out: if it is done by then, the cancellation may have
-// come before the Release that freed them, and it wins (go.dev/issue/63615):
-// the waiter gives them back through Release, which wakes the others, and
-// returns ctx.Err(). The callback takes the mutex first: otherwise its
+// before returning. Every time a waiter wakes it looks at its context before
+// it looks at the permits, under the mutex: a cancellation that came before
+// the Release that freed them wins, and a waiter that took its permits has
+// them for good. The callback takes the mutex first: otherwise its
 // Broadcast could fall between a waiter's check of its context and its
 // Wait, find nobody to wake, and be lost. A canceled waiter holds nothing
 // and leaves the count untouched, so the plain variant needs no wake-up on
@@ -159,7 +158,7 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 		s.mu.Unlock()
 		return nil
 	}
-	return s.hook.wait(ctx, n, s, s.wait)
+	return s.hook.wait(ctx, n, s.wait)
 }
 
 // wait parks until n permits are free and takes them, or until ctx is
@@ -175,14 +174,18 @@ func (s *Semaphore) wait(ctx context.Context, n int64) error {
 		s.wanted -= n
 		s.mu.Unlock()
 	}()
-	for s.limit-s.cur < n {
+	for {
+		// The context first: a cancellation that came before the
+		// permits were free wins, even if they are free now.
 		if err := failure(ctx, n, s.size.Load(), s.closed); err != nil {
 			return err
 		}
+		if s.limit-s.cur >= n {
+			s.cur += n
+			return nil
+		}
 		s.cond.Wait()
 	}
-	s.cur += n
-	return nil
 }
 
 // failure returns the error a waiting Acquire(ctx, n) must return now, in

@@ -37,9 +37,9 @@ import (
 // Cancellation: a canceled waiter removes its ticket from the queue. If it
 // was the head, the request behind it becomes the head and may fit, so it
 // broadcasts; otherwise nothing changed for anyone else. As in the plain
-// variant, a head that takes its permits while its context is done gives
-// them back through Release, so a cancellation that came first wins and the
-// permits go to the request behind it.
+// variant, a woken waiter looks at its context before the permits, so a
+// cancellation that came first wins even at the head with its permits free,
+// and they go to the request behind it.
 //
 // Resize, Close and observation work as in the plain variant: the limit the
 // newcomer's check reads is zero once closed, and every waiter looks at the
@@ -122,7 +122,7 @@ func (s *Fair) Acquire(ctx context.Context, n int64) error {
 		s.mu.Unlock()
 		return nil
 	}
-	return s.hook.wait(ctx, n, s, s.wait)
+	return s.hook.wait(ctx, n, s.wait)
 }
 
 // wait queues a request for n permits and parks until it is at the head
@@ -134,11 +134,15 @@ func (s *Fair) wait(ctx context.Context, n int64) error {
 	t := s.next
 	s.next++
 	s.queue = append(s.queue, request{ticket: t, n: n})
-	for s.queue[0].ticket != t || s.limit-s.cur < n {
+	// The context first, as in the plain variant's wait.
+	for {
 		if err := failure(ctx, n, s.size.Load(), s.closed); err != nil {
 			s.leave(t)
 			s.mu.Unlock()
 			return err
+		}
+		if s.queue[0].ticket == t && s.limit-s.cur >= n {
+			break
 		}
 		s.cond.Wait()
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/internal/check"
-	"github.com/semacat/sem/internal/grant"
 )
 
 // Resize sets the size to size, which must be at least 1; it panics
@@ -94,27 +93,18 @@ func (h *waitHook) set(f func(sem.WaitEvent)) {
 	h.f.Store(&f)
 }
 
-// wait ends an Acquire(ctx, n) on s that must wait, called with s's mutex
-// held: wait(ctx, n) waits for the permits and releases the mutex, and
-// grant.Keep lets a cancellation that came first win. It returns what the
-// Acquire returns, after reporting the wait to the installed function, if
-// any; with none, it reads no clock.
-func (h *waitHook) wait(ctx context.Context, n int64, s grant.Releaser, wait func(context.Context, int64) error) error {
+// wait ends an Acquire(ctx, n) that must wait, called with the
+// semaphore's mutex held: wait(ctx, n) waits for the permits and releases
+// the mutex. It returns what the Acquire returns, after reporting the wait
+// to the installed function, if any; with none, it reads no clock.
+func (h *waitHook) wait(ctx context.Context, n int64, wait func(context.Context, int64) error) error {
 	f := h.f.Load()
 	if f == nil {
-		return keep(ctx, n, s, wait(ctx, n))
+		return wait(ctx, n)
 	}
 	e := sem.WaitEvent{N: n, Start: time.Now()}
-	e.Err = keep(ctx, n, s, wait(ctx, n))
+	e.Err = wait(ctx, n)
 	e.End = time.Now()
 	(*f)(e)
 	return e.Err
-}
-
-// keep returns err if the wait failed, otherwise what grant.Keep decides.
-func keep(ctx context.Context, n int64, s grant.Releaser, err error) error {
-	if err != nil {
-		return err
-	}
-	return grant.Keep(ctx, s, n)
 }

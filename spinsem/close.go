@@ -57,10 +57,13 @@ func (s *Semaphore) settleLocked() {
 	}
 }
 
-// failure returns the error of a waiter that failLocked took out of the
-// queue, or nil.
+// failure returns the error of a waiter that was taken out of the queue
+// without its permits, by failLocked or by a handoff that found its context
+// done, or nil.
 func failure(w *waitq.Waiter) error {
 	switch {
+	case w.Err != nil:
+		return w.Err
 	case w.Since == failedClosed:
 		return check.Closed(pkg, w.N)
 	case w.Since < 0:

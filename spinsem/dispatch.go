@@ -42,7 +42,9 @@ func (s *Semaphore) dispatchLocked() {
 
 // handoffLocked, with s.mu held and the semaphore starving, hands free
 // permits to the waiters at the head of the queue, in order, while their
-// requests fit. It leaves starvation mode when the queue empties or a
+// requests fit. A head whose context is done is failed with its error
+// instead: the cancellation came before the handoff, so it wins, and a
+// handoff once made is final. It leaves starvation mode when the queue empties or a
 // waiter is served that waited less than starvationThreshold, and then
 // serves the queue in normal mode.
 func (s *Semaphore) handoffLocked() {
@@ -51,6 +53,12 @@ func (s *Semaphore) handoffLocked() {
 		if w == nil {
 			s.state.And(^uint64(waiting | starving))
 			return
+		}
+		if err := w.Ctx.Err(); err != nil {
+			w.Err = err
+			s.withdrawLocked(w)
+			w.Wake()
+			continue
 		}
 		last := s.q.Len() == 1
 		young := s.nanotime()-w.Since < int64(starvationThreshold)

@@ -106,7 +106,7 @@ func ExampleSemaphore_Resize() {
 	fmt.Println(errors.Is(err, sem.ErrExceedsSize))
 	// Output:
 	// size: 4 available: 2
-	// size: 1 available: 0
+	// size: 1 available: -1
 	// after one release: false
 	// after both: true
 	// true

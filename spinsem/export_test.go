@@ -55,3 +55,10 @@ func SetTestHookPark(f func()) (restore func()) {
 }
 
 const StarvationThreshold = starvationThreshold
+
+// MaxSizeDerived is MaxSize as it derives from the state word's layout.
+const MaxSizeDerived = 1<<(63-permitShift) - 1
+
+// PermitShift is the number of low bits of the state word that are not
+// free permits.
+const PermitShift = permitShift

@@ -8,8 +8,8 @@ import (
 )
 
 // Waiting reports how many Acquire calls are parked in the queue and how
-// many permits they ask for in total. A call that is still spinning, for at
-// most spinMax short rounds before it parks, is not counted: counting it
+// many permits they ask for in total. A call that is still spinning, for a
+// few short rounds before it parks, is not counted: counting it
 // would put a shared counter on the spinners' path. It is a snapshot, stale
 // as soon as it returns. With OnWait it implements sem.Observer.
 func (s *Semaphore) Waiting() (requests int, permits int64) {

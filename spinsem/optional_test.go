@@ -77,7 +77,7 @@ func TestResizeShrinkKeepsHeldPermits(t *testing.T) {
 	s.Resize(2)
 	assert.Equal(t, int64(2), s.Size())
 	assert.Equal(t, spinsem.Mode{Free: -1}, s.Mode())
-	assert.Equal(t, int64(0), s.Available())
+	assert.Equal(t, int64(-1), s.Available(), "Available is the size minus the held permits")
 	assert.False(t, s.TryAcquire(1), "a permit was free while 3 of 2 were held")
 	s.Release(1)
 	assert.False(t, s.TryAcquire(1), "a permit was free while 2 of 2 were held")
@@ -333,4 +333,13 @@ func TestNewAvailableBadInput(t *testing.T) {
 		func() { spinsem.NewAvailable(2, -1) })
 	assert.PanicsWithValue(t, "spinsem: NewAvailable(2, 3): available must be between 0 and the size",
 		func() { spinsem.NewAvailable(2, 3) })
+}
+
+// MaxSize is written as a literal, so that its documentation shows its value;
+// it must stay what the state word's layout gives, and the doc's figures
+// with it.
+func TestMaxSizeLiteral(t *testing.T) {
+	assert.Equal(t, int64(spinsem.MaxSizeDerived), int64(spinsem.MaxSize))
+	assert.Equal(t, 18, spinsem.PermitShift, "MaxSize's doc counts 18 bits of flags and counters")
+	assert.Equal(t, int64(1)<<45-1, int64(spinsem.MaxSize), "MaxSize's doc says 2^45-1")
 }

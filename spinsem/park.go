@@ -4,17 +4,17 @@ import (
 	"context"
 
 	"github.com/semacat/sem/internal/check"
-	"github.com/semacat/sem/internal/grant"
 	"github.com/semacat/sem/internal/waitq"
 )
 
-// wait spins, then parks.
+// wait spins, then parks. Every place where it may take its permits, in a
+// spin round, under the mutex before it queues, on its turn after a
+// wake-up, or when they are handed to it, looks at ctx first: a
+// cancellation that came first wins there, and permits once taken are
+// kept.
 func (s *Semaphore) wait(ctx context.Context, n int64) error {
 	if s.spin(ctx, n) {
-		return grant.Keep(ctx, s, n)
-	}
-	if err := ctx.Err(); err != nil {
-		return err
+		return nil
 	}
 	return s.park(ctx, n)
 }
@@ -24,13 +24,10 @@ func (s *Semaphore) wait(ctx context.Context, n int64) error {
 func (s *Semaphore) park(ctx context.Context, n int64) error {
 	refreshProcs()
 	s.mu.Lock()
-	w, err := s.takeOrQueueLocked(n)
+	w, err := s.takeOrQueueLocked(ctx, n)
 	s.mu.Unlock()
-	if err != nil {
-		return err
-	}
 	if w == nil {
-		return grant.Keep(ctx, s, n)
+		return err
 	}
 	if testHookPark != nil {
 		testHookPark()
@@ -39,10 +36,7 @@ func (s *Semaphore) park(ctx context.Context, n int64) error {
 		select {
 		case <-w.Woken():
 			if done, err := s.served(w); done {
-				if err != nil {
-					return err
-				}
-				return grant.Keep(ctx, s, n)
+				return err
 			}
 		case <-ctx.Done():
 			return s.cancel(ctx, w)
@@ -56,11 +50,19 @@ var testHookPark func()
 
 // served handles a wake-up of w and reports whether w is done waiting and
 // has left the queue: it holds its permits, handed to it or taken on its
-// turn, or it was failed by Close or Resize, and then the error says why.
+// turn, or it failed, and then the error says why: its context was done
+// before the permits were handed to it or before its turn, or Close or
+// Resize failed it.
 func (s *Semaphore) served(w *waitq.Waiter) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	err := failure(w)
+	if err == nil && !w.Granted {
+		if err = w.Ctx.Err(); err != nil {
+			s.withdrawLocked(w)
+			s.dispatchLocked()
+		}
+	}
 	done := err != nil || w.Granted || s.retryLocked(w)
 	if done {
 		s.q.Recycle(w)
@@ -68,11 +70,14 @@ func (s *Semaphore) served(w *waitq.Waiter) (bool, error) {
 	return done, err
 }
 
-// takeOrQueueLocked, with s.mu held, takes n permits if it may, or queues a
-// waiter for them at the tail. It returns the waiter, or nil if it took the
-// permits, or an error if the semaphore is closed or n exceeds its size,
-// which cannot change while s.mu is held.
-func (s *Semaphore) takeOrQueueLocked(n int64) (*waitq.Waiter, error) {
+// takeOrQueueLocked, with s.mu held, takes n permits for an Acquire(ctx, n)
+// if it may, or queues a waiter for them at the tail. It returns the waiter,
+// or nil if it took the permits, or an error if ctx is done, the semaphore
+// is closed or n exceeds its size, which cannot change while s.mu is held.
+func (s *Semaphore) takeOrQueueLocked(ctx context.Context, n int64) (*waitq.Waiter, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	for {
 		old := s.state.Load()
 		if err := closedErr(old, n); err != nil {
@@ -91,7 +96,7 @@ func (s *Semaphore) takeOrQueueLocked(n int64) (*waitq.Waiter, error) {
 			break
 		}
 	}
-	w := s.q.PushBack(n)
+	w := s.q.PushBack(ctx, n)
 	w.Since = s.nanotime()
 	s.parked[w] = struct{}{}
 	return w, nil
@@ -129,28 +134,38 @@ func (s *Semaphore) retryLocked(w *waitq.Waiter) bool {
 
 // cancel takes w out of the semaphore after ctx is done while it waits,
 // leaving the semaphore as if it had never asked, and returns ctx.Err().
+// If the permits were handed to w in the meantime, the handoff looked at
+// ctx first, so it came before the cancellation: it is final, and cancel
+// returns nil.
 func (s *Semaphore) cancel(ctx context.Context, w *waitq.Waiter) error {
 	s.mu.Lock()
-	if w.Granted {
-		// Permits were handed to w as its context ended, and the
-		// cancellation may have come first: hand them on.
-		s.state.Add(uint64(w.N) << permitShift)
-	} else {
-		clear := uint64(0)
-		if s.wokenW == w {
-			s.wokenW = nil
-			clear |= woken
-		}
-		s.unqueueLocked(w)
-		if s.q.Len() == 0 {
-			clear |= waiting | starving
-		}
-		s.state.And(^clear)
+	defer s.mu.Unlock()
+	granted := w.Granted
+	if !granted {
+		s.withdrawLocked(w)
+		s.dispatchLocked()
 	}
 	s.q.Recycle(w)
-	s.dispatchLocked()
-	s.mu.Unlock()
+	if granted {
+		return nil
+	}
 	return ctx.Err()
+}
+
+// withdrawLocked, with s.mu held, takes w out of the queue without its
+// permits, with the flags that stood for it. It does nothing to a w that
+// Close or Resize already took out, beyond the flags.
+func (s *Semaphore) withdrawLocked(w *waitq.Waiter) {
+	clear := uint64(0)
+	if s.wokenW == w {
+		s.wokenW = nil
+		clear |= woken
+	}
+	s.unqueueLocked(w)
+	if s.q.Len() == 0 {
+		clear |= waiting | starving
+	}
+	s.state.And(^clear)
 }
 
 // unqueueLocked, with s.mu held, takes w out of the queue. It does nothing

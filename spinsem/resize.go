@@ -32,9 +32,9 @@ import "github.com/semacat/sem/internal/check"
 // may see a later size and think an honest Release an over-release: Release
 // then looks again under the mutex, which Resize holds, before it panics. A
 // fast-path compare-and-swap that raced with a Resize fails, since the
-// generation changed; a stale success would need 1<<genBits Resizes between
-// one goroutine's load and its compare-and-swap, and the free permits back
-// at the same value.
+// generation changed; a stale success would need the generation counter to
+// go round a whole cycle of Resizes between one goroutine's load and its
+// compare-and-swap, and the free permits to be back at the same value.
 func (s *Semaphore) Resize(size int64) {
 	check.Resize(pkg, size)
 	check.SizeAtMost(pkg, "Resize", size, MaxSize)

@@ -44,6 +44,15 @@ func (s *Semaphore) spin(ctx context.Context, n int64) bool {
 	limit := min(2*avg/16+spinMin, spinMax)
 	done := ctx.Done()
 	for i := int32(0); i < limit; i++ {
+		// The context before the permits: a cancellation that came
+		// before they were freed wins.
+		if done != nil {
+			select {
+			case <-done:
+				return false
+			default:
+			}
+		}
 		old := s.state.Load()
 		if old&noBarging != 0 {
 			break
@@ -51,13 +60,6 @@ func (s *Semaphore) spin(ctx context.Context, n int64) bool {
 		if free(old) >= n && s.state.CompareAndSwap(old, old-uint64(n)<<permitShift) {
 			s.adapt(avg, avg+(i*16-avg)/8)
 			return true
-		}
-		if done != nil {
-			select {
-			case <-done:
-				return false
-			default:
-			}
 		}
 		if spinHook != nil {
 			spinHook()

@@ -3,123 +3,26 @@
 // parks, and a starvation mode hands permits directly to a waiter that has
 // waited too long.
 //
-// # Design
+// It keeps the whole sem contract. Beyond it: no starvation. It does not
+// serve waiters in arrival order: a running goroutine may take free permits
+// before a parked one, which is what makes it fast, until a waiter has
+// waited past the threshold of sync.Mutex's starvation mode; then permits go
+// to the waiters in queue order, whatever their weight, until the queue has
+// caught up. It implements sem.Resizer, sem.Closer and sem.Observer, and
+// NewAvailable starts it with fewer free permits than its size.
 //
-// The state word holds the number of free permits above a resize
-// generation, a small counter and four flags: starving (permits go to the
-// head of the queue, nobody else may take them), woken (the head of the
-// queue has been woken and is on its way to try again, so a Release need not
-// wake anyone), waiting (the wait queue is not empty) and closed. The free
-// permits are signed: a shrink may leave more held than the size.
+// Choose spinsem for a hot semaphore whose permits are held briefly, where
+// throughput matters more than arrival order; choose weighted for strict
+// arrival order.
 //
-// Fast path. Acquire takes its permits with one compare-and-swap when enough
-// are free and the semaphore is not starving, whether or not goroutines are
-// parked: a running goroutine may barge past sleeping ones, which is what
-// makes the semaphore fast under contention. Release adds its permits with
-// one compare-and-swap (a CAS rather than an add, so that an over-release
-// panics before anything changes) and takes the slow path only when a parked
-// goroutine may need it: the queue is not empty and nobody has been woken,
-// or the semaphore is starving.
+//	s := spinsem.New(8)
+//	if err := s.Acquire(ctx, 1); err != nil {
+//		return err // ctx is done: nothing was acquired
+//	}
+//	defer s.Release(1)
 //
-// Spin. When the permits are not free, Acquire spins before it parks, on
-// the bet that a holder releases sooner than parking and waking would take.
-// It spins only where this can pay off: with more than one P, and not in
-// starvation mode (where permits are handed to parked waiters, so spinning
-// could never win). A round re-reads the state, tries the CAS if the permits
-// are free, checks the context and then busy-waits briefly. The number of
-// rounds adapts, in the spirit of glibc's adaptive mutex: a phase spins at
-// most twice the running average of the rounds that successful phases
-// needed, plus spinMin, and never more than spinMax; failed phases pull the
-// average down, so a phase stays far shorter than a park and a wake-up.
-// Spinning never happens while holding the internal mutex, and it stops at
-// once, acquiring nothing, when the context is done.
-//
-// Park. A goroutine that still cannot acquire takes the internal mutex,
-// tries once more, and otherwise sets the waiting flag in the same
-// compare-and-swap that confirmed the permits were short (so a Release that
-// follows is bound to see it), queues itself at the tail of a FIFO queue
-// (internal/waitq) and blocks on its own wake channel or on ctx.Done().
-// Parking and waking use channels, never the mutex, so testing/synctest sees
-// parked goroutines as durably blocked.
-//
-// Normal mode. A Release that takes the slow path wakes the head of the
-// queue if its request fits in the free permits, and sets woken; Releases
-// that follow leave the queue alone until the woken goroutine has tried
-// again. The woken goroutine competes with arriving ones and may lose: then
-// it stays at the front of the queue, where it was (sync.Mutex re-queues it
-// at the front; here it never leaves), and keeps its arrival time. Whoever
-// clears the woken flag (the woken goroutine, whether it won or lost, or its
-// cancellation) looks at the queue again and wakes the next head if it fits,
-// so no wake-up is lost. A head that does not fit blocks the waiters behind
-// it, but not arriving goroutines.
-//
-// Starvation mode. Barging can starve a waiter forever, especially a large
-// request that needs many permits free at once while small requests keep
-// cycling. The semaphore switches to starvation mode when the head of the
-// queue has waited more than starvationThreshold, the threshold of
-// sync.Mutex's starvation mode (measured with the monotonic clock, which
-// testing/synctest fakes), and either does not fit when a Release looks at
-// it, or was woken and lost, or was woken and has not run yet. The last case matters on a busy machine: a
-// woken goroutine may wait a whole scheduler time slice for a processor while
-// the barging goroutines never block, and meanwhile Releases skip the queue.
-// So every 64th Release that skips counts in the state word's counter, and
-// takes the slow path anyway to check the head's age. In starvation mode
-// arriving goroutines neither take permits nor spin (Acquire queues at the
-// tail, TryAcquire fails), and freed permits accumulate until they are
-// handed, under the mutex, directly to the head of the queue: its permits are
-// taken for it, Granted is set and it is woken already holding them, even if
-// it was on its way. Waiters are served strictly in queue order, so a large
-// request is never passed. The semaphore returns to normal mode when the
-// queue empties, or when a handoff goes to a waiter that had waited less than
-// the threshold (the rule of sync.Mutex: the waiters behind it arrived later
-// still, so nobody starves any more, and the strictly ordered mode costs
-// throughput).
-//
-// Fairness trade-off. Normal mode gives throughput: a goroutine that is
-// running takes permits without a context switch, and may take them many
-// times in a row while others sleep, so there is no FIFO order and TryAcquire
-// barges past waiters. Starvation mode bounds the wait: a waiter is passed by
-// barging goroutines for about the threshold at most, then served in queue
-// order, whatever its weight.
-//
-// Cancellation. A done context is checked before anything is taken, between
-// spin rounds, and while parked. A parked waiter whose context is done
-// leaves the queue (waking or serving whoever may now proceed), and the
-// semaphore is as if it had never asked. A cancellation that comes before
-// the permits are taken wins, as in x/sync since go.dev/issue/63615: a
-// waiter that takes its permits after spinning or waiting, or is handed
-// them, looks at its context once more, and if it is done by then gives
-// them back and returns the context's error, since the cancellation may
-// have come first. Only goroutines that spun or parked pay for that look.
-//
-// Resize, Close, observation. Each folds into the word the fast paths
-// already read, so they gain no work. Close sets the closed flag, which
-// Acquire and TryAcquire test in the same mask as starving, so a closed
-// semaphore sends them to the slow path, which fails; parked waiters are
-// taken out of the queue and woken to fail. Resize adds the difference of
-// sizes to the free permits (below zero if need be) and bumps the
-// generation in one compare-and-swap, so a concurrent fast path's
-// compare-and-swap fails and it looks again; the size itself lives outside
-// the word, in the slot the generation picks (Resize explains why that
-// snapshot is exact). Waiting counts parked waiters; OnWait's function is
-// looked up only on the slow path.
-//
-// # Tuning
-//
-// The spin budget (spinMin, spinMax, spinIters) and starvationThreshold are
-// constants. They were chosen by running the harness's scenarios with each
-// alternative: no spinning, runtime.Gosched between rounds, longer fixed
-// and adaptive budgets. Spinning a few rounds helped; long adaptive phases
-// did not, because with more goroutines than processors the holder is often
-// not running. Yielding between rounds was dangerous: when the other
-// goroutines never block, one yield can cost a whole time slice, and a large
-// request that spun with Gosched waited many of them before it even parked.
-// That comparison is BenchmarkSpin in spinsem/spin_test.go at commit
-// bf1cebcba9f7 (run it there with `go test -bench Spin ./spinsem` and
-// compare with `benchstat -col /spin`). BenchmarkSemaphore in benchmarks
-// measures the shipped configuration against sync.Mutex, a raw channel and
-// x/sync's Weighted; BenchmarkLargeUnderHammer here measures how long a
-// large request waits for starvation mode to serve it.
+// How it works, and how its spin budget was tuned, is told in a comment in
+// design.go.
 package spinsem
 
 import (
@@ -165,18 +68,20 @@ const (
 // permits: one test on the fast path covers both.
 const noBarging = starving | closed
 
-// MaxSize is the largest size a semaphore can have: the free permits share
-// one word with the flags, and are signed, since after a Resize that shrinks
-// the semaphore more permits may be held than its size.
-const MaxSize = 1<<(63-permitShift) - 1
+// MaxSize is the largest size a semaphore can have, 2^45-1: the free
+// permits share one 64-bit word with 18 bits of flags and counters, and are
+// signed, since after a Resize that shrinks the semaphore more permits may
+// be held than its size.
+const MaxSize = 35184372088831 // 1<<45 - 1; TestMaxSizeLiteral checks it against the word's layout
 
 // starvationThreshold is how long the head of the queue may wait before it
 // switches the semaphore to starvation mode, as in sync.Mutex.
 const starvationThreshold = time.Millisecond
 
 // Semaphore is a weighted semaphore that spins before it parks and switches
-// to direct handoff when a waiter starves. It implements sem.Semaphore. The
-// zero value is not usable; call New.
+// to direct handoff when a waiter starves. It implements sem.Semaphore,
+// sem.Resizer, sem.Closer and sem.Observer. The zero value is not usable;
+// call New or NewAvailable.
 type Semaphore struct {
 	state  atomic.Uint64                       // free<<permitShift | gen | skipped | flags
 	sizes  [2]atomic.Int64                     // the size is sizes[gen&1] (see Resize)
@@ -229,11 +134,12 @@ func (s *Semaphore) Size() int64 { return s.sizeAt(s.state.Load()) }
 // sizeAt returns the size of the semaphore when its state was state.
 func (s *Semaphore) sizeAt(state uint64) int64 { return s.sizes[state>>genShift&1].Load() }
 
-// Available returns the number of permits free at this instant: none while a
-// shrink leaves more permits held than the size. In starvation mode free
-// permits may be set aside for the head of the queue. It is a snapshot for
-// monitoring and teaching, stale as soon as it returns.
-func (s *Semaphore) Available() int64 { return max(free(s.state.Load()), 0) }
+// Available returns the number of permits free at this instant: the size
+// minus the permits held, negative while a shrink leaves more permits held
+// than the size. In starvation mode free permits may be set aside for the
+// head of the queue. It is a snapshot for monitoring and teaching, stale as
+// soon as it returns.
+func (s *Semaphore) Available() int64 { return free(s.state.Load()) }
 
 // free returns the free permits in state, negative when more are held than
 // the size.
@@ -247,8 +153,8 @@ func free(state uint64) int64 { return int64(state) >> permitShift }
 // On success it returns nil and the caller holds n permits. If ctx is already
 // done it returns ctx.Err() without acquiring, even when permits are free; if
 // ctx is done while it spins or waits, it returns ctx.Err() holding nothing,
-// also when its permits came in the same instant, and the semaphore is as if
-// it had never been called. If n exceeds the size it returns at once an
+// and the semaphore is as if it had never been called; once its permits
+// are taken or handed to it, it returns nil even if ctx is done by then. If n exceeds the size it returns at once an
 // error wrapping sem.ErrExceedsSize. After Close it returns an error
 // wrapping sem.ErrClosed (or ctx.Err() if ctx is done). Acquire(ctx, 0)
 // returns the same errors without blocking, and otherwise nil. It panics if

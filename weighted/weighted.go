@@ -2,98 +2,24 @@
 // arrival order: the design of golang.org/x/sync/semaphore.Weighted, made to
 // take no mutex when nobody waits and to allocate nothing when someone does.
 //
-// # Design
+// It keeps the whole sem contract. Beyond it: requests of any weight are
+// served first come, first served; a large request is never starved, since
+// a request at the head that does not fit blocks the smaller ones behind
+// it; and TryAcquire fails while anyone waits, so nobody barges. It
+// implements sem.Resizer, sem.Closer and sem.Observer, and NewAvailable
+// starts it with fewer free permits than its size.
 //
-// One atomic word holds the state: the number of free permits, shifted left
-// by one, and in the low bit a flag that sends every caller to the mutex. It
-// is set while the wait queue is not empty, and also while the semaphore is
-// closed or a shrink has left more permits held than the size. Everything else (the queue of
-// waiters, the size, and every change of the flag) is guarded by a mutex;
-// the size is also kept in an atomic word so that the fast paths can read
-// it without the mutex.
+// Choose weighted when requests carry different weights and must be served
+// in arrival order. The price of that order is that under contention every
+// Acquire parks and is woken, where spinsem lets running goroutines barge.
 //
-// Fast paths. While the flag is clear nobody waits, so an Acquire or
-// TryAcquire whose request fits takes its permits with one compare-and-swap
-// of the whole word, and a Release gives them back the same way. Because the
-// swap covers the flag too, it fails if a waiter queued in the meantime, and
-// the caller falls back to the mutex: no fast path ever passes a waiter.
-// Uncontended, an Acquire+Release pair costs two atomic read-modify-writes
-// where x/sync's costs four (a Lock and an Unlock each); the rest of the
-// pair is the interface calls and the contract's context and argument
-// checks, which both pay. BenchmarkSemaphore/uncontended in benchmarks
-// compares the two.
+//	s := weighted.New(10) // 10 units of memory, say
+//	if err := s.Acquire(ctx, 3); err != nil {
+//		return err // ctx is done: nothing was acquired
+//	}
+//	defer s.Release(3)
 //
-// Slow path. An Acquire that does not fit takes the mutex and looks again.
-// If the queue is still empty and the request now fits, it takes the permits.
-// Otherwise it sets the flag with a compare-and-swap from the very state it
-// found too small, so that a fast-path Release landing between the check and
-// the flag makes the swap fail and the check run again; without that, the
-// waiter could go to sleep on permits that had just come back, with nobody
-// left to wake it. It then queues a node at the tail, unlocks, and parks on
-// the node's channel. A Release that finds the flag set takes the mutex, adds
-// its permits, and grants them from the head of the queue for as long as the
-// head fits: it subtracts the head's permits, marks it granted, removes it
-// and wakes it. It never wakes a waiter that cannot proceed, and a woken
-// waiter never has to look at the state again: its permits are already its
-// own. The flag is cleared, under the mutex, when the queue empties (and the
-// semaphore is neither closed nor over-held), and the fast paths open again.
-//
-// Resize, Close and observation cost the fast paths nothing: each begins by
-// setting the flag, so from then on every fast-path swap fails and every
-// caller meets the mutex, where the closed flag, the new size and the
-// permits owed are looked at. A shrink below the permits held cannot store a
-// negative count in the word; it stores zero free permits, keeps the excess
-// as a debt that releases pay first, and leaves the flag set until the debt
-// is paid. A Release on the fast path reads the size after the state word;
-// if the permits would exceed that size it does not panic there but retries
-// under the mutex, so a Resize racing it can never make a correct Release
-// panic. (The converse is not airtight: a Release of more than is held that
-// races a shrink, and finds the state word brought back to the value it
-// loaded by other releases, can pass the check against the old size. Only
-// a program that already over-releases can meet it.) Waiting and OnWait read the queue under the mutex; the wait
-// function is loaded only by an Acquire that queues, and with none
-// installed nothing reads the clock.
-//
-// Allocation. Queue nodes and their wake channels come from internal/waitq,
-// which keeps a free list per semaphore: in steady state a blocked Acquire
-// allocates nothing, where x/sync's allocates a list element and a channel
-// each time (see allocs/op in the contended scenarios of BenchmarkSemaphore).
-//
-// Cancellation. A cancellation that comes before the grant wins, as in
-// x/sync since go.dev/issue/63615. A waiter whose context is done takes the
-// mutex. If it was not granted, it leaves the queue, and the waiters behind
-// it that now fit are granted. If it was, the grant and the cancellation
-// crossed, and nothing tells which came first: it hands the permits on the
-// same way. Either way it returns ctx.Err() holding nothing. A waiter woken
-// by its grant looks at ctx.Done() once more before it returns, and gives
-// the permits back if the context is done by then, since its select may
-// pick the wake-up when both are ready. Only waiters pay for that look.
-//
-// # Fairness, and what it costs
-//
-// Admission is strictly first come, first served, whatever the weights: a
-// request at the head that does not fit blocks every request behind it,
-// however small, so a large request is never starved; and TryAcquire fails
-// while anyone is queued. An Acquire is in line from the moment it is
-// queued; two callers that both find the fast path open race for it, exactly
-// as two callers race for x/sync's mutex.
-//
-// The price is the convoy. Once more goroutines want permits than there are,
-// the queue never empties: each Release hands its permits to a parked waiter
-// and the releasing goroutine, calling Acquire again, must queue and park
-// behind the others. Every Acquire then costs a park and a wake-up, as a
-// blocked send on a buffered channel does; sync.Mutex goes faster only by
-// letting a running goroutine barge past parked ones, which this semaphore
-// promises never to do. The contended scenarios of BenchmarkSemaphore
-// compare it with x/sync's Weighted and with a raw channel, which parks and
-// wakes the same way: what is left between this package and the channel is
-// its mutex, which a channel does not need.
-//
-// Tried and not kept, for want of a gain beyond the benchmarks' noise in
-// paired runs of BenchmarkSemaphore: spinning on TryLock before blocking on
-// the mutex (a mutex profile showed more time blocked, not less); waking
-// the first grantee after unlocking; and handing nodes back through an
-// atomic slot instead of taking the mutex to recycle them.
+// How it works, and why, is told in a comment in design.go.
 package weighted
 
 import (
@@ -103,7 +29,6 @@ import (
 
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/internal/check"
-	"github.com/semacat/sem/internal/grant"
 	"github.com/semacat/sem/internal/waitq"
 )
 
@@ -177,9 +102,9 @@ func free(state uint64) int64 { return int64(state >> 1) }
 //
 // On success it returns nil and the caller holds n permits. If ctx is already
 // done it returns ctx.Err() without acquiring, even when permits are free. If
-// ctx is done while it waits, it returns ctx.Err() holding nothing, and the
-// waiters behind it are served if they now fit; that holds also when its
-// permits were granted in the same instant: it hands them on. If n exceeds
+// ctx is done while it waits, before its permits are granted, it returns
+// ctx.Err() holding nothing, and the waiters behind it are served if they
+// now fit; once granted, it returns nil even if ctx is done by then. If n exceeds
 // the size it returns at once an error wrapping sem.ErrExceedsSize. Once the
 // semaphore is closed it returns an error wrapping sem.ErrClosed.
 // Acquire(ctx, 0) returns ctx.Err() without blocking, or that error once
@@ -263,7 +188,7 @@ func (s *Semaphore) Release(n int64) {
 // for its grant or for ctx.
 func (s *Semaphore) acquireSlow(ctx context.Context, n int64) error {
 	s.mu.Lock()
-	w, err := s.enqueue(n)
+	w, err := s.enqueue(ctx, n)
 	s.mu.Unlock()
 	if w == nil {
 		return err
@@ -273,7 +198,6 @@ func (s *Semaphore) acquireSlow(ctx context.Context, n int64) error {
 
 // park blocks the queued waiter w until its grant, its failure, or ctx.
 func (s *Semaphore) park(ctx context.Context, w *waitq.Waiter) error {
-	n := w.N
 	done := ctx.Done()
 	if done == nil {
 		<-w.Woken()
@@ -284,10 +208,7 @@ func (s *Semaphore) park(ctx context.Context, w *waitq.Waiter) error {
 	}
 	select {
 	case <-w.Woken():
-		if err := s.recycle(w); err != nil {
-			return err
-		}
-		return grant.Keep(ctx, s, n)
+		return s.recycle(w)
 	case <-done:
 		return s.cancel(ctx, w)
 	}
@@ -302,12 +223,12 @@ var testHookPark func()
 // a fast-path Release can race a new waiter.
 var testHookQueue func()
 
-// enqueue, called with s.mu held, returns the error of an Acquire(n) that
+// enqueue, called with s.mu held, returns the error of an Acquire(ctx, n) that
 // must fail: the semaphore is closed, or n exceeds a size shrunk since the
 // caller looked. Otherwise it takes n permits if nobody is queued and they
 // are free, and returns nil, nil; or it queues a waiter for them and sets
 // the slow bit, which sends every Release and Acquire to the mutex.
-func (s *Semaphore) enqueue(n int64) (*waitq.Waiter, error) {
+func (s *Semaphore) enqueue(ctx context.Context, n int64) (*waitq.Waiter, error) {
 	if s.closed {
 		return nil, check.Closed(pkg, n)
 	}
@@ -334,7 +255,7 @@ func (s *Semaphore) enqueue(n int64) (*waitq.Waiter, error) {
 			}
 		}
 		s.wanted += n
-		return s.q.PushBack(n), nil
+		return s.q.PushBack(ctx, n), nil
 	}
 }
 
@@ -371,7 +292,9 @@ func (s *Semaphore) put(n int64) {
 // grant, called with s.mu held and the slow bit set, hands permits to the
 // waiters at the head of the queue for as long as the head fits, wakes them,
 // and clears the slow bit when the queue empties, unless the semaphore is
-// closed or permits are owed.
+// closed or permits are owed. A head whose context is done is failed with
+// its error instead, whether or not it fits: the cancellation came before
+// this grant, so it wins, and a grant once made is final.
 func (s *Semaphore) grant() {
 	for {
 		w := s.q.Front()
@@ -380,6 +303,10 @@ func (s *Semaphore) grant() {
 				s.state.And(^uint64(slow))
 			}
 			return
+		}
+		if err := w.Ctx.Err(); err != nil {
+			s.fail(w, err)
+			continue
 		}
 		old := s.state.Load()
 		if free(old) < w.N {
@@ -417,20 +344,22 @@ func (s *Semaphore) recycle(w *waitq.Waiter) error {
 	return err
 }
 
-// cancel withdraws the waiter w whose ctx is done. If w was granted in the
-// meantime, it hands the permits on: the cancellation may have come first.
-// If w was failed in the meantime, the done context still wins. Recycle
-// discards the wake-up.
+// cancel withdraws the waiter w whose ctx is done and returns ctx.Err(),
+// unless w was granted its permits in the meantime: the grant came before
+// the cancellation (grant looks at the context), so it is final and cancel
+// returns nil. If w was failed in the meantime, the done context still
+// wins. Recycle discards the wake-up.
 func (s *Semaphore) cancel(ctx context.Context, w *waitq.Waiter) error {
 	s.mu.Lock()
-	switch {
-	case w.Granted:
-		s.put(w.N)
-	case w.Err == nil:
+	defer s.mu.Unlock()
+	granted := w.Granted
+	if !granted && w.Err == nil {
 		s.dequeue(w)
+		s.grant()
 	}
 	s.q.Recycle(w)
-	s.grant()
-	s.mu.Unlock()
+	if granted {
+		return nil
+	}
 	return ctx.Err()
 }

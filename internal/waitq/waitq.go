@@ -18,10 +18,16 @@
 // mutex. Only Wake and Woken may be used without that mutex.
 package waitq
 
+import "context"
+
 // Waiter is a goroutine parked in a Queue.
 type Waiter struct {
 	// N is the number of permits the waiter wants.
 	N int64
+	// Ctx is the context of the waiting Acquire. The semaphore looks at
+	// it at the moment it would grant the permits, so that a cancellation
+	// that came first wins and a grant, once made, is final.
+	Ctx context.Context
 	// Granted is set by the semaphore, under its mutex, when it hands the
 	// waiter its permits directly; its meaning is the semaphore's.
 	Granted bool
@@ -72,9 +78,11 @@ func (q *Queue) Len() int { return q.len }
 // Front returns the first waiter, or nil when the queue is empty.
 func (q *Queue) Front() *Waiter { return q.head }
 
-// PushBack queues a waiter for n permits at the tail and returns it.
-func (q *Queue) PushBack(n int64) *Waiter {
+// PushBack queues a waiter for n permits, whose Acquire has the context
+// ctx, at the tail and returns it.
+func (q *Queue) PushBack(ctx context.Context, n int64) *Waiter {
 	w := q.get(n)
+	w.Ctx = ctx
 	w.prev = q.tail
 	if q.tail != nil {
 		q.tail.next = w
@@ -115,7 +123,7 @@ func (q *Queue) Recycle(w *Waiter) {
 	case <-w.wake:
 	default:
 	}
-	w.N, w.Granted, w.Since, w.Err = 0, false, 0, nil
+	w.N, w.Ctx, w.Granted, w.Since, w.Err = 0, nil, false, 0, nil
 	w.next = q.free
 	q.free = w
 }

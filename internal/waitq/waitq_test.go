@@ -1,6 +1,7 @@
 package waitq
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,6 +12,8 @@ import (
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
+
+var bg = context.Background()
 
 // weights lists the queue front to back, checking the back links agree.
 func weights(t *testing.T, q *Queue) []int64 {
@@ -30,9 +33,9 @@ func weights(t *testing.T, q *Queue) []int64 {
 
 func TestFIFO(t *testing.T) {
 	var q Queue
-	q.PushBack(9)
-	a, b := q.PushBack(1), q.PushBack(2)
-	q.PushBack(3)
+	q.PushBack(bg, 9)
+	a, b := q.PushBack(bg, 1), q.PushBack(bg, 2)
+	q.PushBack(bg, 3)
 	assert.Equal(t, []int64{9, 1, 2, 3}, weights(t, &q))
 	q.Remove(b) // middle
 	assert.Equal(t, []int64{9, 1, 3}, weights(t, &q))
@@ -48,17 +51,22 @@ func TestFIFO(t *testing.T) {
 
 func TestRecycleReusesWithoutStaleWake(t *testing.T) {
 	var q Queue
-	w := q.PushBack(4)
+	w := q.PushBack(bg, 4)
 	w.Granted, w.Since = true, 7
 	w.Wake()
 	w.Wake() // absorbed, never blocks
 	q.Remove(w)
 	q.Recycle(w)
-	again := q.PushBack(2)
+	again := q.PushBack(bg, 2)
 	require.Same(t, w, again, "a recycled waiter was not reused")
 	assert.Equal(t, int64(2), again.N)
 	assert.False(t, again.Granted)
 	assert.Zero(t, again.Since)
+	q.Remove(again)
+	q.Recycle(again)
+	assert.Nil(t, again.Ctx, "a recycled waiter keeps its context alive")
+	again = q.PushBack(bg, 2)
+	assert.Equal(t, bg, again.Ctx)
 	select {
 	case <-again.Woken():
 		t.Fatal("a wake-up from the waiter's previous use survived recycling")
@@ -69,9 +77,9 @@ func TestRecycleReusesWithoutStaleWake(t *testing.T) {
 
 func TestSteadyStateAllocatesNothing(t *testing.T) {
 	var q Queue
-	q.Recycle(func() *Waiter { w := q.PushBack(1); q.Remove(w); return w }())
+	q.Recycle(func() *Waiter { w := q.PushBack(bg, 1); q.Remove(w); return w }())
 	allocs := testing.AllocsPerRun(100, func() {
-		w := q.PushBack(1)
+		w := q.PushBack(bg, 1)
 		w.Wake()
 		<-w.Woken()
 		q.Remove(w)

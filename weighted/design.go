@@ -1,0 +1,99 @@
+package weighted
+
+// This comment is the design of the package, kept apart from the package
+// documentation so that godoc leads with the API.
+//
+// Design
+//
+// One atomic word holds the state: the number of free permits, shifted left
+// by one, and in the low bit a flag that sends every caller to the mutex. It
+// is set while the wait queue is not empty, and also while the semaphore is
+// closed or a shrink has left more permits held than the size. Everything else (the queue of
+// waiters, the size, and every change of the flag) is guarded by a mutex;
+// the size is also kept in an atomic word so that the fast paths can read
+// it without the mutex.
+//
+// Fast paths. While the flag is clear nobody waits, so an Acquire or
+// TryAcquire whose request fits takes its permits with one compare-and-swap
+// of the whole word, and a Release gives them back the same way. Because the
+// swap covers the flag too, it fails if a waiter queued in the meantime, and
+// the caller falls back to the mutex: no fast path ever passes a waiter.
+// Uncontended, an Acquire+Release pair costs two atomic read-modify-writes
+// where x/sync's costs four (a Lock and an Unlock each); the rest of the
+// pair is the interface calls and the contract's context and argument
+// checks, which both pay. BenchmarkSemaphore/uncontended in benchmarks
+// compares the two.
+//
+// Slow path. An Acquire that does not fit takes the mutex and looks again.
+// If the queue is still empty and the request now fits, it takes the permits.
+// Otherwise it sets the flag with a compare-and-swap from the very state it
+// found too small, so that a fast-path Release landing between the check and
+// the flag makes the swap fail and the check run again; without that, the
+// waiter could go to sleep on permits that had just come back, with nobody
+// left to wake it. It then queues a node at the tail, unlocks, and parks on
+// the node's channel. A Release that finds the flag set takes the mutex, adds
+// its permits, and grants them from the head of the queue for as long as the
+// head fits: it subtracts the head's permits, marks it granted, removes it
+// and wakes it. It never wakes a waiter that cannot proceed, and a woken
+// waiter never has to look at the state again: its permits are already its
+// own. The flag is cleared, under the mutex, when the queue empties (and the
+// semaphore is neither closed nor over-held), and the fast paths open again.
+//
+// Resize, Close and observation cost the fast paths nothing: each begins by
+// setting the flag, so from then on every fast-path swap fails and every
+// caller meets the mutex, where the closed flag, the new size and the
+// permits owed are looked at. A shrink below the permits held cannot store a
+// negative count in the word; it stores zero free permits, keeps the excess
+// as a debt that releases pay first, and leaves the flag set until the debt
+// is paid. A Release on the fast path reads the size after the state word;
+// if the permits would exceed that size it does not panic there but retries
+// under the mutex, so a Resize racing it can never make a correct Release
+// panic. (The converse is not airtight: a Release of more than is held that
+// races a shrink, and finds the state word brought back to the value it
+// loaded by other releases, can pass the check against the old size. Only
+// a program that already over-releases can meet it.) Waiting and OnWait read the queue under the mutex; the wait
+// function is loaded only by an Acquire that queues, and with none
+// installed nothing reads the clock.
+//
+// Allocation. Queue nodes and their wake channels come from internal/waitq,
+// which keeps a free list per semaphore: in steady state a blocked Acquire
+// allocates nothing, where x/sync's allocates a list element and a channel
+// each time (see allocs/op in the contended scenarios of BenchmarkSemaphore).
+//
+// Cancellation. Whether a cancellation or the grant came first is decided
+// where the grant is made, under the mutex: before it hands permits to the
+// head of the queue, a Release looks at the head's context, and if it is
+// done fails the head with the context's error instead and goes on to the
+// next. A grant once made is final. A waiter whose select sees its context
+// done takes the mutex: if it was granted in the meantime it returns nil
+// holding its permits; otherwise it leaves the queue, the waiters behind it
+// that now fit are granted, and it returns ctx.Err() holding nothing. So no
+// waiter ever gives permits back on its way out, which could not be done
+// safely: between the grant and that moment another goroutine may legally
+// have released them.
+//
+// Fairness, and what it costs
+//
+// Admission is strictly first come, first served, whatever the weights: a
+// request at the head that does not fit blocks every request behind it,
+// however small, so a large request is never starved; and TryAcquire fails
+// while anyone is queued. An Acquire is in line from the moment it is
+// queued; two callers that both find the fast path open race for it, exactly
+// as two callers race for x/sync's mutex.
+//
+// The price is the convoy. Once more goroutines want permits than there are,
+// the queue never empties: each Release hands its permits to a parked waiter
+// and the releasing goroutine, calling Acquire again, must queue and park
+// behind the others. Every Acquire then costs a park and a wake-up, as a
+// blocked send on a buffered channel does; sync.Mutex goes faster only by
+// letting a running goroutine barge past parked ones, which this semaphore
+// promises never to do. The contended scenarios of BenchmarkSemaphore
+// compare it with x/sync's Weighted and with a raw channel, which parks and
+// wakes the same way: what is left between this package and the channel is
+// its mutex, which a channel does not need.
+//
+// Measured and rejected, for want of a gain beyond the benchmarks' noise in
+// paired runs of BenchmarkSemaphore: spinning on TryLock before blocking on
+// the mutex (a mutex profile showed more time blocked, not less); waking
+// the first grantee after unlocking; and handing nodes back through an
+// atomic slot instead of taking the mutex to recycle them.
