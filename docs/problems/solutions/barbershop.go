@@ -18,7 +18,10 @@ type Barbershop struct {
 	customer     sem.Semaphore // a customer is ready for a haircut
 	barber       sem.Semaphore // the barber is ready for a customer
 	customerDone sem.Semaphore
-	barberDone   sem.Semaphore
+	// barberDone may hold a signal for every customer in the shop: the
+	// barber can finish the next haircut before the last customer has
+	// taken its "done".
+	barberDone sem.Semaphore
 }
 
 // NewBarbershop returns an empty shop with chairs waiting chairs.
@@ -29,7 +32,7 @@ func NewBarbershop(newSemaphore NewSemaphore, chairs int) *Barbershop {
 		customer:     newSemaphore(int64(chairs+1), 0),
 		barber:       newSemaphore(1, 0),
 		customerDone: newSemaphore(1, 0),
-		barberDone:   newSemaphore(1, 0),
+		barberDone:   newSemaphore(int64(chairs+1), 0),
 	}
 }
 

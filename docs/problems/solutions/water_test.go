@@ -120,6 +120,6 @@ func TestH2O(t *testing.T) {
 			Solution: func(n solutions.NewSemaphore) water {
 				return &noHold{mutex: n(1, 1), oxyQueue: n(6, 0), hydQueue: n(12, 0)}
 			},
-			Want: "still bonding",
+			Want: "the molecule",
 		})
 }
