@@ -19,7 +19,8 @@ type river interface {
 }
 
 // Three hackers and a serf come at once; then five hackers and seven serfs
-// at seeded times: four boatloads in all.
+// within a few seeded ticks, so that boats form one right after another:
+// four boatloads in all.
 var riverProblem = check.Problem[func(solutions.NewSemaphore) river]{
 	Seeds: seeds,
 	Scenario: func(r *check.Run, newRiver func(solutions.NewSemaphore) river) {
@@ -33,10 +34,10 @@ var riverProblem = check.Problem[func(solutions.NewSemaphore) river]{
 		for i := range 8 {
 			hackerAt, serfAt := 0, 0
 			if i >= 3 {
-				hackerAt = 10 + r.Rand(50)
+				hackerAt = 10 + r.Rand(5)
 			}
 			if i >= 1 {
-				serfAt = 10 + r.Rand(50)
+				serfAt = 10 + r.Rand(5)
 			}
 			passenger(name("hacker", i), hackerAt, rv.Hacker)
 			passenger(name("serf", i), serfAt, rv.Serf)
