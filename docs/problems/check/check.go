@@ -24,6 +24,10 @@
 //     Acquire returns the context's error, and the run reports who was
 //     still waiting.
 //
+// A solution must wait only on its semaphores, with the context it is
+// given: a goroutine blocked on anything else when the clock runs out
+// makes synctest fail the test itself, with no verdict.
+//
 // Goroutines that serve forever (a barber, a cook, Santa) are started with
 // [Run.Serve]: their context is done once every goroutine started with
 // [Run.Go] has returned, and the error they then return is expected.
@@ -60,6 +64,8 @@ type Event struct {
 	End  bool          // the end of an action begun by an earlier event
 }
 
+// String formats e for a verdict: "3ms reader 2: read 0", with " ends"
+// for the end of an action.
 func (e Event) String() string {
 	end := ""
 	if e.End {

@@ -24,11 +24,6 @@ func (in *Inside) Who(what string) []string {
 	return slices.Sorted(maps.Keys(in.doing[what]))
 }
 
-// Began returns the events that began what, for the goroutines doing it.
-func (in *Inside) Began(what string) []Event {
-	return slices.Collect(maps.Values(in.doing[what]))
-}
-
 func (in *Inside) apply(e Event) {
 	if e.End {
 		delete(in.doing[e.What], e.Who)

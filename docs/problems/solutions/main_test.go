@@ -3,6 +3,7 @@ package solutions_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -28,6 +29,17 @@ func startFull(newSemaphore solutions.NewSemaphore) solutions.NewSemaphore {
 
 // name numbers the goroutines of one kind.
 func name(kind string, i int) string { return fmt.Sprintf("%s %d", kind, i) }
+
+// countKind counts the names that begin with kind.
+func countKind(names []string, kind string) int {
+	n := 0
+	for _, name := range names {
+		if strings.HasPrefix(name, kind) {
+			n++
+		}
+	}
+	return n
+}
 
 // each runs f for i in [0, n), stopping at the first error.
 func each(n int, f func(i int) error) error {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -66,22 +65,12 @@ func safeBoatloads(log []check.Event) error {
 				boat, rowed = nil, false
 			}
 			boat = append(boat, e.Who)
-			if h := hackers(boat); len(boat) == 4 && (h == 1 || h == 3) {
+			if h := countKind(boat, "hacker"); len(boat) == 4 && (h == 1 || h == 3) {
 				return fmt.Errorf("%v: the boat would be %v", e, boat)
 			}
 		}
 	}
 	return nil
-}
-
-func hackers(boat []string) int {
-	h := 0
-	for _, p := range boat {
-		if strings.HasPrefix(p, "hacker") {
-			h++
-		}
-	}
-	return h
 }
 
 // anyFour fills the boat with whoever comes, four at a time.

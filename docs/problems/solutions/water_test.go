@@ -3,7 +3,6 @@ package solutions_test
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -60,21 +59,11 @@ func moleculesOneByOne(log []check.Event) error {
 			molecule, ended = nil, 0
 		}
 		molecule = append(molecule, e.Who)
-		if o := oxygens(molecule); o > 1 || len(molecule)-o > 2 {
+		if o := countKind(molecule, "O"); o > 1 || len(molecule)-o > 2 {
 			return fmt.Errorf("%v: the molecule would be %v", e, molecule)
 		}
 	}
 	return nil
-}
-
-func oxygens(atoms []string) int {
-	o := 0
-	for _, a := range atoms {
-		if strings.HasPrefix(a, "O") {
-			o++
-		}
-	}
-	return o
 }
 
 // noHold lets the three atoms out of their queues but does not keep the
