@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,11 +48,19 @@ func runBroken(t *testing.T, e edit, pkg, run string, timeout time.Duration) out
 	ov := filepath.Join(dir, "overlay.json")
 	require.NoError(t, os.WriteFile(ov, overlay, 0o644))
 
+	return goTest(t, pkg, timeout, nil, "-overlay", ov, "-run", run)
+}
+
+// goTest runs go test -json on pkg (a path from the root) with the given
+// -timeout, extra environment and flags, and reports what failed.
+func goTest(t *testing.T, pkg string, timeout time.Duration, env []string, flags ...string) outcome {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), timeout+2*time.Minute) // the build, on a loaded machine
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "test", "-overlay", ov, "-count=1", "-json",
-		"-timeout", timeout.String(), "-run", run, "./"+pkg)
+	args := append([]string{"test", "-count=1", "-json", "-timeout", timeout.String()}, flags...)
+	cmd := exec.CommandContext(ctx, "go", append(args, "./"+pkg)...)
 	cmd.Dir = root
+	cmd.Env = append(os.Environ(), env...)
 	out, _ := cmd.Output() // failing tests make go test exit non-zero
 	return parseJSON(t, out)
 }
@@ -106,19 +115,28 @@ func covers(k, f string) bool {
 // failed, and the run hung exactly when the key says so.
 func checkPrediction(t *testing.T, names []string, hangs bool, o outcome) {
 	t.Helper()
+	for _, m := range mismatches(names, hangs, o) {
+		t.Error(m)
+	}
+}
+
+// mismatches says how a key's prediction differs from the outcome.
+func mismatches(names []string, hangs bool, o outcome) []string {
+	var out []string
 	for _, f := range o.Failed {
 		if !slices.ContainsFunc(names, func(k string) bool { return covers(k, f) }) {
-			t.Errorf("%s failed, and the key does not say so", f)
+			out = append(out, f+" failed, and the key does not say so")
 		}
 	}
 	for _, k := range names {
 		if !slices.ContainsFunc(o.Failed, func(f string) bool { return covers(k, f) }) {
-			t.Errorf("the key says %s fails; it passed (failing: %q)", k, o.Failed)
+			out = append(out, fmt.Sprintf("the key says %s fails; it passed (failing: %q)", k, o.Failed))
 		}
 	}
 	if hangs != o.Hung {
-		t.Errorf("the key says the run hangs: %v; it hung: %v", hangs, o.Hung)
+		out = append(out, fmt.Sprintf("the key says the run hangs: %v; it hung: %v", hangs, o.Hung))
 	}
+	return out
 }
 
 // runningRE is a line of the list of tests still running that a timeout
@@ -126,6 +144,10 @@ func checkPrediction(t *testing.T, names []string, hangs bool, o outcome) {
 var runningRE = regexp.MustCompile(`^\s+(Test\S+) \(\S+\)\s*$`)
 
 var tickRE = regexp.MustCompile("`([^`]+)`")
+
+// testNameRE is a test or semtest row as a key names it (TestX, Model,
+// Cancel/AlreadyDone), unlike a call or an expression in backticks.
+var testNameRE = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*(/[A-Za-z0-9]+)*$`)
 
 // keyRow is a row of a key table in a page: the change, and what fails.
 type keyRow struct{ Change, Fails string }
@@ -139,6 +161,7 @@ func keyTable(t *testing.T, page, header string) []keyRow {
 	require.True(t, ok, "%s has no table %q", page, header)
 	var rows []keyRow
 	for _, line := range strings.Split(rest, "\n")[2:] {
+		line = strings.TrimSpace(line) // a table may be indented in a list
 		if !strings.HasPrefix(line, "|") {
 			break
 		}
@@ -153,11 +176,12 @@ func keyTable(t *testing.T, page, header string) []keyRow {
 // whether it says the run hangs (it names `-timeout`).
 func predicted(cell string) (names []string, hangs bool) {
 	for _, m := range tickRE.FindAllStringSubmatch(cell, -1) {
-		if m[1] == "-timeout" {
+		switch {
+		case m[1] == "-timeout":
 			hangs = true
-			continue
+		case testNameRE.MatchString(m[1]):
+			names = append(names, m[1])
 		}
-		names = append(names, m[1])
 	}
 	return names, hangs
 }
