@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -124,6 +125,84 @@ func TestFiguresChecker(t *testing.T) {
 		{"no figure", "size 4, 16 goroutines, go1.26\n", ""},
 	} {
 		errs := checkFigures("page.md", tc.md, generated)
+		if tc.wantErr == "" {
+			assert.Empty(t, errs, tc.name)
+			continue
+		}
+		if assert.Len(t, errs, 1, tc.name) {
+			assert.Contains(t, errs[0], tc.wantErr, tc.name)
+		}
+	}
+}
+
+const referenceResults = "../benchmarks/results/reference/results.txt"
+
+// machineRE is how a page names the machine of the reference run.
+var machineRE = regexp.MustCompile(`reference run had GOMAXPROCS=(\d+)`)
+
+// referenceProcs is the GOMAXPROCS of the reference run: the "-N" that go
+// test appends to every benchmark name.
+func referenceProcs(t *testing.T) string {
+	data, err := os.ReadFile(referenceResults)
+	require.NoError(t, err)
+	procs := regexp.MustCompile(`(?m)^Benchmark\S*-(\d+)\s`).FindAllStringSubmatch(string(data), -1)
+	require.NotEmpty(t, procs, "no benchmark line in %s", referenceResults)
+	for _, p := range procs {
+		require.Equal(t, procs[0][1], p[1], "the reference run mixes GOMAXPROCS values")
+	}
+	return procs[0][1]
+}
+
+// checkMachine reports why a page that quotes measurements does not name
+// the machine they were made on: the run block (CPU, OS, Go) and the
+// sentence "reference run had GOMAXPROCS=N", with the run's N. Spinning,
+// barging and the scheduler's share all depend on the processors a run had.
+func checkMachine(md, procs string) []string {
+	names, _ := blocks(md)
+	measured := slices.ContainsFunc(names, func(n string) bool { return n != "run" })
+	if !measured {
+		return nil
+	}
+	var errs []string
+	if !slices.Contains(names, "run") {
+		errs = append(errs, "quotes the reference run without its run block (the CPU)")
+	}
+	said := machineRE.FindAllStringSubmatch(md, -1)
+	if len(said) == 0 {
+		errs = append(errs, fmt.Sprintf("quotes the reference run without saying %q", "reference run had GOMAXPROCS="+procs))
+	}
+	for _, s := range said {
+		if s[1] != procs {
+			errs = append(errs, fmt.Sprintf("says %q; the run had GOMAXPROCS=%s", s[0], procs))
+		}
+	}
+	return errs
+}
+
+func TestMachineNamed(t *testing.T) {
+	procs := referenceProcs(t)
+	pages, err := filepath.Glob("*.md")
+	require.NoError(t, err)
+	for _, page := range pages {
+		md, err := os.ReadFile(page)
+		require.NoError(t, err)
+		for _, e := range checkMachine(string(md), procs) {
+			t.Errorf("docs/%s: %s", page, e)
+		}
+	}
+}
+
+func TestMachineChecker(t *testing.T) {
+	const run = "<!-- semabench:begin run -->\nx\n<!-- semabench:end -->\n"
+	const herd = "<!-- semabench:begin herd -->\nx\n<!-- semabench:end -->\n"
+	for _, tc := range []struct{ name, md, wantErr string }{
+		{"named", run + herd + "The reference run had GOMAXPROCS=2.", ""},
+		{"nothing measured", "no figures", ""},
+		{"no run block", herd + "The reference run had GOMAXPROCS=2.", "without its run block"},
+		{"no procs", run + herd, "without saying"},
+		{"wrong procs", run + herd + "The reference run had GOMAXPROCS=8.", "the run had GOMAXPROCS=2"},
+	} {
+		errs := checkMachine(tc.md, "2")
 		if tc.wantErr == "" {
 			assert.Empty(t, errs, tc.name)
 			continue

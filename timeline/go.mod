@@ -3,9 +3,11 @@ module github.com/semacat/sem/timeline
 go 1.25.0
 
 require (
+	codeberg.org/go-fonts/dejavu v0.4.0
 	github.com/semacat/sem v0.1.0
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
+	golang.org/x/image v0.30.0
 	golang.org/x/sync v0.22.0
 	gonum.org/v1/plot v0.17.0
 )
@@ -18,6 +20,5 @@ require (
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
 )

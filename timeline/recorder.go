@@ -74,8 +74,24 @@ type Watched struct {
 	name string
 	s    sem.Semaphore
 
+	reselects bool // Done lookups are wake-ups too; see SeeReselects
+
 	mu      sync.Mutex
 	pending []sem.WaitEvent // reported by OnWait, not yet claimed by a lane
+}
+
+// SeeReselects makes the lanes count, as wake-ups, the times the semaphore
+// asked a waiting Acquire's context for its Done channel, besides those it
+// looked at its Err. It is for a strategy whose waiter selects on its
+// wake-up and ctx.Done() in a loop, and goes round the loop without a look
+// at Err when a wake-up did not end its wait, as spinsem's parked waiter
+// does when a barging goroutine took the permits first. A strategy that
+// selects on ctx.Done() once per permit it gathers (chansem's multi-permit
+// Acquire) would show each permit gathered as a wake-up, so it is not the
+// default. It returns w.
+func (w *Watched) SeeReselects() *Watched {
+	w.reselects = true
+	return w
 }
 
 // Watch starts recording calls made on s through the lanes of the returned
@@ -154,7 +170,7 @@ type Lane struct {
 // Acquire calls the watched semaphore's Acquire and records the call, its
 // wait, the wake-ups seen through the context, and its outcome.
 func (l *Lane) Acquire(ctx context.Context, n int64) error {
-	probe := &probeCtx{Context: ctx}
+	probe := &probeCtx{Context: ctx, done: l.w.reselects}
 	called := time.Now()
 	err := l.w.s.Acquire(probe, n)
 	returned := time.Now()

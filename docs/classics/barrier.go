@@ -17,22 +17,31 @@ import (
 // last goroutine to arrive opens the entry turnstile for everyone, the
 // first n-1 having waited at it.
 //
-// One turnstile is not enough for a barrier used again and again, unless
-// the semaphore hands the permits it frees straight to its waiters as
-// weighted does. On one that lets a newcomer barge (condsem.New,
-// spinsem), the goroutine that opened the turnstile could pass, loop
-// around and pass a second time on a permit meant for a slow one. So Wait
-// has two phases, each ending at its own turnstile: every goroutine passes
-// the entry turnstile before the last of them opens the exit one, and
-// every goroutine passes the exit turnstile before the last of them opens
-// the entry one for the next round. The count of goroutines in a phase is
-// guarded by a chansem semaphore of one permit, used as a lock.
+// One turnstile is not enough for a barrier used again and again, on any
+// strategy, FIFO or not. The goroutine that opens the turnstile releases n
+// permits, one for each of the n-1 goroutines waiting and one for itself,
+// and the permit it left for itself is free for anyone to take. Should the
+// scheduler stop the opener between opening and passing, a goroutine it
+// woke can leave, loop around, arrive at the next round and pass on that
+// permit, alone, while the round before has not finished. So Wait has two
+// phases, each ending at its own turnstile: every goroutine passes the
+// entry turnstile before the last of them opens the exit one, and every
+// goroutine passes the exit turnstile before the last of them opens the
+// entry one for the next round. A spare permit of either turnstile can
+// only be taken by a goroutine of the same phase. The count of goroutines
+// in a phase is guarded by a chansem semaphore of one permit, used as a
+// lock.
 type Barrier struct {
 	n     int64
 	mu    *chansem.Semaphore // one permit: guards count
 	count int64              // goroutines in the current phase
 	entry turnstile
 	exit  turnstile
+
+	// afterOpen, set only by tests, runs in the goroutine that opened a
+	// turnstile, between opening and passing it: where the scheduler may
+	// stop it for a while.
+	afterOpen func()
 }
 
 // NewAvailableFunc builds a semaphore of size permits of which available
@@ -69,10 +78,14 @@ func (b *Barrier) Wait() {
 func (b *Barrier) arrive(delta, last int64, t turnstile) {
 	b.mu.Lock()
 	b.count += delta
-	if b.count == last {
+	opened := b.count == last
+	if opened {
 		t.open()
 	}
 	b.mu.Unlock()
+	if opened && b.afterOpen != nil {
+		b.afterOpen()
+	}
 }
 
 // turnstile lets through as many goroutines as it was opened for, then is

@@ -22,6 +22,8 @@ import (
 	"io"
 	"time"
 
+	"codeberg.org/go-fonts/dejavu/dejavusans"
+	"golang.org/x/image/font/opentype"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
@@ -33,11 +35,24 @@ import (
 )
 
 func init() {
-	// Liberation Sans has the metrics of Arial and Helvetica, which viewers
-	// without it substitute (see SVG), so labels fit as laid out.
-	plot.DefaultFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
-	plotter.DefaultFont = plot.DefaultFont
+	face, err := opentype.Parse(dejavusans.TTF)
+	if err != nil {
+		panic(fmt.Sprintf("render: parsing DejaVu Sans: %v", err))
+	}
+	font.DefaultCache.Add(font.Collection{{Font: layoutFont, Face: face}})
+	plot.DefaultFont = layoutFont
+	plotter.DefaultFont = layoutFont
 }
+
+// layoutFont is the font every text is measured with: DejaVu Sans, the
+// widest of the fonts a viewer is likely to draw it with. The SVG asks for
+// it first and names narrower ones after it (fontFamily), so whichever
+// font a viewer has, a label fits in the room left for it.
+var layoutFont = font.Font{Typeface: "DejaVu", Variant: "Sans"}
+
+// fontFamily is the SVG's font list: DejaVu Sans, as laid out, then the
+// narrower fonts of other systems, then the viewer's default sans-serif.
+const fontFamily = "font-family:'DejaVu Sans','Liberation Sans',Arial,Helvetica,sans-serif;"
 
 // Colours of spans and marks.
 var (
@@ -57,6 +72,7 @@ const (
 	laneInch  = 0.45 // height of a lane, in inches
 	width     = 8 * vg.Inch
 	legendGap = 10 // points between the plot and its legend
+	margin    = 6  // points of blank around the picture
 )
 
 // spanColor is the fill of each kind of span.
@@ -111,14 +127,23 @@ func Size(tl timeline.Timeline) (w, h vg.Length) {
 	return width, vg.Length(float64(len(tl.Lanes))*laneInch+1.1) * vg.Inch
 }
 
-// Draw draws the timeline with the given title on c, the legend in a
-// column of its own on the right.
+// Draw draws the timeline with the given title on c, inside a blank
+// margin: the title across the whole width at the top, the legend in a
+// column of its own on the right. The title is not centred over the plot,
+// whose column may be narrower than a long title.
 func Draw(c draw.Canvas, tl timeline.Timeline, title string) {
+	m := vg.Points(margin)
+	c = draw.Crop(c, m, -m, m, -m)
 	p, leg := Plot(tl, title)
-	r := leg.Rectangle(c)
+	ts := p.Title.TextStyle
+	ts.XAlign, ts.YAlign = draw.XLeft, draw.YTop
+	p.Title.Text = ""
+	below := draw.Crop(c, 0, 0, 0, -(ts.Height(title) + ts.FontExtents().Descent + p.Title.Padding))
+	r := leg.Rectangle(below)
 	legendWidth := r.Max.X - r.Min.X + vg.Points(legendGap)
-	p.Draw(draw.Crop(c, 0, -legendWidth, 0, 0))
-	leg.Draw(draw.Crop(c, c.Max.X-c.Min.X-legendWidth+vg.Points(legendGap), 0, 0, -vg.Points(legendGap)))
+	p.Draw(draw.Crop(below, 0, -legendWidth, 0, 0))
+	leg.Draw(draw.Crop(below, below.Max.X-below.Min.X-legendWidth+vg.Points(legendGap), 0, 0, -vg.Points(legendGap)))
+	c.FillText(ts, vg.Point{X: c.Min.X, Y: c.Max.Y}, title)
 }
 
 // SVG writes the timeline as an SVG picture of [Size] with the given
@@ -131,8 +156,7 @@ func SVG(w io.Writer, tl timeline.Timeline, title string) error {
 	if _, err := canvas.WriteTo(&b); err != nil {
 		return fmt.Errorf("render: writing the SVG of %q: %w", title, err)
 	}
-	svg := bytes.ReplaceAll(b.Bytes(), []byte("font-family:Liberation Sans;"),
-		[]byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;"))
+	svg := bytes.ReplaceAll(b.Bytes(), []byte("font-family:DejaVu Sans;"), []byte(fontFamily))
 	_, err := w.Write(svg)
 	return err
 }

@@ -2,6 +2,7 @@ package render_test
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/semacat/sem/timeline"
 	"github.com/semacat/sem/timeline/render"
@@ -47,12 +49,30 @@ func TestSVG(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(svg, "×"), "only the hold of 2 is labelled")
 }
 
-// The legend is drawn inside the picture: no text, the longest legend
-// entry included, ends beyond its width.
-func TestLegendNotClipped(t *testing.T) {
+// Every text is drawn inside the picture, the title and the longest legend
+// entry and lane label included: none starts left of the edge or ends
+// beyond the width.
+func TestTextNotClipped(t *testing.T) {
 	w, _ := render.Size(sample)
-	for _, end := range textEnds(t, w) {
+	starts, ends := textSpans(t, w)
+	for _, start := range starts {
+		assert.GreaterOrEqual(t, start, vg.Length(0), "a text starts outside the picture")
+	}
+	for _, end := range ends {
 		assert.LessOrEqual(t, end, w, "a text ends outside the picture")
+	}
+}
+
+// The font the layout measured is the one the SVG asks for first: a viewer
+// that has it draws the text exactly as measured, and the fonts named after
+// it are narrower.
+func TestSVGAsksForTheLayoutFont(t *testing.T) {
+	var b strings.Builder
+	require.NoError(t, render.SVG(&b, sample, "sample"))
+	families := regexp.MustCompile(`font-family:([^;]*);`).FindAllStringSubmatch(b.String(), -1)
+	require.NotEmpty(t, families)
+	for _, f := range families {
+		assert.True(t, strings.HasPrefix(f[1], "'DejaVu Sans',"), "font-family: %s", f[1])
 	}
 }
 

@@ -17,6 +17,8 @@ import (
 	"slices"
 	"strconv"
 
+	"codeberg.org/go-fonts/dejavu/dejavusans"
+	"golang.org/x/image/font/opentype"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
@@ -30,11 +32,24 @@ import (
 )
 
 func init() {
-	// Liberation Sans has the metrics of Arial and Helvetica, which viewers
-	// without it substitute (see WriteSVG): labels then fit as laid out.
-	plot.DefaultFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
-	plotter.DefaultFont = plot.DefaultFont
+	face, err := opentype.Parse(dejavusans.TTF)
+	if err != nil {
+		panic(fmt.Sprintf("chart: parsing DejaVu Sans: %v", err))
+	}
+	font.DefaultCache.Add(font.Collection{{Font: layoutFont, Face: face}})
+	plot.DefaultFont = layoutFont
+	plotter.DefaultFont = layoutFont
 }
+
+// layoutFont is the font every text is measured with: DejaVu Sans, the
+// widest of the fonts a viewer is likely to draw it with. The SVG asks for
+// it first and names narrower ones after it (fontFamily), so whichever
+// font a viewer has, a label fits in the room left for it.
+var layoutFont = font.Font{Typeface: "DejaVu", Variant: "Sans"}
+
+// fontFamily is the SVG's font list: DejaVu Sans, as laid out, then the
+// narrower fonts of other systems, then the viewer's default sans-serif.
+const fontFamily = "font-family:'DejaVu Sans','Liberation Sans',Arial,Helvetica,sans-serif;"
 
 // Size of every chart.
 const (
@@ -193,7 +208,7 @@ func Percentiles(run *report.Run, scenario string) (*plot.Plot, error) {
 			return nil, err
 		}
 	}
-	p.NominalX(names...)
+	nominalX(p, names)
 	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
 	legendOutside(p)
 	return p, nil
@@ -229,7 +244,7 @@ func Starvation(run *report.Run, scenario string) (*plot.Plot, error) {
 	if err := addPoints(p, small, Color(4), draw.TriangleGlyph{}, "Acquire(1): the others"); err != nil {
 		return nil, err
 	}
-	p.NominalX(names...)
+	nominalX(p, names)
 	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
 	legendOutside(p)
 	return p, nil
@@ -269,16 +284,35 @@ func legendOutside(p *plot.Plot) {
 	p.Y.Min /= 1.5
 }
 
-// render draws p on c, its legend in a column of its own on the right, as
-// wide as its longest entry.
+// nominalX names the categories of p's X axis, the names slanted so that
+// long ones next to each other never overlap.
+func nominalX(p *plot.Plot, names []string) {
+	p.NominalX(names...)
+	p.X.Tick.Label.Rotation = math.Pi / 6
+	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
+}
+
+// margin is the blank around a chart, in points.
+const margin = 6
+
+// render draws p on c inside a blank margin: the title across the whole
+// width at the top (not centred over the plot, whose column may be
+// narrower than the title), the legend in a column of its own on the
+// right, as wide as its longest entry.
 func render(p *plot.Plot, c draw.Canvas) {
-	legend := p.Legend
-	p.Legend = plot.NewLegend()
-	defer func() { p.Legend = legend }()
-	r := legend.Rectangle(c)
+	m := vg.Points(margin)
+	c = draw.Crop(c, m, -m, m, -m)
+	legend, title := p.Legend, p.Title.Text
+	p.Legend, p.Title.Text = plot.NewLegend(), ""
+	defer func() { p.Legend, p.Title.Text = legend, title }()
+	ts := p.Title.TextStyle
+	ts.XAlign, ts.YAlign = draw.XLeft, draw.YTop
+	below := draw.Crop(c, 0, 0, 0, -(ts.Height(title) + ts.FontExtents().Descent + p.Title.Padding))
+	r := legend.Rectangle(below)
 	width := r.Max.X - r.Min.X + vg.Points(12)
-	p.Draw(draw.Crop(c, 0, -width, 0, 0))
-	legend.Draw(draw.Crop(c, c.Max.X-c.Min.X-width, 0, 0, 0))
+	p.Draw(draw.Crop(below, 0, -width, 0, 0))
+	legend.Draw(draw.Crop(below, below.Max.X-below.Min.X-width, 0, 0, 0))
+	c.FillText(ts, vg.Point{X: c.Min.X, Y: c.Max.Y}, title)
 }
 
 func newPlot(title, x, y string) *plot.Plot {
@@ -290,8 +324,8 @@ func newPlot(title, x, y string) *plot.Plot {
 	return p
 }
 
-// WriteSVG renders p as SVG, naming fallbacks for its font so that a viewer
-// without Liberation Sans uses a font of the same metrics.
+// WriteSVG renders p as SVG, naming after its layout font the narrower
+// fonts a viewer without it may use.
 func WriteSVG(w io.Writer, p *plot.Plot) error {
 	canvas := vgsvg.New(Width, Height)
 	render(p, draw.New(canvas))
@@ -299,8 +333,7 @@ func WriteSVG(w io.Writer, p *plot.Plot) error {
 	if _, err := canvas.WriteTo(&b); err != nil {
 		return err
 	}
-	svg := bytes.ReplaceAll(b.Bytes(), []byte("font-family:Liberation Sans;"),
-		[]byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;"))
+	svg := bytes.ReplaceAll(b.Bytes(), []byte("font-family:DejaVu Sans;"), []byte(fontFamily))
 	_, err := w.Write(svg)
 	return err
 }

@@ -6,12 +6,17 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/vg"
+	vgdraw "gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/recorder"
 
 	"github.com/semacat/sem/benchmarks/semabench/report"
 )
@@ -156,5 +161,40 @@ func TestRenderReferencePNG(t *testing.T) {
 		require.NoError(t, writePNG(&b, p), name)
 		assert.True(t, bytes.HasPrefix(b.Bytes(), []byte("\x89PNG")), name)
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name+".png"), b.Bytes(), 0o644))
+	}
+}
+
+// Every text of the reference run's charts is drawn inside the chart, as
+// measured with the layout font: none starts left of the edge or ends
+// beyond the width, and the SVG asks for that font first.
+func TestTextNotClipped(t *testing.T) {
+	run := parseRun(t, "../../results/reference/results.txt")
+	st := Style{Impls: run.Impls, Refs: map[string]bool{"xsync": true, "chan": true, "mutex": true}}
+	plots := map[string]func() (*plot.Plot, error){
+		"curve": func() (*plot.Plot, error) {
+			return Curve(run, st, "size=1/work=0", report.NsPerOp, "Size 1, no work while holding", "ns/op")
+		},
+		"percentiles": func() (*plot.Plot, error) { return Percentiles(run, "goroutines=16/size=1/work=0") },
+		"starvation":  func() (*plot.Plot, error) { return Starvation(run, "starvation/goroutines=16/size=4") },
+	}
+	for name, draw := range plots {
+		p, err := draw()
+		require.NoError(t, err, name)
+		c := new(recorder.Canvas)
+		render(p, vgdraw.NewCanvas(c, Width, Height))
+		texts := 0
+		for _, a := range c.Actions {
+			if txt, ok := a.(*recorder.FillString); ok {
+				texts++
+				face := font.DefaultCache.Lookup(txt.Font, txt.Size)
+				assert.GreaterOrEqual(t, txt.Point.X, vg.Length(0), "%s: %q starts outside the chart", name, txt.String)
+				assert.LessOrEqual(t, txt.Point.X+face.Width(txt.String), Width, "%s: %q ends outside the chart", name, txt.String)
+			}
+		}
+		assert.Positive(t, texts, name)
+		var b bytes.Buffer
+		require.NoError(t, WriteSVG(&b, p), name)
+		assert.True(t, strings.Contains(b.String(), fontFamily), "%s: the SVG does not ask for the layout font first", name)
+		assert.False(t, strings.Contains(b.String(), "font-family:DejaVu Sans;"), "%s: the SVG names the layout font alone", name)
 	}
 }

@@ -190,12 +190,13 @@ func (r *Run) sweepTable(format string, impls []string) string {
 	return markdown(t)
 }
 
-// anchors has a row per contender of sc: time per op and allocations.
+// anchors has a row per contender of sc: time per op, allocations, and
+// the fairness index of the latency pass.
 func (r *Run) anchors(sc string) string {
-	t := Table{Header: []string{"contender", "time per Acquire+Release", "allocs/op"}}
+	t := Table{Header: []string{"contender", "time per Acquire+Release", "allocs/op", "fairness"}}
 	for _, impl := range r.Impls {
 		if r.Has(sc, impl) {
-			t.Rows = append(t.Rows, []string{impl, r.nsCell(sc, impl), r.number(sc, impl, AllocsPerOp, "%.1f")})
+			t.Rows = append(t.Rows, []string{impl, r.nsCell(sc, impl), r.number(sc, impl, AllocsPerOp, "%.1f"), r.number(sc, impl, Jain, "%.2f")})
 		}
 	}
 	return markdown(t)

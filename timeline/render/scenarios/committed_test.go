@@ -36,6 +36,7 @@ var committed = [][2]string{
 	{"herd", "weighted"},
 	{"barging", "spinsem"},
 	{"barging", "weighted"},
+	{"lost-wakeup", "spinsem"},
 	{"canceled-head", "chansem"},
 	{"canceled-head", "condsem"},
 	{"canceled-head", "weighted"},

@@ -65,6 +65,7 @@ func (sc Scenario) Run(st Strategy) timeline.Timeline {
 var All = []Scenario{
 	{"herd", "three waiters for 1, 2 and 3 of 3 permits, released one by one", herd},
 	{"barging", "a goroutine that releases and acquires again, and two waiters", barging},
+	{"lost-wakeup", "a woken waiter finds the permit taken again, and sleeps", lostWakeup},
 	{"canceled-head", "the head of the queue gives up while a small request waits behind it", canceledHead},
 	{"large", "a request for every permit among small ones that keep coming", large},
 	{"philosophers-deadlock", "five philosophers, each takes the left fork first", dinner(leftFirst)},
@@ -170,6 +171,33 @@ func barging(rec *timeline.Recorder, newSem func(int64) sem.Semaphore) {
 			hold(context.Background(), l, 1, 400*time.Microsecond)
 		})
 	}
+	wg.Wait()
+}
+
+// lostWakeup: on one permit, a barger holds for a moment, releases and at
+// once acquires again, eight times; a waiter arrives during its first hold.
+// A Release that wakes the waiter without handing it the permit lets the
+// barger, still running, take the permit back before the waiter runs: the
+// waiter wakes to find it taken and goes back to sleep, a wake-up lost to
+// the barger, until the semaphore hands it the permit. The lanes count the
+// waiter's returns to its select as wake-ups (SeeReselects), which is how
+// spinsem's parked waiter shows them.
+func lostWakeup(rec *timeline.Recorder, newSem func(int64) sem.Semaphore) {
+	s, origin := watch(rec, newSem, 1)
+	s.SeeReselects()
+	defer s.Stop()
+	var wg sync.WaitGroup
+	barger := s.Lane("barger")
+	wg.Go(func() {
+		for range 8 {
+			hold(context.Background(), barger, 1, 200*time.Microsecond)
+		}
+	})
+	waiter := s.Lane("waiter")
+	wg.Go(func() {
+		sleepUntil(origin, 100*time.Microsecond)
+		hold(context.Background(), waiter, 1, 200*time.Microsecond)
+	})
 	wg.Wait()
 }
 

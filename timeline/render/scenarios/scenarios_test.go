@@ -122,6 +122,30 @@ func TestBarging(t *testing.T) {
 	})
 }
 
+// spinsem wakes the parked waiter at a Release, but the barger, still
+// running, takes the permit back first: the waiter wakes for nothing
+// again and again, until starvation mode hands it the permit. weighted
+// hands the permit to the waiter at the first Release, and wakes it once.
+func TestLostWakeup(t *testing.T) {
+	t.Run("spinsem", func(t *testing.T) {
+		tl := run(t, "lost-wakeup", "spinsem")
+		waiter := line(t, tl, "waiter")
+		w := onlyWait(t, waiter)
+		woke := filter(waiter.Marks, func(m timeline.Mark) bool { return m.Kind == timeline.Woke })
+		assert.GreaterOrEqual(t, len(woke), 2, "the waiter woke for nothing at least twice")
+		for _, m := range woke {
+			assert.True(t, m.At > w.From && m.At < w.To, "a wake-up at %v, outside the wait %v-%v", m.At, w.From, w.To)
+		}
+		assert.GreaterOrEqual(t, holdsStartingIn(line(t, tl, "barger"), w.From, w.To), len(woke), "the barger took the permit back at every lost wake-up")
+	})
+	t.Run("weighted", func(t *testing.T) {
+		tl := run(t, "lost-wakeup", "weighted")
+		waiter := line(t, tl, "waiter")
+		assert.Equal(t, 200*time.Microsecond, onlyWait(t, waiter).To, "served at the first Release")
+		assert.Zero(t, count(waiter, timeline.Woke))
+	})
+}
+
 // A queue keeps the small request behind the head until the head gives up
 // at 2s, though a permit is free from 1s; condsem serves it at 1s and wakes
 // the head for nothing at each Release.
