@@ -2,7 +2,12 @@
 # tools run from tools/go.mod with `go tool`, so nothing is installed by hand.
 
 GO      ?= go
-TOOL    := GOWORK=off $(GO) tool -modfile=$(CURDIR)/tools/go.mod
+# $(call TOOL,name) is the path of a tool of tools/go.mod, built into the
+# build cache: go tool -modfile refuses workspace mode, so the tool is built
+# outside the workspace, and then runs with the ordinary environment (a
+# GOWORK=off of its own would reach the go commands gotestsum and
+# staticcheck run, taking the nested modules out of the workspace).
+TOOL = $(shell GOWORK=off $(GO) tool -modfile=$(CURDIR)/tools/go.mod -n $(1))
 # Every Go module in the tree but the tools module. Four are published: the
 # root (the contract, the strategies, semtest), etcdsem, redissem and
 # benchmarks; the others (docs, timeline, internal/...) are development code
@@ -27,7 +32,7 @@ test: testdeps etcd
 	@failed=""; for m in $(MODULES); do \
 		echo "== $$m"; \
 		(cd $$m && $(GO) vet -race ./... && \
-			$(TOOL) gotestsum --format pkgname --format-hide-empty-pkg --hide-summary=skipped -- -race -count=1 ./...) \
+			$(call TOOL,gotestsum) --format pkgname --format-hide-empty-pkg --hide-summary=skipped -- -race -count=1 ./...) \
 		|| failed="$$failed $$m"; \
 	done; \
 	echo "== release check"; \
@@ -73,7 +78,7 @@ cover:
 lint:
 	@set -e; for m in $(MODULES); do \
 		echo "== $$m: staticcheck"; \
-		(cd $$m && $(TOOL) staticcheck ./...); \
+		(cd $$m && $(call TOOL,staticcheck) ./...); \
 	done
 
 ## faults: the fault-injection scenarios of etcdsem and redissem in long
@@ -119,7 +124,7 @@ bench-compare:
 	@old=$(OLD); new=$(NEW); \
 	if [ -d "$$old" ]; then old="$$old/results.txt"; fi; \
 	if [ -d "$$new" ]; then new="$$new/results.txt"; fi; \
-	$(TOOL) benchstat old="$$old" new="$$new"
+	$(call TOOL,benchstat) old="$$old" new="$$new"
 
 ## timelines: draw again every timeline picture the docs show
 ## (docs/timelines/*.svg), each scenario played in a testing/synctest bubble
