@@ -94,7 +94,7 @@ func readFromRoot(path string) ([]byte, error) {
 }
 
 func TestGoBlocksCompile(t *testing.T) {
-	pages, err := filepath.Glob("*.md")
+	pages, err := coursePages()
 	require.NoError(t, err)
 	require.NotEmpty(t, pages, "no markdown pages found in docs/")
 	for _, page := range pages {
@@ -147,4 +147,15 @@ func TestGoBlocksChecker(t *testing.T) {
 		})
 	}
 	assert.Empty(t, goBlocks("```mermaid\ngraph TD\n```\n```sh\nmake test\n```\n"), "only go blocks are checked")
+}
+
+// coursePages is every page of the course: docs/*.md and the problem
+// book's pages.
+func coursePages() ([]string, error) {
+	top, err := filepath.Glob("*.md")
+	if err != nil {
+		return nil, err
+	}
+	book, err := filepath.Glob("problems/*.md")
+	return append(top, book...), err
 }

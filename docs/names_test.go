@@ -70,7 +70,7 @@ func declaredTests(t *testing.T, root string) map[string]bool {
 }
 
 func TestCitedTestsExist(t *testing.T) {
-	paths, err := filepath.Glob("*.md")
+	paths, err := coursePages()
 	require.NoError(t, err)
 	paths = append(paths, filepath.Join("..", "README.md"))
 	pages := map[string]string{}
