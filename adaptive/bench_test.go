@@ -1,0 +1,42 @@
+package adaptive_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/semacat/sem"
+	"github.com/semacat/sem/adaptive"
+	"github.com/semacat/sem/weighted"
+)
+
+// BenchmarkAcquireRelease compares one uncontended Acquire+Release through
+// the sem.Semaphore interface on a Limiter over weighted with the same pair
+// on a bare weighted semaphore, in the same run; Token is Start+Done, which
+// also reads the clock twice and records a sample.
+func BenchmarkAcquireRelease(b *testing.B) {
+	ctx := context.Background()
+	pair := func(b *testing.B, s sem.Semaphore) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := s.Acquire(ctx, 1); err != nil {
+				b.Fatal(err)
+			}
+			s.Release(1)
+		}
+	}
+	b.Run("impl=weighted", func(b *testing.B) { pair(b, weighted.New(64)) })
+	b.Run("impl=adaptive", func(b *testing.B) {
+		pair(b, adaptive.New(weighted.New(1), 64, &adaptive.Vegas{}))
+	})
+	b.Run("impl=adaptive-token", func(b *testing.B) {
+		l := adaptive.New(weighted.New(1), 64, &adaptive.Vegas{})
+		b.ReportAllocs()
+		for b.Loop() {
+			tok, err := l.Start(ctx, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			tok.Done(true)
+		}
+	})
+}

@@ -1,0 +1,64 @@
+package adaptive
+
+// This comment is the design of the package, kept apart from the package
+// documentation so that godoc leads with the API.
+//
+// Design
+//
+// The limit is the size of the wrapped semaphore: the Limiter queues nobody
+// itself, so the wrapped semaphore's order (FIFO for weighted), its
+// cancellation and its wake-ups are the Limiter's. Moving the limit is a
+// Resize, which never revokes a held permit. A Token remembers when its
+// permits were granted, so the latency it reports excludes the wait in the
+// queue: the queue in front of the limit is the limit's doing, not the
+// backend's, and counting it would make the limit chase itself down.
+//
+// Windows. A sample (latency, success, permits in flight) is added to a
+// window with atomic operations only: a count, a count of failures, a sum
+// and a minimum of the successful latencies, and the most permits in
+// flight. A window closes at the first request that ends once the window
+// has lasted twice the lowest latency seen and holds ten samples; the
+// goroutine that sees this takes a mutex with TryLock, so that no request
+// ever waits for another's update, swaps the counters out and asks the
+// Algorithm for the next limit. The trade-off: a sample that lands during
+// the swap may count in two windows or half in each, and the window's
+// latencies are a minimum and a mean, not percentiles, since a histogram
+// per window would cost a lock or much memory per request. The shared
+// counters still cost cache traffic when many requests end at once;
+// BenchmarkAcquireRelease measures the token path against the bare
+// semaphore.
+//
+// The minimum, not the mean. Each algorithm reads the window's fastest
+// successful request as its current latency. When the backend is
+// overloaded every request slows, the fastest too, while a slow tail of
+// requests that are slow by nature moves the mean but not the minimum: the
+// minimum tells congestion from a tail. Failed requests count as failures
+// and never as latencies, since an overloaded backend often fails fast.
+//
+// AIMD, after TCP's congestion avoidance (Jacobson, 1988) and Netflix's
+// concurrency-limits: add a constant per window while the fastest request
+// is within a tolerance of the no-load latency and nothing failed; multiply
+// by a backoff factor otherwise. Its limit is a sawtooth between the
+// tolerance and the tolerance times the backoff. It grows only when at least
+// half the limit was in use: a limit the callers do not reach says nothing.
+//
+// Vegas, after TCP Vegas (Brakmo and Peterson, 1995): the no-load latency
+// is the lowest latency ever seen; with L the limit and r the window's
+// fastest latency, L × (1 − noLoad/r) estimates how many requests wait
+// inside the backend (Little's law: of L requests in r, L × noLoad/r are
+// being served). Below alpha the limit grows by alpha; above beta the
+// excess queue comes off at once; in between it holds. The bounds are
+// fractions of the limit, so the latency it keeps is the same fraction
+// above no-load at any scale. The no-load latency is never probed again: a
+// backend whose no-load latency rises for good holds Vegas low until the
+// Limiter is made anew.
+//
+// Gradient, after Netflix's gradient limits: the ratio of a long-term
+// average latency (an exponential average over many windows) to the
+// window's latency, times a tolerance, clamped to [0.5, 1], scales the
+// limit, and √limit is added as a queue allowance. A latency spike shrinks
+// the limit in proportion; when the backend recovers, an average that has
+// become more than twice the window's latency is halved towards it, so the
+// past is forgotten quickly. Because the average follows the latency, a
+// queue that builds slowly enough is never seen: the algorithm reacts to
+// changes, not to a level, and lets latency creep under steady overload.

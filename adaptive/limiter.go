@@ -1,0 +1,223 @@
+package adaptive
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/semacat/sem"
+	"github.com/semacat/sem/internal/check"
+)
+
+const pkg = "adaptive"
+
+// Resizable is a semaphore whose size can change while it is in use: what a
+// [Limiter] wraps. weighted, spinsem and condsem semaphores are Resizable.
+type Resizable interface {
+	sem.Semaphore
+	sem.Resizer
+}
+
+// A Limiter is a concurrency limit that moves the size of the semaphore it
+// wraps from the latencies and outcomes that [Token] reports. It is a
+// [sem.Semaphore] itself: permits taken with Acquire or TryAcquire count
+// against the limit like any other but report no latency, so only requests
+// started with Start or TryStart teach it anything.
+//
+// A Limiter is safe for concurrent use. It starts no goroutine: the limit
+// moves inside Token.Done and Token.Report, when a window of samples closes.
+type Limiter struct {
+	s     Resizable
+	alg   Algorithm
+	epoch time.Time // now() is the time since epoch
+
+	win      window
+	inFlight atomic.Int64 // permits held through tokens
+	size     atomic.Int64 // the size last given to s
+	winLen   atomic.Int64 // the shortest window, in nanoseconds
+
+	closing  sync.Mutex // taken with TryLock by the goroutine closing a window
+	estimate float64    // the unrounded limit; under closing
+	noLoad   time.Duration
+	min, max float64
+	smooth   float64
+}
+
+// An Option adjusts a [Limiter] made by [New].
+type Option func(*Limiter)
+
+// WithBounds keeps the limit within [min, max]. The default is [1, 1<<20].
+// New panics if min < 1 or max < min.
+func WithBounds(min, max int64) Option {
+	if min < 1 || max < min {
+		panic(fmt.Sprintf("%s: WithBounds(%d, %d): want 1 <= min <= max", pkg, min, max))
+	}
+	return func(l *Limiter) { l.min, l.max = float64(min), float64(max) }
+}
+
+// WithSmoothing moves the limit only part of the way to each new value that
+// the algorithm proposes: by the fraction f, in (0, 1]. The default, 1,
+// takes each proposal whole; smaller values trade reaction time for a
+// steadier limit. New panics if f is outside (0, 1].
+func WithSmoothing(f float64) Option {
+	if !(f > 0 && f <= 1) {
+		panic(fmt.Sprintf("%s: WithSmoothing(%v): want 0 < f <= 1", pkg, f))
+	}
+	return func(l *Limiter) { l.smooth = f }
+}
+
+// New returns a Limiter that wraps s, sets its size to initial at once, and
+// then moves it as alg proposes. s must not be resized by anyone else, and
+// alg must not be shared with another Limiter: it keeps state.
+//
+// New panics if initial is outside the bounds (at least 1 by default) or alg
+// is nil.
+func New(s Resizable, initial int64, alg Algorithm, opts ...Option) *Limiter {
+	check.ConstructorSize(pkg, "New", initial)
+	if alg == nil {
+		panic(pkg + ": New: nil Algorithm")
+	}
+	l := &Limiter{s: s, alg: alg, epoch: time.Now(), min: 1, max: 1 << 20, smooth: 1}
+	for _, o := range opts {
+		o(l)
+	}
+	if f := float64(initial); f < l.min || f > l.max {
+		panic(fmt.Sprintf("%s: New: initial limit %d outside the bounds [%v, %v]", pkg, initial, l.min, l.max))
+	}
+	l.estimate = float64(initial)
+	l.size.Store(initial)
+	l.win.reset(0)
+	s.Resize(initial)
+	return l
+}
+
+// Limit reports the size the Limiter last gave the wrapped semaphore.
+func (l *Limiter) Limit() int64 { return l.size.Load() }
+
+// Acquire takes n permits from the wrapped semaphore, with its semantics:
+// see [sem.Semaphore]. The request reports no latency. A request larger
+// than the limit fails with an error wrapping [sem.ErrExceedsSize], also
+// while it waits if the limit shrinks below it: keep weights at most the
+// lower bound. It panics if n < 0.
+func (l *Limiter) Acquire(ctx context.Context, n int64) error {
+	check.Weight(pkg, "Acquire", n)
+	return l.s.Acquire(ctx, n)
+}
+
+// TryAcquire takes n permits only if the wrapped semaphore grants them at
+// once, and reports whether it did. It panics if n < 0.
+func (l *Limiter) TryAcquire(n int64) bool {
+	check.Weight(pkg, "TryAcquire", n)
+	return l.s.TryAcquire(n)
+}
+
+// Release returns n permits to the wrapped semaphore. It panics, changing
+// nothing, if n < 0 or if that is more than are held.
+func (l *Limiter) Release(n int64) {
+	check.Weight(pkg, "Release", n)
+	defer renamePanic()
+	l.s.Release(n)
+}
+
+// renamePanic lets a panic of the wrapped semaphore go on, naming this
+// package too, so that a programmer error names the package it was made
+// with.
+func renamePanic() {
+	if r := recover(); r != nil {
+		panic(fmt.Sprintf("%s: %v", pkg, r))
+	}
+}
+
+// Start acquires n permits as Acquire does and returns a Token that measures
+// the request from now on. Call exactly one of its Done or Report methods
+// when the request ends: that gives the permits back.
+func (l *Limiter) Start(ctx context.Context, n int64) (Token, error) {
+	check.Weight(pkg, "Start", n)
+	if err := l.s.Acquire(ctx, n); err != nil {
+		return Token{}, err
+	}
+	return l.started(n), nil
+}
+
+// TryStart is Start without waiting: ok is false, and the Token is of no
+// use, if the permits were not free at once.
+func (l *Limiter) TryStart(n int64) (t Token, ok bool) {
+	check.Weight(pkg, "TryStart", n)
+	if !l.s.TryAcquire(n) {
+		return Token{}, false
+	}
+	return l.started(n), true
+}
+
+func (l *Limiter) started(n int64) Token {
+	l.inFlight.Add(n)
+	return Token{l: l, n: n, start: l.now()}
+}
+
+// now is the monotonic time since the Limiter was made.
+func (l *Limiter) now() int64 { return int64(time.Since(l.epoch)) }
+
+// A Token is a request admitted by [Limiter.Start] or [Limiter.TryStart].
+// It is a small value: copying it is free, and so is keeping it on the
+// stack.
+type Token struct {
+	l     *Limiter
+	n     int64
+	start int64 // l.now() when the permits were granted
+}
+
+// Done ends the request: it reports the time since the permits were
+// granted as its latency, and whether it succeeded, then gives the permits
+// back. A request that failed because the backend was overloaded (a
+// timeout, a rejection) must report ok false; one that failed for its own
+// reasons (a bad argument, a missing record) is a success for the limit.
+func (t Token) Done(ok bool) {
+	now := t.l.now()
+	t.finish(now, time.Duration(now-t.start), ok)
+}
+
+// Report is Done with a latency measured by the caller, for example the
+// server's own processing time without the network.
+func (t Token) Report(latency time.Duration, ok bool) {
+	t.finish(t.l.now(), latency, ok)
+}
+
+func (t Token) finish(now int64, latency time.Duration, ok bool) {
+	l := t.l
+	inFlight := l.inFlight.Add(-t.n) + t.n
+	l.win.record(latency, ok, inFlight)
+	l.Release(t.n)
+	if l.win.due(now, l.winLen.Load()) {
+		l.closeWindow(now)
+	}
+}
+
+// closeWindow hands the window's samples to the algorithm and resizes the
+// semaphore, unless another goroutine is doing so already.
+func (l *Limiter) closeWindow(now int64) {
+	if !l.closing.TryLock() {
+		return
+	}
+	defer l.closing.Unlock()
+	if !l.win.due(now, l.winLen.Load()) { // another goroutine closed it
+		return
+	}
+	w := l.win.take(now)
+	if w.MinRTT > 0 && (l.noLoad == 0 || w.MinRTT < l.noLoad) {
+		l.noLoad = w.MinRTT
+		l.winLen.Store(int64(windowRTTs * l.noLoad))
+	}
+	w.Limit, w.NoLoadRTT = l.estimate, l.noLoad
+	next := l.alg.Next(w)
+	if math.IsNaN(next) {
+		next = l.estimate
+	}
+	l.estimate = min(max(l.estimate+l.smooth*(next-l.estimate), l.min), l.max)
+	if size := int64(math.Round(l.estimate)); size != l.size.Load() {
+		l.size.Store(size)
+		l.s.Resize(size)
+	}
+}

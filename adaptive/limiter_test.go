@@ -1,0 +1,217 @@
+package adaptive_test
+
+import (
+	"context"
+	"math"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/semacat/sem"
+	"github.com/semacat/sem/adaptive"
+	"github.com/semacat/sem/semtest"
+	"github.com/semacat/sem/weighted"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// TestConformance runs the contract on a Limiter over weighted. weighted
+// claims FIFO, NoBarging and NoStarvation; a Limiter keeps FIFO and
+// NoBarging (it forwards to weighted, which stays FIFO across a resize) but
+// not NoStarvation: a waiting Acquire as large as the size fails with
+// ErrExceedsSize once the limit shrinks below it, instead of completing.
+// The Resize family is skipped, since the limit owns the size, and so are
+// Snapshot, Close and Observe, which a Limiter does not offer.
+func TestConformance(t *testing.T) {
+	semtest.Run(t, func(size int64) sem.Semaphore {
+		return adaptive.New(weighted.New(1), size, &adaptive.AIMD{})
+	}, semtest.Guarantees{FIFO: true, NoBarging: true})
+}
+
+// started admits n requests through tokens, each taking one permit.
+func started(t *testing.T, l *adaptive.Limiter, n int) []adaptive.Token {
+	toks := make([]adaptive.Token, n)
+	for i := range toks {
+		tok, ok := l.TryStart(1)
+		require.True(t, ok, "request %d of %d not admitted at limit %d", i, n, l.Limit())
+		toks[i] = tok
+	}
+	return toks
+}
+
+// noLoad is the lowest latency the tests report: a window lasts at least
+// twice that.
+const noLoad = 10 * time.Millisecond
+
+// round runs one window: after an idle pause as long as a window, inFlight
+// requests start together, take latency, and end with ok; it returns the
+// limit afterwards.
+func round(t *testing.T, l *adaptive.Limiter, inFlight int, latency time.Duration, ok bool) int64 {
+	time.Sleep(2 * noLoad)
+	toks := started(t, l, inFlight)
+	time.Sleep(latency)
+	for _, tok := range toks {
+		tok.Done(ok)
+	}
+	return l.Limit()
+}
+
+func TestTokenMeasuresAndReleases(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := weighted.New(1)
+		l := adaptive.New(s, 4, &adaptive.AIMD{})
+		require.EqualValues(t, 4, s.Size(), "New sizes the wrapped semaphore")
+		toks := started(t, l, 4)
+		_, ok := l.TryStart(1)
+		require.False(t, ok, "a fifth request fits in a limit of 4")
+		for _, tok := range toks {
+			tok.Done(true)
+		}
+		require.EqualValues(t, 4, s.Available(), "Done gives the permits back")
+	})
+}
+
+// recorder proposes fixed limits in turn and keeps the windows it saw.
+type recorder struct {
+	next []float64
+	seen []adaptive.Window
+}
+
+func (r *recorder) Next(w adaptive.Window) float64 {
+	r.seen = append(r.seen, w)
+	n := r.next[0]
+	r.next = r.next[1:]
+	return n
+}
+
+// TestWindow: a window closes at the first request that ends once it has
+// lasted twice the lowest latency and holds 10 samples, and tells the
+// algorithm what happened in it.
+func TestWindow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := &recorder{next: []float64{30, 25}}
+		l := adaptive.New(weighted.New(1), 20, r)
+		round(t, l, 9, noLoad, true)
+		require.Empty(t, r.seen, "9 samples close no window")
+		round(t, l, 1, noLoad, false) // the tenth closes it: no window was known yet
+		require.Len(t, r.seen, 1)
+		assert.Equal(t, adaptive.Window{Limit: 20, InFlight: 9, Samples: 10, Drops: 1,
+			MinRTT: noLoad, MeanRTT: noLoad, NoLoadRTT: noLoad}, r.seen[0], "a failure counts as a drop, not a latency")
+		assert.EqualValues(t, 30, l.Limit(), "the proposal is taken")
+
+		toks := started(t, l, 12)
+		time.Sleep(noLoad)
+		for _, tok := range toks[:11] {
+			tok.Done(true)
+		}
+		assert.Len(t, r.seen, 1, "11 samples within 2×noLoad close no window")
+		time.Sleep(noLoad)
+		toks[11].Report(3*noLoad, true)
+		require.Len(t, r.seen, 2, "the first sample after 2×noLoad closes it")
+		assert.Equal(t, adaptive.Window{Limit: 30, InFlight: 12, Samples: 12,
+			MinRTT: noLoad, MeanRTT: (11*noLoad + 3*noLoad) / 12, NoLoadRTT: noLoad}, r.seen[1])
+		assert.EqualValues(t, 25, l.Limit())
+	})
+}
+
+func TestBoundsAndSmoothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := &recorder{next: []float64{20, 40, 0, 7}}
+		l := adaptive.New(weighted.New(1), 10, r, adaptive.WithBounds(5, 25), adaptive.WithSmoothing(0.5))
+		for _, want := range []int64{15, 25, 13, 10} {
+			round(t, l, 10, noLoad, true)
+			require.EqualValues(t, want, l.Limit(), "after window %d", len(r.seen))
+		}
+		assert.Equal(t, []float64{10, 15, 25, 12.5}, limits(r.seen),
+			"half way to 20, then to 40 capped at 25, then to 0 (12.5), then to 7")
+	})
+}
+
+func limits(ws []adaptive.Window) []float64 {
+	var out []float64
+	for _, w := range ws {
+		out = append(out, w.Limit)
+	}
+	return out
+}
+
+// ms is a window of n samples, as many in flight, the fastest taking min
+// and the no-load latency 10ms.
+func ms(limit float64, inFlight int64, min time.Duration, drops int64) adaptive.Window {
+	return adaptive.Window{Limit: limit, InFlight: inFlight, Samples: 20, Drops: drops,
+		MinRTT: min, MeanRTT: min, NoLoadRTT: noLoad}
+}
+
+func TestAIMD(t *testing.T) {
+	a := &adaptive.AIMD{}
+	assert.Equal(t, 21.0, a.Next(ms(20, 20, noLoad, 0)), "fast, full: +1")
+	assert.Equal(t, 20.0, a.Next(ms(20, 9, noLoad, 0)), "under half the limit in use: unchanged")
+	assert.Equal(t, 18.0, a.Next(ms(20, 20, noLoad, 1)), "a failure: ×0.9")
+	assert.Equal(t, 21.0, a.Next(ms(20, 20, 12*noLoad/10, 0)), "1.2× no-load is tolerated")
+	assert.Equal(t, 18.0, a.Next(ms(20, 20, 13*noLoad/10, 0)), "1.3× no-load: ×0.9")
+	assert.Equal(t, 18.0, a.Next(ms(20, 20, 0, 20)), "all failed: ×0.9")
+	custom := &adaptive.AIMD{Increase: 2, Backoff: 0.5, Tolerance: 2}
+	assert.Equal(t, 22.0, custom.Next(ms(20, 20, 19*noLoad/10, 0)))
+	assert.Equal(t, 10.0, custom.Next(ms(20, 20, 21*noLoad/10, 0)))
+}
+
+func TestVegas(t *testing.T) {
+	v := &adaptive.Vegas{}
+	assert.Equal(t, 42.0, v.Next(ms(40, 40, noLoad, 0)), "no queue: + alpha (5% of 40)")
+	assert.Equal(t, 40.0, v.Next(ms(40, 19, noLoad, 0)), "app-limited: unchanged")
+	// 40 × (1 − 10/11) = 3.6 queued: between alpha (2) and beta (4).
+	assert.Equal(t, 40.0, v.Next(ms(40, 40, 11*noLoad/10, 0)), "a queue within bounds: unchanged")
+	// 40 × (1 − 1/2) = 20 queued, beta 4: down by 16.
+	assert.Equal(t, 24.0, v.Next(ms(40, 40, 2*noLoad, 0)), "above beta: the excess comes off")
+	assert.Equal(t, 36.0, v.Next(ms(40, 40, noLoad, 1)), "a failure: − beta")
+	assert.Equal(t, 11.0, v.Next(ms(10, 10, noLoad, 0)), "alpha is at least 1 request")
+	custom := &adaptive.Vegas{Alpha: 0.1, Beta: 0.5}
+	assert.Equal(t, 44.0, custom.Next(ms(40, 40, noLoad, 0)))
+	assert.Equal(t, 40.0, custom.Next(ms(40, 40, 2*noLoad, 0)), "20 queued is within 50%")
+}
+
+func TestGradient(t *testing.T) {
+	g := &adaptive.Gradient{}
+	assert.Equal(t, 110.0, g.Next(ms(100, 100, noLoad, 0)), "steady: + √100")
+	assert.Equal(t, 110.0, g.Next(ms(110, 50, noLoad, 0)), "app-limited, steady: unchanged")
+	// The long-term average moves a hundredth of the way to 30ms: 10.2ms.
+	assert.InDelta(t, 110*1.5*10.2/30+math.Sqrt(110), g.Next(ms(110, 110, 3*noLoad, 0)), 1e-9, "a latency jump scales the limit down")
+	assert.InDelta(t, 60*0.9, g.Next(ms(60, 60, noLoad, 2)), 1e-9, "a failure: at most ×0.9")
+	assert.Equal(t, 30.0, g.Next(ms(60, 60, 0, 20)), "all failed: halved")
+}
+
+func TestShrinkFailsHeavyWaiter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := adaptive.New(weighted.New(1), 12, &adaptive.AIMD{})
+		toks := started(t, l, 11)
+		errc := make(chan error, 1)
+		go func() { errc <- l.Acquire(context.Background(), 12) }()
+		synctest.Wait()
+		time.Sleep(time.Millisecond)
+		for _, tok := range toks[:10] {
+			tok.Done(false) // 12 × 0.9: the limit becomes 11
+		}
+		assert.ErrorIs(t, <-errc, sem.ErrExceedsSize)
+		assert.EqualValues(t, 11, l.Limit())
+		toks[10].Done(true)
+	})
+}
+
+func TestBadInput(t *testing.T) {
+	s := weighted.New(1)
+	assert.PanicsWithValue(t, "adaptive: New(0): size must be at least 1", func() { adaptive.New(s, 0, &adaptive.AIMD{}) })
+	assert.PanicsWithValue(t, "adaptive: New: nil Algorithm", func() { adaptive.New(s, 1, nil) })
+	assert.Panics(t, func() { adaptive.New(s, 1, &adaptive.AIMD{}, adaptive.WithBounds(2, 4)) })
+	assert.Panics(t, func() { adaptive.WithBounds(0, 4) })
+	assert.Panics(t, func() { adaptive.WithBounds(5, 4) })
+	assert.Panics(t, func() { adaptive.WithSmoothing(0) })
+	assert.Panics(t, func() { adaptive.WithSmoothing(1.5) })
+	l := adaptive.New(s, 1, &adaptive.AIMD{})
+	assert.PanicsWithValue(t, "adaptive: Start(-1): negative weight; the number of permits must be at least 0", func() { l.Start(context.Background(), -1) })
+}

@@ -1,0 +1,93 @@
+package adaptive
+
+import (
+	"math"
+	"sync/atomic"
+	"time"
+)
+
+// A window closes once it has lasted windowRTTs times the lowest latency
+// seen and holds at least minSamples samples.
+const (
+	windowRTTs = 2
+	minSamples = 10
+)
+
+// Window summarises the requests that ended during one window of time: what
+// an [Algorithm] decides from.
+type Window struct {
+	// Limit is the limit in force, before rounding.
+	Limit float64
+	// InFlight is the most permits that were held through tokens when a
+	// request of the window ended, that one included.
+	InFlight int64
+	// Samples counts the requests that ended, Drops those of them that
+	// failed.
+	Samples, Drops int64
+	// MinRTT and MeanRTT are the lowest and the mean latency of the
+	// requests that succeeded; both are 0 if none did.
+	MinRTT, MeanRTT time.Duration
+	// NoLoadRTT is the lowest latency seen since the Limiter was made: the
+	// latency of a request that finds the backend idle.
+	NoLoadRTT time.Duration
+}
+
+// window gathers samples with atomic operations only, so that requests
+// ending at the same time never wait for each other; the goroutine that
+// closes it swaps each counter out. A sample that lands while the counters
+// are swapped may be split across two windows: a window is a statistic, and
+// one sample more or less does not change it.
+type window struct {
+	start          atomic.Int64 // Limiter.now() when the window opened
+	samples, drops atomic.Int64
+	sumRTT, minRTT atomic.Int64 // over successes; minRTT is MaxInt64 if none
+	maxInFlight    atomic.Int64
+}
+
+func (w *window) record(rtt time.Duration, ok bool, inFlight int64) {
+	w.samples.Add(1)
+	if !ok {
+		w.drops.Add(1)
+	} else {
+		w.sumRTT.Add(int64(rtt))
+		lower(&w.minRTT, int64(rtt))
+	}
+	raise(&w.maxInFlight, inFlight)
+}
+
+// due reports whether the window has lasted length and holds enough samples.
+func (w *window) due(now, length int64) bool {
+	return now-w.start.Load() >= length && w.samples.Load() >= minSamples
+}
+
+// take closes the window at now and opens the next one.
+func (w *window) take(now int64) Window {
+	s := Window{
+		Samples:  w.samples.Swap(0),
+		Drops:    w.drops.Swap(0),
+		InFlight: w.maxInFlight.Swap(0),
+	}
+	sum, lowest := w.sumRTT.Swap(0), w.minRTT.Swap(math.MaxInt64)
+	if ok := s.Samples - s.Drops; ok > 0 && lowest != math.MaxInt64 {
+		s.MinRTT, s.MeanRTT = time.Duration(lowest), time.Duration(sum/ok)
+	}
+	w.start.Store(now)
+	return s
+}
+
+func (w *window) reset(now int64) {
+	w.minRTT.Store(math.MaxInt64)
+	w.start.Store(now)
+}
+
+// lower stores v in a if it is below a's value.
+func lower(a *atomic.Int64, v int64) {
+	for old := a.Load(); v < old && !a.CompareAndSwap(old, v); old = a.Load() {
+	}
+}
+
+// raise stores v in a if it is above a's value.
+func raise(a *atomic.Int64, v int64) {
+	for old := a.Load(); v > old && !a.CompareAndSwap(old, v); old = a.Load() {
+	}
+}
