@@ -92,6 +92,6 @@ func ExampleErrExceedsSize() {
 	fmt.Println("TryAcquire(5):", s.TryAcquire(5))
 	// Output:
 	// true
-	// chansem: Acquire(5) can never succeed on a semaphore of size 4; ask for at most 4 permits: sem: request exceeds semaphore size
+	// chansem: Acquire(5) on size 4: sem: request exceeds semaphore size
 	// TryAcquire(5): false
 }

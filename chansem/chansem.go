@@ -106,11 +106,11 @@ import (
 	"context"
 	"sync/atomic"
 
-	"github.com/semacat/sem"
 	"github.com/semacat/sem/internal/check"
+	"github.com/semacat/sem/internal/observe"
 )
 
-const pkg = "chansem"
+const pkg check.Pkg = "chansem"
 
 // Semaphore is a counting semaphore over a buffered channel. It implements
 // sem.Semaphore, sync.Locker and sem.Observer. The zero value is not
@@ -124,7 +124,19 @@ type Semaphore struct {
 
 	waits  atomic.Int64 // Acquire calls waiting
 	extra  atomic.Int64 // permits they ask for beyond one each
-	onWait atomic.Pointer[func(sem.WaitEvent)]
+	onWait observe.Hook
+	test   *testHooks // nil outside tests
+}
+
+// testHooks are functions a test installs on one semaphore, to run at the
+// moments their fields name.
+type testHooks struct {
+	// send runs just before a waiter's send, the moment at which the
+	// send and the context may both become ready.
+	send func()
+	// release runs in Release(n > 1) between the check that n permits
+	// are held and their return.
+	release func()
 }
 
 // The word multi counts in its low half the multi-permit Acquires in
@@ -140,7 +152,7 @@ const (
 // New returns a semaphore with size permits, all free. It panics if size is
 // less than 1.
 func New(size int64) *Semaphore {
-	check.Size(pkg, size)
+	pkg.PanicIfBadSize("New", size, check.Unbounded)
 	return newSemaphore(size, size)
 }
 
@@ -150,7 +162,7 @@ func New(size int64) *Semaphore {
 // signalling semaphore: Acquire waits for another goroutine's Release(1). It
 // panics if size is less than 1 or available is not between 0 and size.
 func NewAvailable(size, available int64) *Semaphore {
-	check.Available(pkg, "NewAvailable", size, available)
+	pkg.PanicIfBadAvailable("NewAvailable", size, available, check.Unbounded)
 	return newSemaphore(size, available)
 }
 
@@ -199,11 +211,7 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 			return s.waitOne(ctx)
 		}
 	}
-	check.Weight(pkg, "Acquire", n)
-	if n > s.size {
-		return check.ExceedsSize(pkg, n, s.size)
-	}
-	if err := ctx.Err(); err != nil || n == 0 {
+	if err := pkg.ErrAcquire(ctx, n, s.size); err != nil || n == 0 {
 		return err
 	}
 	return s.acquireMany(ctx, n)
@@ -261,15 +269,12 @@ func (s *Semaphore) grant(ctx context.Context, n int64) error {
 	return nil
 }
 
-// testHookSend, when set by a test, runs just before a waiter's send.
-var testHookSend func()
-
 // send takes one slot for the waiter w. Unless w already waits, it first
 // tries to take one at once; then it counts w as waiting until a slot frees
 // or ctx is done. It returns nil if it took the slot, else ctx.Err().
 func (s *Semaphore) send(ctx context.Context, w *waiting) error {
-	if testHookSend != nil {
-		testHookSend()
+	if t := s.test; t != nil && t.send != nil {
+		t.send()
 	}
 	if !w.started {
 		select {
@@ -301,7 +306,7 @@ func (s *Semaphore) send(ctx context.Context, w *waiting) error {
 // wait.
 // TryAcquire(0) reports true. It panics if n < 0.
 func (s *Semaphore) TryAcquire(n int64) bool {
-	check.Weight(pkg, "TryAcquire", n)
+	pkg.PanicIfNegative("TryAcquire", n)
 	switch {
 	case n == 0:
 		return true
@@ -355,27 +360,23 @@ func (s *Semaphore) tryMany(n int64) bool {
 	return true
 }
 
-// testHookRelease, when set by a test, runs in Release(n > 1) between the
-// check that n permits are held and their return.
-var testHookRelease func()
-
 // Release returns n permits, waking waiters in arrival order. It panics if n
 // is negative or more than the permits held; the check happens before any
 // permit is returned.
 func (s *Semaphore) Release(n int64) {
 	if n == 1 {
 		if held, ok := s.unhold(1); !ok {
-			check.OverRelease(pkg, 1, held)
+			pkg.PanicOverRelease(1, held)
 		}
 		<-s.slots
 		return
 	}
-	check.Weight(pkg, "Release", n)
+	pkg.PanicIfNegative("Release", n)
 	if held, ok := s.unhold(n); !ok {
-		check.OverRelease(pkg, n, held)
+		pkg.PanicOverRelease(n, held)
 	}
-	if testHookRelease != nil {
-		testHookRelease()
+	if t := s.test; t != nil && t.release != nil {
+		t.release()
 	}
 	s.giveBack(n)
 }
@@ -414,7 +415,7 @@ func (s *Semaphore) Lock() {
 // channel receive would block forever.
 func (s *Semaphore) Unlock() {
 	if _, ok := s.unhold(1); !ok {
-		check.OverUnlock(pkg)
+		pkg.PanicOverUnlock()
 	}
 	<-s.slots
 }

@@ -42,7 +42,7 @@ func TestConformanceNewAvailable(t *testing.T) {
 
 func TestBadInputMessages(t *testing.T) {
 	acquiretest.CheckBadInputMessages(t, "chansem", "New", func(size int64) sem.Semaphore { return chansem.New(size) })
-	assert.PanicsWithValue(t, "chansem: Unlock: released more than held (no permit held)", chansem.New(1).Unlock)
+	assert.PanicsWithValue(t, "chansem: Unlock: released more than held (0 held)", chansem.New(1).Unlock)
 }
 
 // Lock and Unlock make a semaphore of size 1 a mutex.
@@ -152,13 +152,13 @@ func TestTryAcquireDoesNotBargePastGatherer(t *testing.T) {
 		s := chansem.New(3)
 		require.True(t, s.TryAcquire(3))
 		sends, barged := 0, false
-		defer chansem.SetTestHookSend(func() {
+		s.SetTestHookSend(func() {
 			sends++
 			if sends == 2 { // the gatherer holds one slot, woken by the first Release
 				s.Release(1)
 				barged = s.TryAcquire(1)
 			}
-		})()
+		})
 		w := acquiretest.Go(s, 2)
 		synctest.Wait()
 		require.False(t, w.Returned())
@@ -187,12 +187,12 @@ func TestTryAcquireDoesNotBargePastGateHandoff(t *testing.T) {
 		s := chansem.New(3)
 		require.True(t, s.TryAcquire(3))
 		sends, barged := 0, false
-		defer chansem.SetTestHookSend(func() {
+		s.SetTestHookSend(func() {
 			if sends++; sends == 3 { // the second gatherer's first send
 				s.Release(1)
 				barged = s.TryAcquire(1)
 			}
-		})()
+		})
 		first := acquiretest.Go(s, 2)
 		synctest.Wait()
 		second := acquiretest.Go(s, 2)
@@ -270,14 +270,14 @@ func TestConcurrentOverReleaseChangesNothing(t *testing.T) {
 	s := chansem.New(3)
 	require.True(t, s.TryAcquire(3))
 	fired := false
-	defer chansem.SetTestHookRelease(func() {
+	s.SetTestHookRelease(func() {
 		if fired {
 			return
 		}
 		fired = true
 		assert.PanicsWithValue(t, "chansem: Release(2): released more than held (1 held)", func() { s.Release(2) })
 		assert.Equal(t, int64(0), s.Available(), "the refused Release gave permits back")
-	})()
+	})
 	s.Release(2)
 	require.True(t, fired, "the hook did not run")
 	assert.Equal(t, int64(2), s.Available())
@@ -320,12 +320,12 @@ func TestCanceledAsLastSlotFrees(t *testing.T) {
 					require.True(t, s.TryAcquire(1))
 					w := acquiretest.Prepare(tc.want)
 					sends := 0
-					defer chansem.SetTestHookSend(func() {
+					s.SetTestHookSend(func() {
 						if sends++; sends == tc.lastSend {
 							w.Cancel()
 							s.Release(1)
 						}
-					})()
+					})
 					w.Start(s)
 					synctest.Wait()
 					require.Equal(t, tc.lastSend, sends)
@@ -349,6 +349,6 @@ func TestLockerMixesWithAcquire(t *testing.T) {
 	require.True(t, s.TryAcquire(2))
 	s.Unlock()
 	s.Unlock()
-	assert.PanicsWithValue(t, "chansem: Unlock: released more than held (no permit held)", s.Unlock)
+	assert.PanicsWithValue(t, "chansem: Unlock: released more than held (0 held)", s.Unlock)
 	assert.Equal(t, int64(2), s.Available())
 }

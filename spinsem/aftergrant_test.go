@@ -45,7 +45,7 @@ func TestCancelAfterHandoff(t *testing.T) {
 			s := exhausted(t, 2)
 			ctx, cancel := context.WithCancel(context.Background())
 			fired := false
-			defer spinsem.SetTestHookPark(func() {
+			s.SetTestHookPark(func() {
 				fired = true
 				time.Sleep(2 * spinsem.StarvationThreshold)
 				s.Release(1)
@@ -58,7 +58,7 @@ func TestCancelAfterHandoff(t *testing.T) {
 					s.Release(2)
 				}()
 				<-released
-			})()
+			})
 			err := s.Acquire(ctx, 2)
 			require.True(t, fired, "the Acquire did not park")
 			assert.NoError(t, err, "a waiter handed its permits returned an error")

@@ -84,7 +84,7 @@ func ExampleSemaphore_Acquire_weighted() {
 	s.Release(budgetMB)
 	fmt.Println("available:", s.Available())
 	// Output:
-	// job of 9MB rejected: spinsem: Acquire(9) can never succeed on a semaphore of size 8; ask for at most 8 permits: sem: request exceeds semaphore size
+	// job of 9MB rejected: spinsem: Acquire(9) on size 8: sem: request exceeds semaphore size
 	// available: 8
 }
 

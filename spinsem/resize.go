@@ -1,7 +1,5 @@
 package spinsem
 
-import "github.com/semacat/sem/internal/check"
-
 // Resize sets the size to size, for adaptive limits and reloaded
 // configuration. It implements sem.Resizer.
 //
@@ -36,8 +34,7 @@ import "github.com/semacat/sem/internal/check"
 // go round a whole cycle of Resizes between one goroutine's load and its
 // compare-and-swap, and the free permits to be back at the same value.
 func (s *Semaphore) Resize(size int64) {
-	check.Resize(pkg, size)
-	check.SizeAtMost(pkg, "Resize", size, MaxSize)
+	pkg.PanicIfBadSize("Resize", size, MaxSize)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	from := s.Size()
@@ -54,10 +51,12 @@ func (s *Semaphore) Resize(size int64) {
 		}
 	}
 	if size < from {
-		for w := range s.parked {
+		for w := s.q.Front(); w != nil; {
+			next := w.Next()
 			if w.N > size {
-				s.failLocked(w, -size)
+				s.failLocked(w, pkg.ErrExceedsSize(w.N, size))
 			}
+			w = next
 		}
 		s.settleLocked()
 	}
@@ -74,7 +73,7 @@ func (s *Semaphore) releaseChecked(n int64) {
 		old := s.state.Load()
 		if held := s.sizeAt(old) - free(old); n > held {
 			s.mu.Unlock()
-			check.OverRelease(pkg, n, held)
+			pkg.PanicOverRelease(n, held)
 		}
 		if s.state.CompareAndSwap(old, old+uint64(n)<<permitShift) {
 			break

@@ -130,8 +130,7 @@ func TestWokenWaiterThatLosesStaysAtFront(t *testing.T) {
 		t.Run("waited="+wait.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s := exhausted(t, 1)
-				hold, restore := holdFirstPark()
-				defer restore()
+				hold := holdFirstPark(s)
 				first := parked(s, 1)
 				require.Equal(t, 1, hold.parks, "the first Acquire did not park")
 				time.Sleep(wait)
@@ -163,10 +162,10 @@ func TestWokenWaiterThatLosesStaysAtFront(t *testing.T) {
 // tail, behind the starving head.
 func TestStarvationModeArrivalsQueue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		defer spinsem.SetProcs(2)()
 		var spun atomic.Int32
-		defer spinsem.SetSpinHook(func() { spun.Add(1) })()
 		s := exhausted(t, 2)
+		s.SetProcs(2)
+		s.SetSpinHook(func() { spun.Add(1) })
 		large := parked(s, 2)
 		spun.Store(0)
 		time.Sleep(2 * spinsem.StarvationThreshold)
@@ -195,16 +194,16 @@ func TestCancelWhileSpinning(t *testing.T) {
 }
 
 func testCancelWhileSpinning(t *testing.T) {
-	defer spinsem.SetProcs(2)()
 	s := exhausted(t, 1)
+	s.SetProcs(2)
 	ctx, cancel := context.WithCancel(context.Background())
 	rounds := 0
-	defer spinsem.SetSpinHook(func() {
+	s.SetSpinHook(func() {
 		rounds++
 		if rounds == 2 {
 			cancel()
 		}
-	})()
+	})
 	err := s.Acquire(ctx, 1)
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, 2, rounds, "Acquire kept spinning after its context was canceled")
@@ -219,15 +218,15 @@ func TestSpinAcquires(t *testing.T) {
 }
 
 func testSpinAcquires(t *testing.T) {
-	defer spinsem.SetProcs(2)()
 	s := exhausted(t, 3)
+	s.SetProcs(2)
 	rounds := 0
-	defer spinsem.SetSpinHook(func() {
+	s.SetSpinHook(func() {
 		rounds++
 		if rounds == 2 {
 			s.Release(2)
 		}
-	})()
+	})
 	require.NoError(t, s.Acquire(context.Background(), 2))
 	assert.Equal(t, 2, rounds)
 	assert.Equal(t, spinsem.Mode{}, s.Mode())
@@ -237,10 +236,10 @@ func testSpinAcquires(t *testing.T) {
 // With one processor the holder cannot run while we spin: do not spin.
 func TestNoSpinOnOneProcessor(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		defer spinsem.SetProcs(1)()
 		var spun atomic.Int32
-		defer spinsem.SetSpinHook(func() { spun.Add(1) })()
 		s := exhausted(t, 1)
+		s.SetProcs(1)
+		s.SetSpinHook(func() { spun.Add(1) })
 		a := parked(s, 1)
 		assert.Equal(t, 1, s.Mode().Queued)
 		s.Release(1)
@@ -349,7 +348,7 @@ func TestCanceledAsGranted(t *testing.T) {
 					s := exhausted(t, 2)
 					ctx, cancel := context.WithCancel(context.Background())
 					fired := false
-					defer spinsem.SetTestHookPark(func() {
+					s.SetTestHookPark(func() {
 						fired = true
 						if starving {
 							time.Sleep(2 * spinsem.StarvationThreshold)
@@ -360,7 +359,7 @@ func TestCanceledAsGranted(t *testing.T) {
 						}
 						cancel()
 						s.Release(1)
-					})()
+					})
 					err := s.Acquire(ctx, 2)
 					require.True(t, fired, "the Acquire did not park")
 					require.ErrorIs(t, err, context.Canceled)
@@ -377,16 +376,16 @@ func TestCanceledAsGranted(t *testing.T) {
 // compare-and-swap.
 func TestCanceledWhileSpinningAsPermitsFree(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		defer spinsem.SetProcs(2)()
 		s := exhausted(t, 2)
+		s.SetProcs(2)
 		ctx, cancel := context.WithCancel(context.Background())
 		rounds := 0
-		defer spinsem.SetSpinHook(func() {
+		s.SetSpinHook(func() {
 			if rounds++; rounds == 1 {
 				cancel()
 				s.Release(2)
 			}
-		})()
+		})
 		err := s.Acquire(ctx, 2)
 		require.Equal(t, 1, rounds, "the Acquire did not take the permits in its next round")
 		require.ErrorIs(t, err, context.Canceled)
