@@ -48,7 +48,7 @@ type Semaphore struct {
 // size is less than 1.
 func New(size int64) *Semaphore {
 	pkg.PanicIfBadSize("New", size, check.Unbounded)
-	return newPlain(size, size)
+	return NewAvailable(size, size)
 }
 
 // NewAvailable returns a plain semaphore with size permits of which only
@@ -58,10 +58,6 @@ func New(size int64) *Semaphore {
 // available is not between 0 and size.
 func NewAvailable(size, available int64) *Semaphore {
 	pkg.PanicIfBadAvailable("NewAvailable", size, available, check.Unbounded)
-	return newPlain(size, available)
-}
-
-func newPlain(size, available int64) *Semaphore {
 	s := &Semaphore{}
 	s.init(size, available, false)
 	return s
@@ -80,17 +76,7 @@ func newPlain(size, available int64) *Semaphore {
 // sem.ErrClosed. Acquire(ctx, 0) returns ctx.Err() without blocking, or
 // that error once closed. It panics if n < 0.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
-	if done, err := s.admit(ctx, n); done {
-		return err
-	}
-	s.mu.Lock()
-	if s.limit-s.cur >= n {
-		s.cur += n
-		s.mu.Unlock()
-		return nil
-	}
-	o := s.onWait.Start(n)
-	return o.End(s.wait(ctx, n))
+	return s.acquire(ctx, n, s.wait)
 }
 
 // wait parks until n permits are free and takes them, or until ctx is
@@ -120,16 +106,4 @@ func (s *Semaphore) wait(ctx context.Context, n int64) error {
 // whether it did. It takes all n or none. It succeeds whenever n permits are
 // free, even while an Acquire waits for more. TryAcquire(0) reports true
 // until the semaphore is closed. It panics if n < 0.
-func (s *Semaphore) TryAcquire(n int64) bool {
-	pkg.PanicIfNegative("TryAcquire", n)
-	if n == 0 {
-		return s.zeroWeight() == nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.limit-s.cur < n {
-		return false
-	}
-	s.cur += n
-	return true
-}
+func (s *Semaphore) TryAcquire(n int64) bool { return s.tryAcquire(n) }

@@ -64,17 +64,46 @@ func (s *core) Available() int64 {
 	return s.size.Load() - s.cur
 }
 
-// admit reports whether Acquire(ctx, n) returns before it looks at the
-// permits, and then what it returns: the bad-input and context errors, and
-// for n == 0 nil or the closed error.
-func (s *core) admit(ctx context.Context, n int64) (done bool, err error) {
+// acquire is Acquire(ctx, n) for both variants: it takes n permits at once
+// if a newcomer may, or else calls wait(ctx, n) with s.mu held, which waits
+// for them and releases the mutex, and reports the wait to the function
+// installed by OnWait, if any.
+func (s *core) acquire(ctx context.Context, n int64, wait func(context.Context, int64) error) error {
 	if err := pkg.ErrAcquire(ctx, n, s.size.Load()); err != nil {
-		return true, err
+		return err
 	}
 	if n == 0 {
-		return true, s.zeroWeight()
+		return s.zeroWeight()
 	}
-	return false, nil
+	s.mu.Lock()
+	if s.mayTake(n) {
+		s.cur += n
+		s.mu.Unlock()
+		return nil
+	}
+	o := s.onWait.Start(n)
+	return o.End(wait(ctx, n))
+}
+
+// mayTake, called with s.mu held, reports whether a newcomer may take n
+// permits now: they are free, and in the fair variant nobody is queued.
+func (s *core) mayTake(n int64) bool {
+	return (!s.fair || len(s.queue) == 0) && s.limit-s.cur >= n
+}
+
+// tryAcquire is TryAcquire(n) for both variants.
+func (s *core) tryAcquire(n int64) bool {
+	pkg.PanicIfNegative("TryAcquire", n)
+	if n == 0 {
+		return s.zeroWeight() == nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.mayTake(n) {
+		return false
+	}
+	s.cur += n
+	return true
 }
 
 // zeroWeight returns the error of Acquire(ctx, 0) when ctx is not done: nil,

@@ -22,7 +22,7 @@ type Fair struct {
 // all free. It panics if size is less than 1.
 func NewFair(size int64) *Fair {
 	pkg.PanicIfBadSize("NewFair", size, check.Unbounded)
-	return newFair(size, size)
+	return NewFairAvailable(size, size)
 }
 
 // NewFairAvailable returns a first-come, first-served semaphore with size
@@ -32,10 +32,6 @@ func NewFair(size int64) *Fair {
 // and size.
 func NewFairAvailable(size, available int64) *Fair {
 	pkg.PanicIfBadAvailable("NewFairAvailable", size, available, check.Unbounded)
-	return newFair(size, available)
-}
-
-func newFair(size, available int64) *Fair {
 	s := &Fair{}
 	s.init(size, available, true)
 	return s
@@ -55,17 +51,7 @@ func newFair(size, available int64) *Fair {
 // ctx.Err() without blocking or queueing, or that error once closed. It
 // panics if n < 0.
 func (s *Fair) Acquire(ctx context.Context, n int64) error {
-	if done, err := s.admit(ctx, n); done {
-		return err
-	}
-	s.mu.Lock()
-	if len(s.queue) == 0 && s.limit-s.cur >= n {
-		s.cur += n
-		s.mu.Unlock()
-		return nil
-	}
-	o := s.onWait.Start(n)
-	return o.End(s.wait(ctx, n))
+	return s.acquire(ctx, n, s.wait)
 }
 
 // wait queues a request for n permits and parks until it is at the head
@@ -111,16 +97,4 @@ func (s *Fair) leave(t uint64) {
 // once, and reports whether it did. It takes all n or none, and fails while
 // an Acquire waits, even when n permits are free. TryAcquire(0) reports
 // true until the semaphore is closed. It panics if n < 0.
-func (s *Fair) TryAcquire(n int64) bool {
-	pkg.PanicIfNegative("TryAcquire", n)
-	if n == 0 {
-		return s.zeroWeight() == nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.queue) > 0 || s.limit-s.cur < n {
-		return false
-	}
-	s.cur += n
-	return true
-}
+func (s *Fair) TryAcquire(n int64) bool { return s.tryAcquire(n) }
