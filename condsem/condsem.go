@@ -13,9 +13,10 @@
 // its TryAcquire never passes a waiter.
 //
 // Choose condsem to read, teach or extend a semaphore whose every step is
-// plain to see. Every Release wakes every waiter, which then recheck in
-// turn, so for a busy semaphore with many waiters choose weighted (arrival
-// order) or spinsem (throughput).
+// plain to see. A Release wakes every waiter (in the fair variant, when the
+// head of the queue fits), and each rechecks in turn, so for a busy
+// semaphore with many waiters choose weighted (arrival order) or spinsem
+// (throughput).
 //
 //	s := condsem.NewFair(4)
 //	if err := s.Acquire(ctx, 2); err != nil {

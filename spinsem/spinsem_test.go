@@ -308,8 +308,9 @@ func TestCancelWhileParked(t *testing.T) {
 // A cancellation that comes before the grant wins (the scenario of
 // go.dev/issue/63615), in either mode: the waiter returns the context's
 // error and the permits stay free. In normal mode the Release wakes the
-// waiter, which finds its context done; in starvation mode the Release
-// hands it the permits, and it hands them on.
+// waiter, which finds its context done before it takes the permits; in
+// starvation mode the Release finds the context done before it hands the
+// permits over, and fails the waiter instead.
 func TestCancelBeforeGrantWins(t *testing.T) {
 	for _, starving := range []bool{false, true} {
 		t.Run(fmt.Sprintf("starving=%v", starving), func(t *testing.T) {
@@ -333,14 +334,16 @@ func TestCancelBeforeGrantWins(t *testing.T) {
 	}
 }
 
-// A parked waiter whose wake-up and cancellation are both ready when it
-// looks cannot tell which came first; its select picks either, and both ways
-// it returns the context's error holding nothing. The hook makes both ready
-// before the waiter blocks: in normal mode the Release wakes it to take the
-// permits itself, in starvation mode it hands them to it. Each round takes
-// one of the two at random, and the rounds make it all but certain that
-// both are taken.
-func TestCanceledAsGranted(t *testing.T) {
+// A cancellation that comes before the grant wins also when the waiter's
+// wake-up and ctx.Done() are both ready by the time it blocks. The hook
+// cancels and then releases before the waiter blocks: in normal mode the
+// Release wakes it, and it looks at its context before it takes the
+// permits; in starvation mode the Release looks at the context before it
+// hands the permits over, and fails the waiter. Its select picks either
+// ready case, and both ways it returns the context's error holding
+// nothing; each round takes one at random, and the rounds make it all but
+// certain that both are taken.
+func TestCancelBeforeGrantWinsWhenBothReady(t *testing.T) {
 	for _, starving := range []bool{false, true} {
 		t.Run(fmt.Sprintf("starving=%v", starving), func(t *testing.T) {
 			for range 20 {
