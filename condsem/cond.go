@@ -27,9 +27,13 @@ type cond struct {
 func (c *cond) wait(mu *sync.Mutex, ctx context.Context) {
 	w := c.q.PushBack(ctx, 0)
 	mu.Unlock()
-	select {
-	case <-w.Woken():
-	case <-ctx.Done(): // never ready when Done is nil
+	if done := ctx.Done(); done == nil {
+		<-w.Woken() // a receive costs less than a select
+	} else {
+		select {
+		case <-w.Woken():
+		case <-done:
+		}
 	}
 	mu.Lock()
 	c.q.Remove(w)
