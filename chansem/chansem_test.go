@@ -148,6 +148,7 @@ func TestTryAcquireAllOrNothing(t *testing.T) {
 // before the gatherer's second send, so the gatherer is exactly between its
 // sends.
 func TestTryAcquireDoesNotBargePastGatherer(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		s := chansem.New(3)
 		require.True(t, s.TryAcquire(3))
@@ -183,6 +184,7 @@ func TestTryAcquireDoesNotBargePastGatherer(t *testing.T) {
 // gatherer's first send, just after the hand-off: a slot freed there must
 // not go to a TryAcquire.
 func TestTryAcquireDoesNotBargePastGateHandoff(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		s := chansem.New(3)
 		require.True(t, s.TryAcquire(3))
@@ -267,6 +269,7 @@ func TestOverReleaseWhileGathering(t *testing.T) {
 // second one, run between the first one's check and its receives, panics
 // having given nothing back.
 func TestConcurrentOverReleaseChangesNothing(t *testing.T) {
+	t.Parallel()
 	s := chansem.New(3)
 	require.True(t, s.TryAcquire(3))
 	fired := false
@@ -308,6 +311,7 @@ func TestCancelBeforeGrantWins(t *testing.T) {
 // win both ways. Each round takes one of the two at random; the rounds make
 // it all but certain that both are taken.
 func TestCanceledAsLastSlotFrees(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name       string
 		size, want int64

@@ -40,6 +40,7 @@ func TestCancelAfterGrantStress(t *testing.T) {
 // that its select finds its wake-up and ctx.Done() both ready and picks
 // either; the rounds make it all but certain that both are taken.
 func TestCancelAfterHandoff(t *testing.T) {
+	t.Parallel()
 	for range 20 {
 		synctest.Test(t, func(t *testing.T) {
 			s := exhausted(t, 2)

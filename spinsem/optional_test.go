@@ -122,6 +122,7 @@ func TestResizeShrinkFailsLargerWaiters(t *testing.T) {
 // served. The park hook holds the first waiter just before it blocks while
 // the test wakes it and shrinks.
 func TestResizeShrinkFailsWokenWaiter(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		s := exhausted(t, 4)
 		hold := holdFirstPark(s)
@@ -283,6 +284,7 @@ func TestCloseFailsWaitersAndLaterAcquires(t *testing.T) {
 // The park hook holds the first waiter just before it blocks while the test
 // wakes it and closes.
 func TestCloseClearsQueueFlags(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		s := exhausted(t, 2)
 		hold := holdFirstPark(s)
@@ -305,6 +307,7 @@ func TestCloseClearsQueueFlags(t *testing.T) {
 // A spinning Acquire stops at its next round when the semaphore is closed,
 // and fails.
 func TestCloseStopsSpinner(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		s := exhausted(t, 1)
 		s.SetProcs(2)

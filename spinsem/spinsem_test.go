@@ -126,6 +126,7 @@ func TestNoStarvationModeBeforeThreshold(t *testing.T) {
 // waits, frees the permit (which wakes the waiter) and takes it back with
 // TryAcquire; only then does the waiter run and find its wake-up.
 func TestWokenWaiterThatLosesStaysAtFront(t *testing.T) {
+	t.Parallel()
 	for _, wait := range []time.Duration{0, spinsem.StarvationThreshold + time.Microsecond} {
 		t.Run("waited="+wait.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -161,6 +162,7 @@ func TestWokenWaiterThatLosesStaysAtFront(t *testing.T) {
 // In starvation mode arrivals neither barge nor spin: they queue at the
 // tail, behind the starving head.
 func TestStarvationModeArrivalsQueue(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		var spun atomic.Int32
 		s := exhausted(t, 2)
@@ -190,6 +192,7 @@ func TestStarvationModeArrivalsQueue(t *testing.T) {
 // A done context stops a spinning Acquire at the next round, with nothing
 // acquired and the semaphore unchanged.
 func TestCancelWhileSpinning(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, testCancelWhileSpinning)
 }
 
@@ -214,6 +217,7 @@ func testCancelWhileSpinning(t *testing.T) {
 
 // Permits freed while an Acquire spins are taken by it, without parking.
 func TestSpinAcquires(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, testSpinAcquires)
 }
 
@@ -235,6 +239,7 @@ func testSpinAcquires(t *testing.T) {
 
 // With one processor the holder cannot run while we spin: do not spin.
 func TestNoSpinOnOneProcessor(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		var spun atomic.Int32
 		s := exhausted(t, 1)
@@ -344,6 +349,7 @@ func TestCancelBeforeGrantWins(t *testing.T) {
 // nothing; each round takes one at random, and the rounds make it all but
 // certain that both are taken.
 func TestCancelBeforeGrantWinsWhenBothReady(t *testing.T) {
+	t.Parallel()
 	for _, starving := range []bool{false, true} {
 		t.Run(fmt.Sprintf("starving=%v", starving), func(t *testing.T) {
 			for range 20 {
@@ -378,6 +384,7 @@ func TestCancelBeforeGrantWinsWhenBothReady(t *testing.T) {
 // permits between one round's look at the context and the next round's
 // compare-and-swap.
 func TestCanceledWhileSpinningAsPermitsFree(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		s := exhausted(t, 2)
 		s.SetProcs(2)

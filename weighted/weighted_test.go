@@ -58,6 +58,7 @@ func TestBadInputMessages(t *testing.T) {
 // going to sleep with nobody left to wake it; if it frees too little, the
 // waiter queues, and the next Release must find it queued and wake it.
 func TestReleaseRacingEnqueue(t *testing.T) {
+	t.Parallel()
 	for _, racing := range []int64{2, 1} {
 		t.Run(fmt.Sprintf("release=%d", racing), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -98,6 +99,7 @@ func TestReleaseRacingEnqueue(t *testing.T) {
 // picks either; both ways it returns the context's error holding nothing,
 // and the rounds make it all but certain that both are taken.
 func TestCancelBeforeGrantWins(t *testing.T) {
+	t.Parallel()
 	for range 20 {
 		synctest.Test(t, func(t *testing.T) {
 			s := weighted.New(2)
