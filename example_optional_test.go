@@ -7,22 +7,28 @@ import (
 	"runtime"
 
 	"github.com/semacat/sem"
+	"github.com/semacat/sem/spinsem"
+	"github.com/semacat/sem/weighted"
 )
 
 // Code that holds a sem.Semaphore asks it for the optional interfaces with a
 // type assertion, as io.Copy asks a Reader for io.WriterTo, so the same code
 // resizes, closes and observes every strategy that offers them.
 func Example_optional() {
-	for _, strategy := range []string{"weighted", "spinsem"} {
-		s := newLimiter(strategy, 4)
+	strategies := []struct {
+		name string
+		s    sem.Semaphore
+	}{{"weighted", weighted.New(4)}, {"spinsem", spinsem.New(4)}}
+	for _, strategy := range strategies {
+		s := strategy.s
 		r, canResize := s.(sem.Resizer)
 		c, canClose := s.(sem.Closer)
 		o, canObserve := s.(sem.Observer)
 		if !canResize || !canClose || !canObserve {
-			fmt.Println(strategy, "cannot be resized, closed and observed")
+			fmt.Println(strategy.name, "cannot be resized, closed and observed")
 			continue
 		}
-		resizeCloseObserve(strategy, s, r, c, o)
+		resizeCloseObserve(strategy.name, s, r, c, o)
 	}
 	// Output:
 	// weighted: 1 waiting for 2 permits

@@ -2,11 +2,8 @@ package sem_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"testing"
 
-	"go.uber.org/goleak"
 	"golang.org/x/sync/semaphore"
 
 	"github.com/semacat/sem"
@@ -15,10 +12,6 @@ import (
 	"github.com/semacat/sem/spinsem"
 	"github.com/semacat/sem/weighted"
 )
-
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
-}
 
 // newLimiter picks a strategy by name. Everything else in the program sees
 // only sem.Semaphore, so trying another strategy is a one-line change.
@@ -79,19 +72,4 @@ func Example() {
 	// weighted [0 10 20 30 40] <nil>
 	// spinsem [0 10 20 30 40] <nil>
 	// x/sync [0 10 20 30 40] <nil>
-}
-
-// A request for more permits than the semaphore has can never succeed, so
-// Acquire says so at once instead of waiting. Tell it apart from a timeout
-// with errors.Is.
-func ExampleErrExceedsSize() {
-	s := chansem.New(4)
-	err := s.Acquire(context.Background(), 5)
-	fmt.Println(errors.Is(err, sem.ErrExceedsSize))
-	fmt.Println(err)
-	fmt.Println("TryAcquire(5):", s.TryAcquire(5))
-	// Output:
-	// true
-	// chansem: Acquire(5) can never succeed on a semaphore of size 4; ask for at most 4 permits: sem: request exceeds semaphore size
-	// TryAcquire(5): false
 }

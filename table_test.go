@@ -5,11 +5,13 @@ import (
 	"go/doc"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/chansem"
@@ -17,6 +19,10 @@ import (
 	"github.com/semacat/sem/spinsem"
 	"github.com/semacat/sem/weighted"
 )
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
 
 // localTypes holds, for each local strategy's type in the package doc's
 // table of constructors and optional interfaces, a value made by each of
@@ -111,4 +117,54 @@ func TestDocTable(t *testing.T) {
 	for _, distributed := range []string{"etcdsem Semaphore", "redissem Semaphore"} {
 		assert.Contains(t, table, distributed, "the table lists the distributed strategies too")
 	}
+}
+
+// Every example shown on the package pages of sem and the local strategies
+// compiles when a user copies it: go/doc makes it a runnable program (its
+// Play field), which it cannot do for an example that calls a helper
+// declared in another file; and an example shown as its function body
+// alone needs nothing else from its file, while one that needs helpers is
+// shown as its whole file (the only example in a file without tests).
+func TestExamplesStandAlone(t *testing.T) {
+	for _, dir := range []string{".", "chansem", "condsem", "weighted", "spinsem"} {
+		fset := token.NewFileSet()
+		pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool {
+			return strings.HasSuffix(fi.Name(), "_test.go")
+		}, parser.ParseComments)
+		require.NoError(t, err)
+		var files []*ast.File
+		for _, p := range pkgs {
+			for _, f := range p.Files {
+				files = append(files, f)
+			}
+		}
+		examples := doc.Examples(files...)
+		require.NotEmpty(t, examples, dir)
+		for _, ex := range examples {
+			if !assert.NotNil(t, ex.Play, "%s: Example%s does not stand alone", dir, ex.Name) {
+				continue
+			}
+			if _, whole := ex.Code.(*ast.File); !whole {
+				assert.Equal(t, []string{"main"}, declared(ex.Play),
+					"%s: Example%s, shown without its file, needs the file's other declarations", dir, ex.Name)
+			}
+		}
+	}
+}
+
+// declared returns the names of a file's top-level declarations other than
+// its imports.
+func declared(f *ast.File) []string {
+	var names []string
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			names = append(names, d.Name.Name)
+		case *ast.GenDecl:
+			if d.Tok != token.IMPORT {
+				names = append(names, d.Tok.String())
+			}
+		}
+	}
+	return names
 }

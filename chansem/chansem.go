@@ -1,116 +1,38 @@
 // Package chansem is a semaphore built on a buffered channel: the idiom every
 // Go programmer meets first, made to keep the whole semacat contract.
 //
-// # Design
-//
-// The channel has one buffer slot per permit. Taking a permit sends a value
-// into the channel; giving one back receives a value out of it, and the
-// runtime's channel lock makes each step atomic.
-//
-// What the runtime gives for free: when the buffer is full, senders park in
-// the channel's send queue in arrival order, and a receive hands the freed
-// slot straight to the first of them (it copies that sender's value into the
-// buffer before waking it). So single-permit requests are served first come,
-// first served, a newcomer can never take a slot a parked sender is owed, and
-// a non-blocking send fails while anyone is parked. Cancellation is a select
-// between the send and ctx.Done(); a sender that gives up simply leaves the
-// queue.
-//
-// What it does not give: weighted requests. A channel moves one value at a
-// time, so Acquire(n) sends n values one after another. Two such requests
-// gathering at once could each hold part of what the other needs and wait
-// forever, so a multi-permit request first takes a gate (a channel of one
-// slot, so that waiting for it can be canceled too) and only one gathers at
-// a time. While it gathers it holds slots nobody can use, and each of its
-// sends queues behind the single-permit senders already parked, so
-// multi-permit requests are served neither in strict arrival order nor
-// quickly under load; they are never starved, because every send eventually
-// reaches the head of a FIFO queue. A canceled multi-permit request gives
-// back what it gathered.
-//
-// Two things the channel cannot tell apart need a word of their own each.
-//
-// Who holds what. The buffer counts the slots of completed acquisitions and
-// those of a request still gathering, so its length cannot tell a caller who
-// releases more than it holds from one who releases what it holds: checked
-// against it, an over-release would take slots a gatherer is owed. So the
-// permits of completed acquisitions are counted in an atomic word of their
-// own. Release takes its permits off that count with a compare-and-swap that
-// panics, changing nothing, if fewer are held, and only then receives; two
-// Releases racing for the same permits cannot both pass, and every receive
-// finds a value, because the count never exceeds what the buffer holds.
-// Lock and Unlock keep the same count, so the two pairs mix freely.
-//
-// Who is waiting. A gatherer woken by one Release is not parked again until
-// it runs its next send, and one handed the gate is not parked at all until
-// it runs; meanwhile a Release frees a slot that no parked sender claims,
-// and a bare non-blocking send would take it. So an atomic word counts the
-// multi-permit Acquires in progress, waiting for the gate or gathering, and
-// those ever started. TryAcquire(1) reads it before and after its send: if
-// one was in progress at the first look, or started by the second, it gives
-// the slot back and fails. An Acquire(1) is not held back that way: only
-// TryAcquire promises not to barge, and single-permit requests keep their
-// FIFO order among themselves.
-//
-// Cancellation that comes first wins. A send can complete in the same
-// instant the context is done, and the select may pick either. But a slot
-// taken by a send is not held until the Acquire counts it: until then no
-// Release can take it (the count refuses), so the Acquire is granted its
-// permits when it counts them, and that is where it decides. After its last
-// send a waiter looks at its context: if it is done, the cancellation came
-// before the grant, and the waiter gives the slots back and reports
-// ctx.Err(); otherwise it counts them held, and the grant is final. That
-// look costs only waiters, never the non-blocking send that serves the
-// uncontended case.
-//
-// So chansem keeps every guarantee it declares (arrival order for single
-// permits, no barging TryAcquire, no starvation) and the contract's exact
-// over-release check, rather than dropping a guarantee to stay a bare
-// channel: the over-release check is not optional, and once it needs a word
-// of its own the barging fix costs only TryAcquire and multi-permit requests.
-// The bookkeeping costs the single-permit fast path an atomic add in Acquire
-// and a compare-and-swap in Release on top of the channel's own lock; see
-// BenchmarkSemaphore in benchmarks, chansem against the raw channel.
-//
-// # Beyond the contract
-//
-// chansem offers Waiting and OnWait (sem.Observer) and NewAvailable; it
-// offers neither Resize nor Close.
-//
-// No Resize: a channel's capacity is fixed when it is made. Growing would
-// need a new channel, and moving the parked senders and held slots of the
-// old one to it cannot be done atomically. A shrink-only Resize could park
-// phantom values in the buffer, but it could never grow back past the
-// capacity, and a semaphore that can only shrink is not what callers of
-// sem.Resizer expect; so chansem leaves it to the weighted package.
-//
-// No Close: the only way to fail a sender parked on a channel is a second
-// case in its select, a channel that Close would close, and every parked
-// Acquire would pay for that case under contention, whether or not the
-// semaphore is ever closed. A waiter whose context can never be done
-// (context.Background) parks on a bare send instead, as a raw channel does;
-// BenchmarkContended measures that path. Callers who need to shut a limit
-// down choose weighted or condsem, or cancel their waiters' contexts.
-//
-// NewAvailable starts with the buffer and the held count filled with the
-// permits that are not available. Only the slow paths observe: an Acquire
-// that finds no free slot at once, or a multi-permit Acquire when its gate
-// or one of its sends would block, counts itself in two atomic words for
-// Waiting and, if a function is installed by OnWait, reads the clock.
+// It keeps the whole sem contract, its exact over-release check included.
+// Beyond it: single-permit requests are served in arrival order, TryAcquire
+// never takes a permit while an Acquire waits, and no request is starved. A
+// request for several permits gathers them one at a time, one such request
+// at a time, so it is served neither in strict arrival order nor quickly
+// under load. It implements sync.Locker and sem.Observer, and NewAvailable
+// starts it with fewer free permits than its size; it offers neither Resize
+// nor Close.
 //
 // Choose chansem for single-permit limits where simplicity and FIFO order
-// matter; choose weighted for requests of mixed weights.
+// matter; choose weighted for requests of mixed weights, or for a limit
+// that must be resized or closed.
+//
+//	s := chansem.New(3) // three workers at once
+//	if err := s.Acquire(ctx, 1); err != nil {
+//		return err // ctx is done: nothing was acquired
+//	}
+//	defer s.Release(1)
+//
+// How it works, and why it offers no Resize and no Close, is told in a
+// comment in design.go.
 package chansem
 
 import (
 	"context"
 	"sync/atomic"
 
-	"github.com/semacat/sem"
 	"github.com/semacat/sem/internal/check"
+	"github.com/semacat/sem/internal/observe"
 )
 
-const pkg = "chansem"
+const pkg check.Pkg = "chansem"
 
 // Semaphore is a counting semaphore over a buffered channel. It implements
 // sem.Semaphore, sync.Locker and sem.Observer. The zero value is not
@@ -124,7 +46,19 @@ type Semaphore struct {
 
 	waits  atomic.Int64 // Acquire calls waiting
 	extra  atomic.Int64 // permits they ask for beyond one each
-	onWait atomic.Pointer[func(sem.WaitEvent)]
+	onWait observe.Hook
+	test   *testHooks // nil outside tests
+}
+
+// testHooks are functions a test installs on one semaphore, to run at the
+// moments their fields name.
+type testHooks struct {
+	// send runs just before a waiter's send, the moment at which the
+	// send and the context may both become ready.
+	send func()
+	// release runs in Release(n > 1) between the check that n permits
+	// are held and their return.
+	release func()
 }
 
 // The word multi counts in its low half the multi-permit Acquires in
@@ -140,7 +74,7 @@ const (
 // New returns a semaphore with size permits, all free. It panics if size is
 // less than 1.
 func New(size int64) *Semaphore {
-	check.Size(pkg, size)
+	pkg.PanicIfBadSize("New", size, check.Unbounded)
 	return newSemaphore(size, size)
 }
 
@@ -150,7 +84,7 @@ func New(size int64) *Semaphore {
 // signalling semaphore: Acquire waits for another goroutine's Release(1). It
 // panics if size is less than 1 or available is not between 0 and size.
 func NewAvailable(size, available int64) *Semaphore {
-	check.Available(pkg, "NewAvailable", size, available)
+	pkg.PanicIfBadAvailable("NewAvailable", size, available, check.Unbounded)
 	return newSemaphore(size, available)
 }
 
@@ -199,11 +133,7 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 			return s.waitOne(ctx)
 		}
 	}
-	check.Weight(pkg, "Acquire", n)
-	if n > s.size {
-		return check.ExceedsSize(pkg, n, s.size)
-	}
-	if err := ctx.Err(); err != nil || n == 0 {
+	if err := pkg.ErrAcquire(ctx, n, s.size); err != nil || n == 0 {
 		return err
 	}
 	return s.acquireMany(ctx, n)
@@ -261,15 +191,12 @@ func (s *Semaphore) grant(ctx context.Context, n int64) error {
 	return nil
 }
 
-// testHookSend, when set by a test, runs just before a waiter's send.
-var testHookSend func()
-
 // send takes one slot for the waiter w. Unless w already waits, it first
 // tries to take one at once; then it counts w as waiting until a slot frees
 // or ctx is done. It returns nil if it took the slot, else ctx.Err().
 func (s *Semaphore) send(ctx context.Context, w *waiting) error {
-	if testHookSend != nil {
-		testHookSend()
+	if t := s.test; t != nil && t.send != nil {
+		t.send()
 	}
 	if !w.started {
 		select {
@@ -301,7 +228,7 @@ func (s *Semaphore) send(ctx context.Context, w *waiting) error {
 // wait.
 // TryAcquire(0) reports true. It panics if n < 0.
 func (s *Semaphore) TryAcquire(n int64) bool {
-	check.Weight(pkg, "TryAcquire", n)
+	pkg.PanicIfNegative("TryAcquire", n)
 	switch {
 	case n == 0:
 		return true
@@ -355,27 +282,23 @@ func (s *Semaphore) tryMany(n int64) bool {
 	return true
 }
 
-// testHookRelease, when set by a test, runs in Release(n > 1) between the
-// check that n permits are held and their return.
-var testHookRelease func()
-
 // Release returns n permits, waking waiters in arrival order. It panics if n
 // is negative or more than the permits held; the check happens before any
 // permit is returned.
 func (s *Semaphore) Release(n int64) {
 	if n == 1 {
 		if held, ok := s.unhold(1); !ok {
-			check.OverRelease(pkg, 1, held)
+			pkg.PanicOverRelease(1, held)
 		}
 		<-s.slots
 		return
 	}
-	check.Weight(pkg, "Release", n)
+	pkg.PanicIfNegative("Release", n)
 	if held, ok := s.unhold(n); !ok {
-		check.OverRelease(pkg, n, held)
+		pkg.PanicOverRelease(n, held)
 	}
-	if testHookRelease != nil {
-		testHookRelease()
+	if t := s.test; t != nil && t.release != nil {
+		t.release()
 	}
 	s.giveBack(n)
 }
@@ -414,7 +337,7 @@ func (s *Semaphore) Lock() {
 // channel receive would block forever.
 func (s *Semaphore) Unlock() {
 	if _, ok := s.unhold(1); !ok {
-		check.OverUnlock(pkg)
+		pkg.PanicOverUnlock()
 	}
 	<-s.slots
 }

@@ -42,7 +42,7 @@ func TestConformanceNewAvailable(t *testing.T) {
 
 func TestBadInputMessages(t *testing.T) {
 	acquiretest.CheckBadInputMessages(t, "chansem", "New", func(size int64) sem.Semaphore { return chansem.New(size) })
-	assert.PanicsWithValue(t, "chansem: Unlock: released more than held (no permit held)", chansem.New(1).Unlock)
+	assert.PanicsWithValue(t, "chansem: Unlock: released more than held (0 held)", chansem.New(1).Unlock)
 }
 
 // Lock and Unlock make a semaphore of size 1 a mutex.
@@ -148,17 +148,18 @@ func TestTryAcquireAllOrNothing(t *testing.T) {
 // before the gatherer's second send, so the gatherer is exactly between its
 // sends.
 func TestTryAcquireDoesNotBargePastGatherer(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		s := chansem.New(3)
 		require.True(t, s.TryAcquire(3))
 		sends, barged := 0, false
-		defer chansem.SetTestHookSend(func() {
+		s.SetTestHookSend(func() {
 			sends++
 			if sends == 2 { // the gatherer holds one slot, woken by the first Release
 				s.Release(1)
 				barged = s.TryAcquire(1)
 			}
-		})()
+		})
 		w := acquiretest.Go(s, 2)
 		synctest.Wait()
 		require.False(t, w.Returned())
@@ -183,16 +184,17 @@ func TestTryAcquireDoesNotBargePastGatherer(t *testing.T) {
 // gatherer's first send, just after the hand-off: a slot freed there must
 // not go to a TryAcquire.
 func TestTryAcquireDoesNotBargePastGateHandoff(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		s := chansem.New(3)
 		require.True(t, s.TryAcquire(3))
 		sends, barged := 0, false
-		defer chansem.SetTestHookSend(func() {
+		s.SetTestHookSend(func() {
 			if sends++; sends == 3 { // the second gatherer's first send
 				s.Release(1)
 				barged = s.TryAcquire(1)
 			}
-		})()
+		})
 		first := acquiretest.Go(s, 2)
 		synctest.Wait()
 		second := acquiretest.Go(s, 2)
@@ -267,17 +269,18 @@ func TestOverReleaseWhileGathering(t *testing.T) {
 // second one, run between the first one's check and its receives, panics
 // having given nothing back.
 func TestConcurrentOverReleaseChangesNothing(t *testing.T) {
+	t.Parallel()
 	s := chansem.New(3)
 	require.True(t, s.TryAcquire(3))
 	fired := false
-	defer chansem.SetTestHookRelease(func() {
+	s.SetTestHookRelease(func() {
 		if fired {
 			return
 		}
 		fired = true
 		assert.PanicsWithValue(t, "chansem: Release(2): released more than held (1 held)", func() { s.Release(2) })
 		assert.Equal(t, int64(0), s.Available(), "the refused Release gave permits back")
-	})()
+	})
 	s.Release(2)
 	require.True(t, fired, "the hook did not run")
 	assert.Equal(t, int64(2), s.Available())
@@ -308,6 +311,7 @@ func TestCancelBeforeGrantWins(t *testing.T) {
 // win both ways. Each round takes one of the two at random; the rounds make
 // it all but certain that both are taken.
 func TestCanceledAsLastSlotFrees(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name       string
 		size, want int64
@@ -320,12 +324,12 @@ func TestCanceledAsLastSlotFrees(t *testing.T) {
 					require.True(t, s.TryAcquire(1))
 					w := acquiretest.Prepare(tc.want)
 					sends := 0
-					defer chansem.SetTestHookSend(func() {
+					s.SetTestHookSend(func() {
 						if sends++; sends == tc.lastSend {
 							w.Cancel()
 							s.Release(1)
 						}
-					})()
+					})
 					w.Start(s)
 					synctest.Wait()
 					require.Equal(t, tc.lastSend, sends)
@@ -349,6 +353,6 @@ func TestLockerMixesWithAcquire(t *testing.T) {
 	require.True(t, s.TryAcquire(2))
 	s.Unlock()
 	s.Unlock()
-	assert.PanicsWithValue(t, "chansem: Unlock: released more than held (no permit held)", s.Unlock)
+	assert.PanicsWithValue(t, "chansem: Unlock: released more than held (0 held)", s.Unlock)
 	assert.Equal(t, int64(2), s.Available())
 }

@@ -1,9 +1,8 @@
 package chansem
 
 import (
-	"time"
-
 	"github.com/semacat/sem"
+	"github.com/semacat/sem/internal/observe"
 )
 
 // Waiting reports how many Acquire calls wait and how many permits they ask
@@ -17,13 +16,7 @@ func (s *Semaphore) Waiting() (requests int, permits int64) {
 // OnWait installs f to be called once by every Acquire that waited, when it
 // stops waiting, before it returns; OnWait(nil) removes it. With none
 // installed, nothing reads the clock.
-func (s *Semaphore) OnWait(f func(sem.WaitEvent)) {
-	if f == nil {
-		s.onWait.Store(nil)
-		return
-	}
-	s.onWait.Store(&f)
-}
+func (s *Semaphore) OnWait(f func(sem.WaitEvent)) { s.onWait.Set(f) }
 
 // waiting is an Acquire(n) on its slow path, counted in Waiting and
 // reported to OnWait once it had to wait.
@@ -31,8 +24,7 @@ type waiting struct {
 	s       *Semaphore
 	n       int64
 	started bool
-	f       *func(sem.WaitEvent) // the function to report to, if any
-	since   time.Time
+	obs     observe.Wait
 }
 
 // start counts the Acquire as waiting, the first time it is called.
@@ -45,9 +37,7 @@ func (w *waiting) start() {
 	if w.n > 1 { // single-permit waiters, the common case, pay one add
 		w.s.extra.Add(w.n - 1)
 	}
-	if w.f = w.s.onWait.Load(); w.f != nil {
-		w.since = time.Now()
-	}
+	w.obs = w.s.onWait.Start(w.n)
 }
 
 // end stops counting the Acquire if it waited, reports its wait, and returns
@@ -60,8 +50,5 @@ func (w *waiting) end(err error) error {
 	if w.n > 1 {
 		w.s.extra.Add(1 - w.n)
 	}
-	if w.f != nil {
-		(*w.f)(sem.WaitEvent{N: w.n, Start: w.since, End: time.Now(), Err: err})
-	}
-	return err
+	return w.obs.End(err)
 }

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -166,144 +166,38 @@ func TestCancelWhileManyParked(t *testing.T) {
 	}
 }
 
-// registryCtx is a context that counts the AfterFunc registrations made on
-// it. context.AfterFunc documents that it uses a context's own
-// AfterFunc(func()) func() bool method when there is one, so every
-// registration the semaphore makes, and every stop, goes through it.
-type registryCtx struct {
-	mu    sync.Mutex
-	done  chan struct{}
-	err   error
-	funcs map[int]func() // live registrations
-	next  int            // registrations ever made
-
-	// cancelAfterCheck: the first Err call made while a registration is
-	// live reports nil, then cancels the context and yields, as if the
-	// context became done right after the caller looked.
-	cancelAfterCheck bool
-}
-
-func newRegistryCtx() *registryCtx {
-	return &registryCtx{done: make(chan struct{}), funcs: map[int]func(){}}
-}
-
-func (c *registryCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
-func (c *registryCtx) Done() <-chan struct{}       { return c.done }
-func (c *registryCtx) Value(any) any               { return nil }
-
-func (c *registryCtx) Err() error {
-	c.mu.Lock()
-	err, trap := c.err, c.cancelAfterCheck && len(c.funcs) > 0
-	if trap {
-		c.cancelAfterCheck = false
-	}
-	c.mu.Unlock()
-	if trap {
-		c.cancel()
-		for range 1000 {
-			runtime.Gosched() // give the wake-up callback its chance to run now
-		}
-	}
-	return err
-}
-
-func (c *registryCtx) AfterFunc(f func()) (stop func() bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	id := c.next
-	c.next++
-	if c.err != nil {
-		go f()
-		return func() bool { return false }
-	}
-	c.funcs[id] = f
-	return func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		_, live := c.funcs[id]
-		delete(c.funcs, id)
-		return live
-	}
-}
-
-// cancel makes the context done and runs the registered functions, which
-// no longer count as live.
-func (c *registryCtx) cancel() {
-	c.mu.Lock()
-	if c.err != nil {
-		c.mu.Unlock()
-		return
-	}
-	c.err = context.Canceled
-	close(c.done)
-	funcs := c.funcs
-	c.funcs = map[int]func(){}
-	c.mu.Unlock()
-	for _, f := range funcs {
-		f()
-	}
-}
-
-// counts reports the registrations ever made and those still live.
-func (c *registryCtx) counts() (made, live int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.next, len(c.funcs)
-}
-
-// An Acquire registers a wake-up only when it has to wait, and no
-// registration survives its return, however it returns.
-func TestNoRegistrationSurvivesReturn(t *testing.T) {
+// A wait whose context can be canceled allocates nothing once the
+// semaphore has seen as many waiters: each round below is an Acquire that
+// waits on a cancelable context until a helper releases the permit.
+func TestWaitAllocatesNothing(t *testing.T) {
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				s := v.new(2)
-				ctx := newRegistryCtx()
-
-				// Calls that never wait register nothing.
-				require.NoError(t, s.Acquire(ctx, 1))
-				require.NoError(t, s.Acquire(ctx, 0))
-				require.ErrorIs(t, s.Acquire(ctx, 3), sem.ErrExceedsSize)
-				made, _ := ctx.counts()
-				assert.Zero(t, made, "registrations by calls that did not wait")
-
-				// A call that waits and is served.
-				require.True(t, s.TryAcquire(1))
-				var err error
-				done := make(chan struct{})
-				go func() {
-					err = s.Acquire(ctx, 2)
-					close(done)
-				}()
-				synctest.Wait()
-				made, live := ctx.counts()
-				require.Equal(t, 1, made, "registrations by one waiting Acquire")
-				require.Equal(t, 1, live, "live registrations while it waits")
-				s.Release(2)
-				<-done
-				require.NoError(t, err)
-				made, live = ctx.counts()
-				assert.Equal(t, 1, made, "registrations by one waiting Acquire")
-				assert.Zero(t, live, "registrations left behind by an Acquire that was served")
-
-				// A call that waits and is canceled.
-				done = make(chan struct{})
-				go func() {
-					err = s.Acquire(ctx, 1)
-					close(done)
-				}()
-				synctest.Wait()
-				made, live = ctx.counts()
-				require.Equal(t, 2, made)
-				require.Equal(t, 1, live)
-				ctx.cancel()
-				<-done
-				require.ErrorIs(t, err, context.Canceled)
-				_, live = ctx.counts()
-				assert.Zero(t, live, "registrations left behind by an Acquire that was canceled")
-				s.Release(2)
-				assert.Equal(t, int64(2), s.Available())
+			s := v.new(1)
+			require.True(t, s.TryAcquire(1))
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			waiting := s.(interface{ Waiting() (int, int64) })
+			release := make(chan struct{})
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for range release {
+					for r, _ := waiting.Waiting(); r == 0; r, _ = waiting.Waiting() {
+						runtime.Gosched()
+					}
+					s.Release(1)
+				}
+			}()
+			allocs := testing.AllocsPerRun(100, func() {
+				release <- struct{}{}
+				if err := s.Acquire(ctx, 1); err != nil {
+					t.Fatal(err)
+				}
 			})
+			close(release)
+			<-done
+			assert.Zero(t, allocs, "allocations per waiting Acquire")
+			s.Release(1)
 		})
 	}
 }
@@ -372,20 +266,39 @@ func isClosed(c chan struct{}) bool {
 	}
 }
 
+// trapCtx is a context whose Err reports nil on its call number trapAt and
+// cancels the context right after, yielding, as if it became done just
+// after the caller looked.
+type trapCtx struct {
+	context.Context
+	cancel func()
+	calls  atomic.Int32
+	trapAt int32
+}
+
+func (c *trapCtx) Err() error {
+	err := c.Context.Err()
+	if c.calls.Add(1) == c.trapAt {
+		c.cancel()
+		for range 1000 {
+			runtime.Gosched() // give a wake-up that would be lost its chance to run now
+		}
+	}
+	return err
+}
+
 // A context that becomes done just after the waiter has checked it, before
-// it parks in Wait, must still wake it. The context below reports nil from
-// the waiter's check and only then is canceled, and it yields so that the
-// wake-up callback has every chance to run inside that window. A callback
-// that broadcast without taking the mutex would run there, find nobody
-// parked, and leave the waiter asleep for good.
+// it parks, must still wake it. The context below reports nil from the
+// waiter's check under the mutex (its second Err call; the first is the
+// look before the fast path) and only then is canceled.
 func TestCancelBetweenCheckAndWait(t *testing.T) {
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s := v.new(1)
 				require.True(t, s.TryAcquire(1))
-				ctx := newRegistryCtx()
-				ctx.cancelAfterCheck = true
+				parent, cancel := context.WithCancel(context.Background())
+				ctx := &trapCtx{Context: parent, cancel: cancel, trapAt: 2}
 				var err error
 				done := make(chan struct{})
 				go func() {
@@ -393,11 +306,11 @@ func TestCancelBetweenCheckAndWait(t *testing.T) {
 					close(done)
 				}()
 				synctest.Wait()
+				require.GreaterOrEqual(t, ctx.calls.Load(), int32(2), "the waiter never checked its context")
 				if !isClosed(done) {
-					t.Error("an Acquire whose context was canceled between its check and its Wait stayed parked: a lost wake-up")
-					s.Release(1) // hand it the test's permit, so the bubble can end
+					t.Error("an Acquire whose context was canceled between its check and its wait stayed parked: a lost wake-up")
+					s.Release(1) // a broadcast, so that it ends, canceled
 					<-done
-					s.Release(1)
 					return
 				}
 				require.ErrorIs(t, err, context.Canceled)

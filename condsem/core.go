@@ -1,36 +1,110 @@
 package condsem
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 
+	"github.com/semacat/sem"
 	"github.com/semacat/sem/internal/check"
+	"github.com/semacat/sem/internal/observe"
 )
 
 // core is what both variants keep: the permits held and the size under one
-// mutex, the condition variable their waiters park on, the closed flag and
-// the function installed by OnWait. Semaphore and Fair embed it and differ
-// in who may take free permits and whom a change wakes.
+// mutex, the condition variable their waiters park on, the closed flag, the
+// count of waiters and the function installed by OnWait. Semaphore and Fair
+// embed it and differ in who may take free permits and whom a Release
+// wakes.
 type core struct {
 	mu    sync.Mutex
-	cond  sync.Cond    // waiters; cond.L is &mu
+	cond  cond         // waiters; guarded by mu
 	size  atomic.Int64 // stored only under mu
 	limit int64        // size, or 0 once closed: free permits are limit-cur
 	cur   int64        // permits held
 
 	closed bool
-	hook   waitHook
+	fair   bool // a Release wakes the waiters only when the head of queue fits
+
+	// waiters counts the Acquire calls in wait, and wanted the permits they
+	// ask for. Release skips the broadcast when nobody waits: a broadcast
+	// to nobody is cheap but not free, a cost that
+	// BenchmarkSemaphore/uncontended in benchmarks shows.
+	waiters int
+	wanted  int64
+
+	queue []request // the fair variant's waiting Acquires, in arrival order
+	next  uint64    // ticket for the next request to join the queue
+
+	onWait observe.Hook
+}
+
+// request is an Acquire waiting in the fair variant's queue.
+type request struct {
+	ticket uint64
+	n      int64
 }
 
 // init sets s up with size permits of which available are free.
-func (s *core) init(size, available int64) {
-	s.limit, s.cur = size, size-available
+func (s *core) init(size, available int64, fair bool) {
+	s.limit, s.cur, s.fair = size, size-available, fair
 	s.size.Store(size)
-	s.cond.L = &s.mu
 }
 
 // Size returns the total number of permits.
 func (s *core) Size() int64 { return s.size.Load() }
+
+// Available returns the number of permits free at this instant, negative
+// while a shrink has left more permits held than the size. It is a snapshot
+// for monitoring and teaching, stale as soon as it returns. In the fair
+// variant free permits may still be unavailable to a newcomer, because they
+// are being kept for the head of the queue.
+func (s *core) Available() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.size.Load() - s.cur
+}
+
+// acquire is Acquire(ctx, n) for both variants: it takes n permits at once
+// if a newcomer may, or else calls wait(ctx, n) with s.mu held, which waits
+// for them and releases the mutex, and reports the wait to the function
+// installed by OnWait, if any.
+func (s *core) acquire(ctx context.Context, n int64, wait func(context.Context, int64) error) error {
+	if err := pkg.ErrAcquire(ctx, n, s.size.Load()); err != nil {
+		return err
+	}
+	if n == 0 {
+		return s.zeroWeight()
+	}
+	s.mu.Lock()
+	if s.mayTake(n) {
+		s.cur += n
+		s.mu.Unlock()
+		return nil
+	}
+	o := s.onWait.Start(n)
+	return o.End(wait(ctx, n))
+}
+
+// mayTake, called with s.mu held, reports whether a newcomer may take n
+// permits now: they are free, and in the fair variant nobody is queued.
+func (s *core) mayTake(n int64) bool {
+	return (!s.fair || len(s.queue) == 0) && s.limit-s.cur >= n
+}
+
+// tryAcquire is TryAcquire(n) for both variants.
+func (s *core) tryAcquire(n int64) bool {
+	pkg.PanicIfNegative("TryAcquire", n)
+	if n == 0 {
+		return s.zeroWeight() == nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.mayTake(n) {
+		return false
+	}
+	s.cur += n
+	return true
+}
 
 // zeroWeight returns the error of Acquire(ctx, 0) when ctx is not done: nil,
 // or the closed error once the semaphore is closed.
@@ -38,9 +112,77 @@ func (s *core) zeroWeight() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return check.Closed(pkg, 0)
+		return pkg.ErrClosed(0)
 	}
 	return nil
+}
+
+// failure returns the error a waiting Acquire(ctx, n) must return now, in
+// this order: ctx.Err(), the semaphore closed, n above the size.
+func (s *core) failure(ctx context.Context, n int64) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if s.closed {
+		return pkg.ErrClosed(n)
+	}
+	if size := s.size.Load(); n > size {
+		return pkg.ErrExceedsSize(n, size)
+	}
+	return nil
+}
+
+// Release returns n permits and wakes the waiters: in the plain variant all
+// of them, each of which rechecks whether its request now fits; in the fair
+// variant all of them only if the request at the head of the queue now
+// fits, so that it is served. It panics if n is negative or more than the
+// permits held; the check happens before any permit is returned.
+func (s *core) Release(n int64) {
+	pkg.PanicIfNegative("Release", n)
+	if n == 0 {
+		return
+	}
+	s.mu.Lock()
+	if n > s.cur {
+		held := s.cur
+		s.mu.Unlock()
+		pkg.PanicOverRelease(n, held)
+	}
+	s.cur -= n
+	if s.fair {
+		s.wakeHead()
+	} else if s.waiters > 0 {
+		s.cond.broadcast()
+	}
+	s.mu.Unlock()
+}
+
+// wakeHead wakes the waiters if the request at the head of the fair
+// variant's queue fits. All of them wake; all but the head wait again.
+func (s *core) wakeHead() {
+	if len(s.queue) > 0 && s.limit-s.cur >= s.queue[0].n {
+		s.cond.broadcast()
+	}
+}
+
+// Resize sets the size to size, which must be at least 1; it panics
+// otherwise. Growing frees the new permits and wakes the waiters; shrinking
+// revokes nothing: holders keep their permits, and while more are held than
+// the new size none is free. Every waiting request larger than the new size
+// fails with an error wrapping sem.ErrExceedsSize as soon as it runs; in
+// the fair variant it leaves the queue, and the requests behind it keep
+// their order.
+func (s *core) Resize(size int64) {
+	pkg.PanicIfBadSize("Resize", size, check.Unbounded)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.size.Store(size)
+	if !s.closed {
+		s.limit = size
+	}
+	if s.waiters > 0 {
+		s.cond.broadcast()
+	}
 }
 
 // Close fails every waiting Acquire, and every later one, with an error
@@ -51,6 +193,26 @@ func (s *core) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed, s.limit = true, 0
-	s.cond.Broadcast()
+	s.cond.broadcast()
 	return nil
+}
+
+// Waiting reports how many Acquire calls wait and how many permits they
+// ask for in total. It is a snapshot, stale as soon as it returns.
+func (s *core) Waiting() (requests int, permits int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.waiters, s.wanted
+}
+
+// OnWait installs f to be called once by every Acquire that waited, when it
+// stops waiting, before it returns; OnWait(nil) removes it. With none
+// installed, nothing reads the clock.
+func (s *core) OnWait(f func(sem.WaitEvent)) { s.onWait.Set(f) }
+
+// count, called with s.mu held, counts an Acquire(n) as waiting, or with
+// sign -1 as no longer waiting.
+func (s *core) count(sign int, n int64) {
+	s.waiters += sign
+	s.wanted += int64(sign) * n
 }

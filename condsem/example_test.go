@@ -96,5 +96,5 @@ func ExampleNewFair() {
 	fmt.Println(s.Acquire(ctx, budget+1))
 	// Output:
 	// [index/1 ping/1 rebuild/4 resize/2 thumbnail/2]
-	// condsem: Acquire(5) can never succeed on a semaphore of size 4; ask for at most 4 permits: sem: request exceeds semaphore size
+	// condsem: Acquire(5) on size 4: sem: request exceeds semaphore size
 }

@@ -40,12 +40,13 @@ func TestCancelAfterGrantStress(t *testing.T) {
 // that its select finds its wake-up and ctx.Done() both ready and picks
 // either; the rounds make it all but certain that both are taken.
 func TestCancelAfterHandoff(t *testing.T) {
+	t.Parallel()
 	for range 20 {
 		synctest.Test(t, func(t *testing.T) {
 			s := exhausted(t, 2)
 			ctx, cancel := context.WithCancel(context.Background())
 			fired := false
-			defer spinsem.SetTestHookPark(func() {
+			s.SetTestHookPark(func() {
 				fired = true
 				time.Sleep(2 * spinsem.StarvationThreshold)
 				s.Release(1)
@@ -58,7 +59,7 @@ func TestCancelAfterHandoff(t *testing.T) {
 					s.Release(2)
 				}()
 				<-released
-			})()
+			})
 			err := s.Acquire(ctx, 2)
 			require.True(t, fired, "the Acquire did not park")
 			assert.NoError(t, err, "a waiter handed its permits returned an error")

@@ -1,11 +1,6 @@
 package spinsem
 
-import (
-	"math"
-
-	"github.com/semacat/sem/internal/check"
-	"github.com/semacat/sem/internal/waitq"
-)
+import "github.com/semacat/sem/internal/waitq"
 
 // Close shuts the semaphore down: every waiting Acquire, spinning or
 // parked, and every later one returns an error wrapping sem.ErrClosed (or
@@ -25,27 +20,22 @@ func (s *Semaphore) Close() error {
 	if s.state.Or(closed)&closed != 0 {
 		return nil
 	}
-	for w := range s.parked {
-		s.failLocked(w, failedClosed)
+	for w := s.q.Front(); w != nil; w = s.q.Front() {
+		s.failLocked(w, pkg.ErrClosed(w.N))
 	}
 	s.settleLocked()
 	return nil
 }
 
-// A waiter taken out of the queue without its permits, by Close or by a
-// Resize that made its request too large, has a negative Since: failedClosed,
-// or minus the size that it exceeds.
-const failedClosed = math.MinInt64
-
 // failLocked, with s.mu held, takes w out of the queue without its permits
-// and wakes it to return the error that mark stands for.
-func (s *Semaphore) failLocked(w *waitq.Waiter, mark int64) {
-	s.unqueueLocked(w)
+// and wakes it to return err.
+func (s *Semaphore) failLocked(w *waitq.Waiter, err error) {
+	s.q.Remove(w)
 	if s.wokenW == w {
 		s.wokenW = nil
 		s.state.And(^uint64(woken))
 	}
-	w.Since = mark
+	w.Err = err
 	w.Wake()
 }
 
@@ -57,26 +47,11 @@ func (s *Semaphore) settleLocked() {
 	}
 }
 
-// failure returns the error of a waiter that was taken out of the queue
-// without its permits, by failLocked or by a handoff that found its context
-// done, or nil.
-func failure(w *waitq.Waiter) error {
-	switch {
-	case w.Err != nil:
-		return w.Err
-	case w.Since == failedClosed:
-		return check.Closed(pkg, w.N)
-	case w.Since < 0:
-		return check.ExceedsSize(pkg, w.N, -w.Since)
-	}
-	return nil
-}
-
 // closedErr returns the error of Acquire(n) if state says the semaphore is
 // closed, or nil.
 func closedErr(state uint64, n int64) error {
 	if state&closed != 0 {
-		return check.Closed(pkg, n)
+		return pkg.ErrClosed(n)
 	}
 	return nil
 }

@@ -102,9 +102,28 @@ package spinsem
 // sizes to the free permits (below zero if need be) and bumps the
 // generation in one compare-and-swap, so a concurrent fast path's
 // compare-and-swap fails and it looks again; the size itself lives outside
-// the word, in the slot the generation picks (Resize explains why that
+// the word, in the slot the generation picks (see below why that
 // snapshot is exact). Waiting counts parked waiters; OnWait's function is
 // looked up only on the slow path.
+//
+// Why the size may live outside the state word
+//
+// Only Release needs the size and the free permits together, to refuse an
+// over-release, and it must read them as one snapshot. The size lives in two
+// slots and the state word's generation picks the slot: a Resize writes the
+// new size into the slot the current generation does not use, then changes
+// the free permits and the generation in one compare-and-swap. A goroutine
+// that loaded the state word finds in its slot the size written before that
+// generation was published (atomics are sequentially consistent in Go), and
+// the slot is written again only by the Resize after next, after the next
+// one has changed the word; so if its own compare-and-swap succeeds, the
+// size it read belonged to the word it replaced. A read that loses this race
+// may see a later size and think an honest Release an over-release: Release
+// then looks again under the mutex, which Resize holds, before it panics. A
+// fast-path compare-and-swap that raced with a Resize fails, since the
+// generation changed; a stale success would need the generation counter to
+// go round a whole cycle of Resizes between one goroutine's load and its
+// compare-and-swap, and the free permits to be back at the same value.
 //
 // Tuning
 //

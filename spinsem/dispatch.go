@@ -84,7 +84,7 @@ func (s *Semaphore) handoffLocked() {
 		if s.wokenW == w {
 			s.wokenW = nil
 		}
-		s.unqueueLocked(w)
+		s.q.Remove(w)
 		w.Granted = true
 		w.Wake()
 		if last || young {

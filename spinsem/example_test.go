@@ -84,7 +84,7 @@ func ExampleSemaphore_Acquire_weighted() {
 	s.Release(budgetMB)
 	fmt.Println("available:", s.Available())
 	// Output:
-	// job of 9MB rejected: spinsem: Acquire(9) can never succeed on a semaphore of size 8; ask for at most 8 permits: sem: request exceeds semaphore size
+	// job of 9MB rejected: spinsem: Acquire(9) on size 8: sem: request exceeds semaphore size
 	// available: 8
 }
 
@@ -119,7 +119,9 @@ func ExampleSemaphore_Close() {
 	s.TryAcquire(1)
 	errc := make(chan error)
 	go func() { errc <- s.Acquire(context.Background(), 1) }()
-	untilWaiting(s, 1)
+	for requests, _ := s.Waiting(); requests == 0; requests, _ = s.Waiting() {
+		runtime.Gosched() // until the Acquire waits
+	}
 	s.Close()
 	fmt.Println(errors.Is(<-errc, sem.ErrClosed))
 	s.Release(1)
@@ -138,7 +140,9 @@ func ExampleSemaphore_OnWait() {
 	s.TryAcquire(3)
 	done := make(chan error)
 	go func() { done <- s.Acquire(context.Background(), 2) }()
-	untilWaiting(s, 1)
+	for requests, _ := s.Waiting(); requests == 0; requests, _ = s.Waiting() {
+		runtime.Gosched() // until the Acquire waits
+	}
 	requests, permits := s.Waiting()
 	fmt.Println("waiting:", requests, "asking for:", permits)
 	s.Release(2)
@@ -164,14 +168,4 @@ func ExampleNewAvailable() {
 	fmt.Println(result)
 	// Output:
 	// computed
-}
-
-// untilWaiting yields until n Acquire calls wait on s.
-func untilWaiting(s *spinsem.Semaphore, n int) {
-	for {
-		if requests, _ := s.Waiting(); requests == n {
-			return
-		}
-		runtime.Gosched()
-	}
 }

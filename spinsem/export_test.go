@@ -25,33 +25,24 @@ func (s *Semaphore) Mode() Mode {
 	}
 }
 
-// SetSpinHook installs f to run at the end of each spin round that found the
-// permits short and the context not done, and returns a function that
-// removes it.
-func SetSpinHook(f func()) (restore func()) {
-	old := spinHook
-	spinHook = f
-	return func() { spinHook = old }
-}
+// SetSpinHook makes f run on s at the end of each spin round that found
+// the permits short and the context not done. Call it before s is shared.
+func (s *Semaphore) SetSpinHook(f func()) { s.hooks().spin = f }
 
-// SetProcs makes the semaphore behave as if GOMAXPROCS were n, also after a
-// goroutine parks and refreshes the cached count.
-func SetProcs(n int32) (restore func()) {
-	old := numProcs
-	numProcs = func() int32 { return n }
-	refreshProcs()
-	return func() {
-		numProcs = old
-		refreshProcs()
+// SetProcs makes s behave as if GOMAXPROCS were n. Call it before s is
+// shared.
+func (s *Semaphore) SetProcs(n int32) { s.hooks().procs = n }
+
+// SetTestHookPark makes f run on s just before a queued waiter blocks, the
+// moment at which its wake-up and its context may both become ready. Call
+// it before s is shared.
+func (s *Semaphore) SetTestHookPark(f func()) { s.hooks().park = f }
+
+func (s *Semaphore) hooks() *testHooks {
+	if s.test == nil {
+		s.test = new(testHooks)
 	}
-}
-
-// SetTestHookPark makes f run just before a queued waiter blocks, the moment
-// at which its wake-up and its context may both become ready. It returns a
-// function that removes the hook.
-func SetTestHookPark(f func()) (restore func()) {
-	testHookPark = f
-	return func() { testHookPark = nil }
+	return s.test
 }
 
 const StarvationThreshold = starvationThreshold

@@ -2,7 +2,6 @@ package spinsem
 
 import (
 	"context"
-	"time"
 
 	"github.com/semacat/sem"
 )
@@ -15,10 +14,10 @@ import (
 func (s *Semaphore) Waiting() (requests int, permits int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for w := range s.parked {
+	for w := s.q.Front(); w != nil; w = w.Next() {
 		permits += w.N
 	}
-	return len(s.parked), permits
+	return s.q.Len(), permits
 }
 
 // OnWait installs f to be called once for every Acquire that had to wait,
@@ -29,13 +28,7 @@ func (s *Semaphore) Waiting() (requests int, permits int64) {
 // parked; the event's Start is when it began to spin. OnWait(nil) removes f.
 // With no function installed, Acquire reads no clock. It implements
 // sem.Observer.
-func (s *Semaphore) OnWait(f func(sem.WaitEvent)) {
-	if f == nil {
-		s.onWait.Store(nil)
-		return
-	}
-	s.onWait.Store(&f)
-}
+func (s *Semaphore) OnWait(f func(sem.WaitEvent)) { s.onWait.Set(f) }
 
 // acquireSlow fails Acquire(n) at once if n exceeds the size or the
 // semaphore is closed; otherwise it waits for n permits and reports the wait
@@ -47,12 +40,6 @@ func (s *Semaphore) acquireSlow(ctx context.Context, n int64) error {
 	if err := closedErr(s.state.Load(), n); err != nil {
 		return err
 	}
-	f := s.onWait.Load()
-	if f == nil {
-		return s.wait(ctx, n)
-	}
-	start := time.Now()
-	err := s.wait(ctx, n)
-	(*f)(sem.WaitEvent{N: n, Start: start, End: time.Now(), Err: err})
-	return err
+	o := s.onWait.Start(n)
+	return o.End(s.wait(ctx, n))
 }

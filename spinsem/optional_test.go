@@ -105,7 +105,7 @@ func TestResizeShrinkFailsLargerWaiters(t *testing.T) {
 		synctest.Wait()
 		require.True(t, large.Returned(), "the waiter larger than the new size still waits")
 		require.ErrorIs(t, large.Err, sem.ErrExceedsSize)
-		assert.EqualError(t, large.Err, "spinsem: Acquire(3) can never succeed on a semaphore of size 2; ask for at most 2 permits: sem: request exceeds semaphore size")
+		assert.EqualError(t, large.Err, "spinsem: Acquire(3) on size 2: sem: request exceeds semaphore size")
 		assert.False(t, small.Returned())
 		assert.Equal(t, spinsem.Mode{Free: -2, Waiting: true, Queued: 1}, s.Mode())
 
@@ -122,10 +122,10 @@ func TestResizeShrinkFailsLargerWaiters(t *testing.T) {
 // served. The park hook holds the first waiter just before it blocks while
 // the test wakes it and shrinks.
 func TestResizeShrinkFailsWokenWaiter(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		s := exhausted(t, 4)
-		hold, restore := holdFirstPark()
-		defer restore()
+		hold := holdFirstPark(s)
 		woken := parked(s, 3)
 		behind := parked(s, 1)
 		s.Release(3)
@@ -164,15 +164,15 @@ type parkHold struct {
 	parks   int // how many Acquire calls reached the park hook
 }
 
-// holdFirstPark installs a parkHold; restore removes it.
-func holdFirstPark() (hold *parkHold, restore func()) {
-	hold = &parkHold{proceed: make(chan struct{})}
-	restore = spinsem.SetTestHookPark(func() {
+// holdFirstPark installs a parkHold on s.
+func holdFirstPark(s *spinsem.Semaphore) *parkHold {
+	hold := &parkHold{proceed: make(chan struct{})}
+	s.SetTestHookPark(func() {
 		if hold.parks++; hold.parks == 1 {
 			<-hold.proceed
 		}
 	})
-	return hold, restore
+	return hold
 }
 
 // Resizes racing with weighted Acquire and Release calls, which spin, park,
@@ -263,7 +263,7 @@ func TestCloseFailsWaitersAndLaterAcquires(t *testing.T) {
 			require.True(t, c.Returned(), "a parked Acquire(%d) still waits after Close", c.N)
 			assert.ErrorIs(t, c.Err, sem.ErrClosed)
 		}
-		assert.EqualError(t, one.Err, "spinsem: Acquire(1): the semaphore was closed; no permit will be granted: sem: semaphore closed")
+		assert.EqualError(t, one.Err, "spinsem: Acquire(1): sem: semaphore closed")
 		assert.Equal(t, spinsem.Mode{Closed: true}, s.Mode())
 
 		s.Release(1)
@@ -284,10 +284,10 @@ func TestCloseFailsWaitersAndLaterAcquires(t *testing.T) {
 // The park hook holds the first waiter just before it blocks while the test
 // wakes it and closes.
 func TestCloseClearsQueueFlags(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		s := exhausted(t, 2)
-		hold, restore := holdFirstPark()
-		defer restore()
+		hold := holdFirstPark(s)
 		woken := parked(s, 1)
 		large := parked(s, 2)
 		s.Release(1) // wakes the head, which is held before it runs
@@ -307,15 +307,16 @@ func TestCloseClearsQueueFlags(t *testing.T) {
 // A spinning Acquire stops at its next round when the semaphore is closed,
 // and fails.
 func TestCloseStopsSpinner(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		defer spinsem.SetProcs(2)()
 		s := exhausted(t, 1)
+		s.SetProcs(2)
 		rounds := 0
-		defer spinsem.SetSpinHook(func() {
+		s.SetSpinHook(func() {
 			if rounds++; rounds == 1 {
 				require.NoError(t, s.Close())
 			}
-		})()
+		})
 		err := s.Acquire(context.Background(), 1)
 		assert.ErrorIs(t, err, sem.ErrClosed)
 		assert.Equal(t, 1, rounds, "the Acquire kept spinning after Close")

@@ -3,7 +3,6 @@ package spinsem
 import (
 	"context"
 
-	"github.com/semacat/sem/internal/check"
 	"github.com/semacat/sem/internal/waitq"
 )
 
@@ -29,8 +28,8 @@ func (s *Semaphore) park(ctx context.Context, n int64) error {
 	if w == nil {
 		return err
 	}
-	if testHookPark != nil {
-		testHookPark()
+	if t := s.test; t != nil && t.park != nil {
+		t.park()
 	}
 	for {
 		select {
@@ -44,10 +43,6 @@ func (s *Semaphore) park(ctx context.Context, n int64) error {
 	}
 }
 
-// testHookPark, when set by a test, runs just before a queued waiter blocks,
-// the moment at which its wake-up and its context may both become ready.
-var testHookPark func()
-
 // served handles a wake-up of w and reports whether w is done waiting and
 // has left the queue: it holds its permits, handed to it or taken on its
 // turn, or it failed, and then the error says why: its context was done
@@ -56,7 +51,7 @@ var testHookPark func()
 func (s *Semaphore) served(w *waitq.Waiter) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	err := failure(w)
+	err := w.Err
 	if err == nil && !w.Granted {
 		if err = w.Ctx.Err(); err != nil {
 			s.withdrawLocked(w)
@@ -84,7 +79,7 @@ func (s *Semaphore) takeOrQueueLocked(ctx context.Context, n int64) (*waitq.Wait
 			return nil, err
 		}
 		if size := s.sizeAt(old); n > size {
-			return nil, check.ExceedsSize(pkg, n, size)
+			return nil, pkg.ErrExceedsSize(n, size)
 		}
 		if old&starving == 0 && free(old) >= n {
 			if s.state.CompareAndSwap(old, old-uint64(n)<<permitShift) {
@@ -98,7 +93,6 @@ func (s *Semaphore) takeOrQueueLocked(ctx context.Context, n int64) (*waitq.Wait
 	}
 	w := s.q.PushBack(ctx, n)
 	w.Since = s.nanotime()
-	s.parked[w] = struct{}{}
 	return w, nil
 }
 
@@ -124,7 +118,7 @@ func (s *Semaphore) retryLocked(w *waitq.Waiter) bool {
 		}
 		if s.state.CompareAndSwap(old, new) {
 			if took {
-				s.unqueueLocked(w)
+				s.q.Remove(w)
 			}
 			s.dispatchLocked()
 			return took
@@ -161,16 +155,9 @@ func (s *Semaphore) withdrawLocked(w *waitq.Waiter) {
 		s.wokenW = nil
 		clear |= woken
 	}
-	s.unqueueLocked(w)
+	s.q.Remove(w)
 	if s.q.Len() == 0 {
 		clear |= waiting | starving
 	}
 	s.state.And(^clear)
-}
-
-// unqueueLocked, with s.mu held, takes w out of the queue. It does nothing
-// if w is not queued.
-func (s *Semaphore) unqueueLocked(w *waitq.Waiter) {
-	s.q.Remove(w)
-	delete(s.parked, w)
 }

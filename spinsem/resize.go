@@ -1,7 +1,5 @@
 package spinsem
 
-import "github.com/semacat/sem/internal/check"
-
 // Resize sets the size to size, for adaptive limits and reloaded
 // configuration. It implements sem.Resizer.
 //
@@ -16,28 +14,8 @@ import "github.com/semacat/sem/internal/check"
 //
 // Resize panics if size is less than 1 or more than MaxSize. It may be
 // called after Close.
-//
-// # Why the size may live outside the state word
-//
-// Only Release needs the size and the free permits together, to refuse an
-// over-release, and it must read them as one snapshot. The size lives in two
-// slots and the state word's generation picks the slot: a Resize writes the
-// new size into the slot the current generation does not use, then changes
-// the free permits and the generation in one compare-and-swap. A goroutine
-// that loaded the state word finds in its slot the size written before that
-// generation was published (atomics are sequentially consistent in Go), and
-// the slot is written again only by the Resize after next, after the next
-// one has changed the word; so if its own compare-and-swap succeeds, the
-// size it read belonged to the word it replaced. A read that loses this race
-// may see a later size and think an honest Release an over-release: Release
-// then looks again under the mutex, which Resize holds, before it panics. A
-// fast-path compare-and-swap that raced with a Resize fails, since the
-// generation changed; a stale success would need the generation counter to
-// go round a whole cycle of Resizes between one goroutine's load and its
-// compare-and-swap, and the free permits to be back at the same value.
 func (s *Semaphore) Resize(size int64) {
-	check.Resize(pkg, size)
-	check.SizeAtMost(pkg, "Resize", size, MaxSize)
+	pkg.PanicIfBadSize("Resize", size, MaxSize)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	from := s.Size()
@@ -54,10 +32,12 @@ func (s *Semaphore) Resize(size int64) {
 		}
 	}
 	if size < from {
-		for w := range s.parked {
+		for w := s.q.Front(); w != nil; {
+			next := w.Next()
 			if w.N > size {
-				s.failLocked(w, -size)
+				s.failLocked(w, pkg.ErrExceedsSize(w.N, size))
 			}
+			w = next
 		}
 		s.settleLocked()
 	}
@@ -74,7 +54,7 @@ func (s *Semaphore) releaseChecked(n int64) {
 		old := s.state.Load()
 		if held := s.sizeAt(old) - free(old); n > held {
 			s.mu.Unlock()
-			check.OverRelease(pkg, n, held)
+			pkg.PanicOverRelease(n, held)
 		}
 		if s.state.CompareAndSwap(old, old+uint64(n)<<permitShift) {
 			break

@@ -13,13 +13,17 @@ import (
 // time a goroutine parks, a path that costs far more.
 var procs atomic.Int32
 
-// numProcs reports the number of processors; a variable only so that tests
-// can pretend to run on another number.
-var numProcs = func() int32 { return int32(runtime.GOMAXPROCS(0)) }
-
 func init() { refreshProcs() }
 
-func refreshProcs() { procs.Store(numProcs()) }
+func refreshProcs() { procs.Store(int32(runtime.GOMAXPROCS(0))) }
+
+// procs returns the number of processors spinning may count on.
+func (s *Semaphore) procs() int32 {
+	if t := s.test; t != nil && t.procs != 0 {
+		return t.procs
+	}
+	return procs.Load()
+}
 
 // The spin budget: a spin phase runs at most 2*average+spinMin rounds, never
 // more than spinMax, where average is the running average of the rounds that
@@ -37,7 +41,7 @@ const (
 // ctx is done, if the semaphore starves or is closed, or if spinning cannot
 // help.
 func (s *Semaphore) spin(ctx context.Context, n int64) bool {
-	if procs.Load() <= 1 {
+	if s.procs() <= 1 {
 		return false
 	}
 	avg := s.spins.Load() // rounds, in sixteenths
@@ -61,18 +65,14 @@ func (s *Semaphore) spin(ctx context.Context, n int64) bool {
 			s.adapt(avg, avg+(i*16-avg)/8)
 			return true
 		}
-		if spinHook != nil {
-			spinHook()
+		if t := s.test; t != nil && t.spin != nil {
+			t.spin()
 		}
 		busy.Work(spinIters)
 	}
 	s.adapt(avg, avg-avg/8)
 	return false
 }
-
-// spinHook, when set by a test, runs at the end of each spin round that
-// found the permits short and the context not done, before the pause.
-var spinHook func()
 
 // adapt records the new average spin count.
 func (s *Semaphore) adapt(avg, next int32) {

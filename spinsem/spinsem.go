@@ -31,12 +31,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/semacat/sem"
 	"github.com/semacat/sem/internal/check"
+	"github.com/semacat/sem/internal/observe"
 	"github.com/semacat/sem/internal/waitq"
 )
 
-const pkg = "spinsem"
+const pkg check.Pkg = "spinsem"
 
 // The state word: free permits, a resize generation, a counter and four
 // flags.
@@ -83,30 +83,39 @@ const starvationThreshold = time.Millisecond
 // sem.Resizer, sem.Closer and sem.Observer. The zero value is not usable;
 // call New or NewAvailable.
 type Semaphore struct {
-	state  atomic.Uint64                       // free<<permitShift | gen | skipped | flags
-	sizes  [2]atomic.Int64                     // the size is sizes[gen&1] (see Resize)
-	epoch  time.Time                           // the zero of the waiters' arrival times (monotonic)
-	onWait atomic.Pointer[func(sem.WaitEvent)] // OnWait's function, or nil
+	state  atomic.Uint64   // free<<permitShift | gen | skipped | flags
+	sizes  [2]atomic.Int64 // the size is sizes[gen&1] (see Resize)
+	epoch  time.Time       // the zero of the waiters' arrival times (monotonic)
+	onWait observe.Hook
+	test   *testHooks // nil outside tests
 
 	// spins is the running average of the spin rounds a spin phase needed,
 	// kept apart from state so that updating it does not slow the fast path.
 	_     [64]byte
 	spins atomic.Int32
 
-	mu     sync.Mutex    // guards q, parked and wokenW, every change to the flags and the size
-	q      waitq.Queue   // parked waiters; Since is the arrival time since epoch, or a failure mark
+	mu     sync.Mutex    // guards q and wokenW, every change to the flags and the size
+	q      waitq.Queue   // parked waiters; Since is the arrival time since epoch
 	wokenW *waitq.Waiter // the waiter the woken flag stands for, still queued
+}
 
-	// parked holds the waiters in q, so that Close, Resize and Waiting can
-	// visit them all; q keeps their order.
-	parked map[*waitq.Waiter]struct{}
+// testHooks are what a test installs on one semaphore: functions to run at
+// the moments their fields name, and a number of processors to pretend.
+type testHooks struct {
+	// spin runs at the end of each spin round that found the permits
+	// short and the context not done, before the pause.
+	spin func()
+	// park runs just before a queued waiter blocks, the moment at which
+	// its wake-up and its context may both become ready.
+	park func()
+	// procs, if not 0, stands for GOMAXPROCS.
+	procs int32
 }
 
 // New returns a semaphore with size permits, all free. It panics if size is
 // less than 1 or more than MaxSize.
 func New(size int64) *Semaphore {
-	check.Size(pkg, size)
-	check.SizeAtMost(pkg, "New", size, MaxSize)
+	pkg.PanicIfBadSize("New", size, MaxSize)
 	return newSemaphore(size, size)
 }
 
@@ -117,12 +126,12 @@ func New(size int64) *Semaphore {
 // panics if size is less than 1 or more than MaxSize, or if available is
 // negative or more than size.
 func NewAvailable(size, available int64) *Semaphore {
-	check.AvailableAtMost(pkg, "NewAvailable", size, available, MaxSize)
+	pkg.PanicIfBadAvailable("NewAvailable", size, available, MaxSize)
 	return newSemaphore(size, available)
 }
 
 func newSemaphore(size, available int64) *Semaphore {
-	s := &Semaphore{epoch: time.Now(), parked: make(map[*waitq.Waiter]struct{})}
+	s := &Semaphore{epoch: time.Now()}
 	s.sizes[0].Store(size)
 	s.state.Store(uint64(available) << permitShift)
 	return s
@@ -160,7 +169,7 @@ func free(state uint64) int64 { return int64(state) >> permitShift }
 // returns the same errors without blocking, and otherwise nil. It panics if
 // n < 0.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
-	check.Weight(pkg, "Acquire", n)
+	pkg.PanicIfNegative("Acquire", n)
 	if done := ctx.Done(); done != nil {
 		select {
 		case <-done:
@@ -186,7 +195,7 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 // exceeds returns the error of Acquire(n) if n exceeds the size, or nil.
 func (s *Semaphore) exceeds(n int64) error {
 	if size := s.Size(); n > size {
-		return check.ExceedsSize(pkg, n, size)
+		return pkg.ErrExceedsSize(n, size)
 	}
 	return nil
 }
@@ -197,7 +206,7 @@ func (s *Semaphore) exceeds(n int64) error {
 // false. TryAcquire(0) reports true unless the semaphore is closed. It
 // panics if n < 0.
 func (s *Semaphore) TryAcquire(n int64) bool {
-	check.Weight(pkg, "TryAcquire", n)
+	pkg.PanicIfNegative("TryAcquire", n)
 	if n == 0 {
 		return s.state.Load()&closed == 0
 	}
@@ -217,7 +226,7 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 // permits held; the check happens before any permit is returned. It is
 // accepted after Close.
 func (s *Semaphore) Release(n int64) {
-	check.Weight(pkg, "Release", n)
+	pkg.PanicIfNegative("Release", n)
 	if n == 0 {
 		return
 	}

@@ -126,12 +126,12 @@ func TestNoStarvationModeBeforeThreshold(t *testing.T) {
 // waits, frees the permit (which wakes the waiter) and takes it back with
 // TryAcquire; only then does the waiter run and find its wake-up.
 func TestWokenWaiterThatLosesStaysAtFront(t *testing.T) {
+	t.Parallel()
 	for _, wait := range []time.Duration{0, spinsem.StarvationThreshold + time.Microsecond} {
 		t.Run("waited="+wait.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s := exhausted(t, 1)
-				hold, restore := holdFirstPark()
-				defer restore()
+				hold := holdFirstPark(s)
 				first := parked(s, 1)
 				require.Equal(t, 1, hold.parks, "the first Acquire did not park")
 				time.Sleep(wait)
@@ -162,11 +162,12 @@ func TestWokenWaiterThatLosesStaysAtFront(t *testing.T) {
 // In starvation mode arrivals neither barge nor spin: they queue at the
 // tail, behind the starving head.
 func TestStarvationModeArrivalsQueue(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		defer spinsem.SetProcs(2)()
 		var spun atomic.Int32
-		defer spinsem.SetSpinHook(func() { spun.Add(1) })()
 		s := exhausted(t, 2)
+		s.SetProcs(2)
+		s.SetSpinHook(func() { spun.Add(1) })
 		large := parked(s, 2)
 		spun.Store(0)
 		time.Sleep(2 * spinsem.StarvationThreshold)
@@ -191,20 +192,21 @@ func TestStarvationModeArrivalsQueue(t *testing.T) {
 // A done context stops a spinning Acquire at the next round, with nothing
 // acquired and the semaphore unchanged.
 func TestCancelWhileSpinning(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, testCancelWhileSpinning)
 }
 
 func testCancelWhileSpinning(t *testing.T) {
-	defer spinsem.SetProcs(2)()
 	s := exhausted(t, 1)
+	s.SetProcs(2)
 	ctx, cancel := context.WithCancel(context.Background())
 	rounds := 0
-	defer spinsem.SetSpinHook(func() {
+	s.SetSpinHook(func() {
 		rounds++
 		if rounds == 2 {
 			cancel()
 		}
-	})()
+	})
 	err := s.Acquire(ctx, 1)
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, 2, rounds, "Acquire kept spinning after its context was canceled")
@@ -215,19 +217,20 @@ func testCancelWhileSpinning(t *testing.T) {
 
 // Permits freed while an Acquire spins are taken by it, without parking.
 func TestSpinAcquires(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, testSpinAcquires)
 }
 
 func testSpinAcquires(t *testing.T) {
-	defer spinsem.SetProcs(2)()
 	s := exhausted(t, 3)
+	s.SetProcs(2)
 	rounds := 0
-	defer spinsem.SetSpinHook(func() {
+	s.SetSpinHook(func() {
 		rounds++
 		if rounds == 2 {
 			s.Release(2)
 		}
-	})()
+	})
 	require.NoError(t, s.Acquire(context.Background(), 2))
 	assert.Equal(t, 2, rounds)
 	assert.Equal(t, spinsem.Mode{}, s.Mode())
@@ -236,11 +239,12 @@ func testSpinAcquires(t *testing.T) {
 
 // With one processor the holder cannot run while we spin: do not spin.
 func TestNoSpinOnOneProcessor(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		defer spinsem.SetProcs(1)()
 		var spun atomic.Int32
-		defer spinsem.SetSpinHook(func() { spun.Add(1) })()
 		s := exhausted(t, 1)
+		s.SetProcs(1)
+		s.SetSpinHook(func() { spun.Add(1) })
 		a := parked(s, 1)
 		assert.Equal(t, 1, s.Mode().Queued)
 		s.Release(1)
@@ -309,8 +313,9 @@ func TestCancelWhileParked(t *testing.T) {
 // A cancellation that comes before the grant wins (the scenario of
 // go.dev/issue/63615), in either mode: the waiter returns the context's
 // error and the permits stay free. In normal mode the Release wakes the
-// waiter, which finds its context done; in starvation mode the Release
-// hands it the permits, and it hands them on.
+// waiter, which finds its context done before it takes the permits; in
+// starvation mode the Release finds the context done before it hands the
+// permits over, and fails the waiter instead.
 func TestCancelBeforeGrantWins(t *testing.T) {
 	for _, starving := range []bool{false, true} {
 		t.Run(fmt.Sprintf("starving=%v", starving), func(t *testing.T) {
@@ -334,14 +339,17 @@ func TestCancelBeforeGrantWins(t *testing.T) {
 	}
 }
 
-// A parked waiter whose wake-up and cancellation are both ready when it
-// looks cannot tell which came first; its select picks either, and both ways
-// it returns the context's error holding nothing. The hook makes both ready
-// before the waiter blocks: in normal mode the Release wakes it to take the
-// permits itself, in starvation mode it hands them to it. Each round takes
-// one of the two at random, and the rounds make it all but certain that
-// both are taken.
-func TestCanceledAsGranted(t *testing.T) {
+// A cancellation that comes before the grant wins also when the waiter's
+// wake-up and ctx.Done() are both ready by the time it blocks. The hook
+// cancels and then releases before the waiter blocks: in normal mode the
+// Release wakes it, and it looks at its context before it takes the
+// permits; in starvation mode the Release looks at the context before it
+// hands the permits over, and fails the waiter. Its select picks either
+// ready case, and both ways it returns the context's error holding
+// nothing; each round takes one at random, and the rounds make it all but
+// certain that both are taken.
+func TestCancelBeforeGrantWinsWhenBothReady(t *testing.T) {
+	t.Parallel()
 	for _, starving := range []bool{false, true} {
 		t.Run(fmt.Sprintf("starving=%v", starving), func(t *testing.T) {
 			for range 20 {
@@ -349,7 +357,7 @@ func TestCanceledAsGranted(t *testing.T) {
 					s := exhausted(t, 2)
 					ctx, cancel := context.WithCancel(context.Background())
 					fired := false
-					defer spinsem.SetTestHookPark(func() {
+					s.SetTestHookPark(func() {
 						fired = true
 						if starving {
 							time.Sleep(2 * spinsem.StarvationThreshold)
@@ -360,7 +368,7 @@ func TestCanceledAsGranted(t *testing.T) {
 						}
 						cancel()
 						s.Release(1)
-					})()
+					})
 					err := s.Acquire(ctx, 2)
 					require.True(t, fired, "the Acquire did not park")
 					require.ErrorIs(t, err, context.Canceled)
@@ -376,17 +384,18 @@ func TestCanceledAsGranted(t *testing.T) {
 // permits between one round's look at the context and the next round's
 // compare-and-swap.
 func TestCanceledWhileSpinningAsPermitsFree(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		defer spinsem.SetProcs(2)()
 		s := exhausted(t, 2)
+		s.SetProcs(2)
 		ctx, cancel := context.WithCancel(context.Background())
 		rounds := 0
-		defer spinsem.SetSpinHook(func() {
+		s.SetSpinHook(func() {
 			if rounds++; rounds == 1 {
 				cancel()
 				s.Release(2)
 			}
-		})()
+		})
 		err := s.Acquire(ctx, 2)
 		require.Equal(t, 1, rounds, "the Acquire did not take the permits in its next round")
 		require.ErrorIs(t, err, context.Canceled)

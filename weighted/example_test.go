@@ -80,5 +80,5 @@ func ExampleSemaphore_Acquire_exceedsSize() {
 	err := s.Acquire(context.Background(), 5)
 	fmt.Println(err)
 	// Output:
-	// weighted: Acquire(5) can never succeed on a semaphore of size 3; ask for at most 3 permits: sem: request exceeds semaphore size
+	// weighted: Acquire(5) on size 3: sem: request exceeds semaphore size
 }

@@ -2,7 +2,6 @@ package weighted
 
 import (
 	"context"
-	"time"
 
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/internal/check"
@@ -17,7 +16,7 @@ import (
 // than the new size fails at once with an error wrapping sem.ErrExceedsSize,
 // and the requests behind it keep their places.
 func (s *Semaphore) Resize(size int64) {
-	check.Resize(pkg, size)
+	pkg.PanicIfBadSize("Resize", size, check.Unbounded)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.state.Or(slow) // no fast path changes the state from here on
@@ -28,7 +27,7 @@ func (s *Semaphore) Resize(size int64) {
 	for w := s.q.Front(); w != nil; {
 		next := w.Next()
 		if w.N > size {
-			s.fail(w, check.ExceedsSize(pkg, w.N, size))
+			s.fail(w, pkg.ErrExceedsSize(w.N, size))
 		}
 		w = next
 	}
@@ -48,7 +47,7 @@ func (s *Semaphore) Close() error {
 	s.closed = true
 	s.state.Or(slow) // kept set for good: every caller meets the flag
 	for w := s.q.Front(); w != nil; w = s.q.Front() {
-		s.fail(w, check.Closed(pkg, w.N))
+		s.fail(w, pkg.ErrClosed(w.N))
 	}
 	return nil
 }
@@ -65,24 +64,11 @@ func (s *Semaphore) Waiting() (requests int, permits int64) {
 // stops waiting, before it returns; OnWait(nil) removes it. An Acquire that
 // finds f installed when it queues reads the clock when it queues and when
 // it stops; with none installed, nothing reads the clock.
-func (s *Semaphore) OnWait(f func(sem.WaitEvent)) {
-	if f == nil {
-		s.onWait.Store(nil)
-		return
-	}
-	s.onWait.Store(&f)
-}
+func (s *Semaphore) OnWait(f func(sem.WaitEvent)) { s.onWait.Set(f) }
 
 // wait parks the queued waiter w, and reports the wait to the function
 // installed by OnWait, if any.
 func (s *Semaphore) wait(ctx context.Context, w *waitq.Waiter) error {
-	f := s.onWait.Load()
-	if f == nil {
-		return s.park(ctx, w)
-	}
-	e := sem.WaitEvent{N: w.N, Start: time.Now()}
-	e.Err = s.park(ctx, w)
-	e.End = time.Now()
-	(*f)(e)
-	return e.Err
+	o := s.onWait.Start(w.N)
+	return o.End(s.park(ctx, w))
 }

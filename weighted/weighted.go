@@ -27,12 +27,12 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/semacat/sem"
 	"github.com/semacat/sem/internal/check"
+	"github.com/semacat/sem/internal/observe"
 	"github.com/semacat/sem/internal/waitq"
 )
 
-const pkg = "weighted"
+const pkg check.Pkg = "weighted"
 
 // slow is the low bit of the state word: set while the wait queue is not
 // empty, the semaphore is closed, or permits are owed after a shrink; the
@@ -53,13 +53,26 @@ type Semaphore struct {
 	owed   int64       // permits held beyond the size after a shrink
 	closed bool
 
-	onWait atomic.Pointer[func(sem.WaitEvent)] // nil: nobody observes waits
+	onWait observe.Hook
+	test   *testHooks // nil outside tests
+}
+
+// testHooks are functions a test installs on one semaphore, to run at the
+// moments their fields name.
+type testHooks struct {
+	// queue runs in enqueue between the check that a request does not fit
+	// and the setting of the slow bit: the window in which a fast-path
+	// Release can race a new waiter.
+	queue func()
+	// park runs just before a queued waiter blocks, the moment at which
+	// its grant and its context may both become ready.
+	park func()
 }
 
 // New returns a semaphore with size permits, all free. It panics if size is
 // less than 1.
 func New(size int64) *Semaphore {
-	check.Size(pkg, size)
+	pkg.PanicIfBadSize("New", size, check.Unbounded)
 	return newSemaphore(size, size)
 }
 
@@ -69,7 +82,7 @@ func New(size int64) *Semaphore {
 // signalling semaphore: Acquire waits for another goroutine's Release(1). It
 // panics if size is less than 1 or available is not between 0 and size.
 func NewAvailable(size, available int64) *Semaphore {
-	check.Available(pkg, "NewAvailable", size, available)
+	pkg.PanicIfBadAvailable("NewAvailable", size, available, check.Unbounded)
 	return newSemaphore(size, available)
 }
 
@@ -110,11 +123,7 @@ func free(state uint64) int64 { return int64(state >> 1) }
 // Acquire(ctx, 0) returns ctx.Err() without blocking, or that error once
 // closed. It panics if n < 0.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
-	check.Weight(pkg, "Acquire", n)
-	if size := s.size.Load(); n > size {
-		return check.ExceedsSize(pkg, n, size)
-	}
-	if err := ctx.Err(); err != nil {
+	if err := pkg.ErrAcquire(ctx, n, s.size.Load()); err != nil {
 		return err
 	}
 	if n == 0 {
@@ -132,7 +141,7 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 // TryAcquire(0) reports true until the semaphore is closed. It panics if
 // n < 0.
 func (s *Semaphore) TryAcquire(n int64) bool {
-	check.Weight(pkg, "TryAcquire", n)
+	pkg.PanicIfNegative("TryAcquire", n)
 	if n == 0 {
 		return s.zeroWeight() == nil
 	}
@@ -145,7 +154,7 @@ func (s *Semaphore) zeroWeight() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return check.Closed(pkg, 0)
+		return pkg.ErrClosed(0)
 	}
 	return nil
 }
@@ -169,7 +178,7 @@ func (s *Semaphore) tryAcquire(n int64) bool {
 // negative or more than the permits held; the check happens before any
 // permit is returned.
 func (s *Semaphore) Release(n int64) {
-	check.Weight(pkg, "Release", n)
+	pkg.PanicIfNegative("Release", n)
 	for {
 		old := s.state.Load()
 		// More than seem held: the mutex decides, since a Resize may
@@ -203,8 +212,8 @@ func (s *Semaphore) park(ctx context.Context, w *waitq.Waiter) error {
 		<-w.Woken()
 		return s.recycle(w)
 	}
-	if testHookPark != nil {
-		testHookPark()
+	if t := s.test; t != nil && t.park != nil {
+		t.park()
 	}
 	select {
 	case <-w.Woken():
@@ -214,15 +223,6 @@ func (s *Semaphore) park(ctx context.Context, w *waitq.Waiter) error {
 	}
 }
 
-// testHookPark, when set by a test, runs just before a queued waiter blocks,
-// the moment at which its grant and its context may both become ready.
-var testHookPark func()
-
-// testHookQueue, when set by a test, runs in enqueue between the check that a
-// request does not fit and the setting of the slow bit: the window in which
-// a fast-path Release can race a new waiter.
-var testHookQueue func()
-
 // enqueue, called with s.mu held, returns the error of an Acquire(ctx, n) that
 // must fail: the semaphore is closed, or n exceeds a size shrunk since the
 // caller looked. Otherwise it takes n permits if nobody is queued and they
@@ -230,10 +230,10 @@ var testHookQueue func()
 // the slow bit, which sends every Release and Acquire to the mutex.
 func (s *Semaphore) enqueue(ctx context.Context, n int64) (*waitq.Waiter, error) {
 	if s.closed {
-		return nil, check.Closed(pkg, n)
+		return nil, pkg.ErrClosed(n)
 	}
 	if size := s.size.Load(); n > size {
-		return nil, check.ExceedsSize(pkg, n, size)
+		return nil, pkg.ErrExceedsSize(n, size)
 	}
 	for {
 		old := s.state.Load()
@@ -244,8 +244,8 @@ func (s *Semaphore) enqueue(ctx context.Context, n int64) (*waitq.Waiter, error)
 				}
 				continue
 			}
-			if testHookQueue != nil {
-				testHookQueue()
+			if t := s.test; t != nil && t.queue != nil {
+				t.queue()
 			}
 			// Set the bit only if no permit came back since the load:
 			// otherwise a fast-path Release could have freed what we
@@ -267,7 +267,7 @@ func (s *Semaphore) releaseSlow(n int64) {
 	if held := s.held(); n > held {
 		s.grant()
 		s.mu.Unlock()
-		check.OverRelease(pkg, n, held)
+		pkg.PanicOverRelease(n, held)
 	}
 	s.put(n)
 	s.grant()

@@ -58,19 +58,19 @@ func TestBadInputMessages(t *testing.T) {
 // going to sleep with nobody left to wake it; if it frees too little, the
 // waiter queues, and the next Release must find it queued and wake it.
 func TestReleaseRacingEnqueue(t *testing.T) {
+	t.Parallel()
 	for _, racing := range []int64{2, 1} {
 		t.Run(fmt.Sprintf("release=%d", racing), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s := weighted.New(3)
 				require.True(t, s.TryAcquire(3))
 				fired := false
-				restore := weighted.SetTestHookQueue(func() {
+				s.SetTestHookQueue(func() {
 					if !fired {
 						fired = true
 						s.Release(racing) // no waiter is queued yet: the lock-free path
 					}
 				})
-				defer restore()
 				w := acquiretest.Go(s, 2)
 				synctest.Wait()
 				require.True(t, fired, "the hook did not run: the Acquire never reached the queue")
@@ -92,27 +92,29 @@ func TestReleaseRacingEnqueue(t *testing.T) {
 	}
 }
 
-// A waiter whose grant and cancellation are both ready when it looks cannot
-// tell which came first; its select picks either, and both ways it hands the
-// permits on and returns the context's error. The hook makes both ready
-// before the waiter blocks; each round takes one of the two at random, and
-// the rounds make it all but certain that both are taken.
-func TestCanceledAsGranted(t *testing.T) {
+// A waiter whose context is canceled before the Release that would grant it
+// is not granted: the Release looks at the context first, fails the waiter
+// and keeps the permits. The hook cancels and releases before the waiter
+// blocks, so that its select finds its wake-up and ctx.Done() both ready and
+// picks either; both ways it returns the context's error holding nothing,
+// and the rounds make it all but certain that both are taken.
+func TestCancelBeforeGrantWins(t *testing.T) {
+	t.Parallel()
 	for range 20 {
 		synctest.Test(t, func(t *testing.T) {
 			s := weighted.New(2)
 			require.True(t, s.TryAcquire(1))
 			ctx, cancel := context.WithCancel(context.Background())
 			fired := false
-			defer weighted.SetTestHookPark(func() {
+			s.SetTestHookPark(func() {
 				fired = true
 				cancel()
-				s.Release(1) // grants the queued Acquire(2)
-			})()
+				s.Release(1) // would grant the queued Acquire(2)
+			})
 			err := s.Acquire(ctx, 2)
 			require.True(t, fired, "the Acquire did not wait")
 			require.ErrorIs(t, err, context.Canceled)
-			assert.Equal(t, int64(2), s.Available(), "the canceled waiter kept its grant")
+			assert.Equal(t, int64(2), s.Available(), "the canceled waiter was granted")
 			require.True(t, s.TryAcquire(2), "the fast path did not come back")
 			s.Release(2)
 		})

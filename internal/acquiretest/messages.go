@@ -20,7 +20,7 @@ func CheckBadInputMessages(t *testing.T, pkg, ctor string, newSem func(size int6
 	t.Helper()
 	expectPanic(t, pkg+": "+ctor+"(0): size must be at least 1", func() { newSem(0) })
 	s := newSem(2)
-	const negative = "negative weight; the number of permits must be at least 0"
+	const negative = "negative weight"
 	expectPanic(t, pkg+": Acquire(-2): "+negative, func() { _ = s.Acquire(context.Background(), -2) })
 	expectPanic(t, pkg+": TryAcquire(-1): "+negative, func() { s.TryAcquire(-1) })
 	expectPanic(t, pkg+": Release(-3): "+negative, func() { s.Release(-3) })
@@ -33,7 +33,7 @@ func CheckBadInputMessages(t *testing.T, pkg, ctor string, newSem func(size int6
 	s.Release(1)
 
 	err := s.Acquire(context.Background(), 3)
-	want := fmt.Sprintf("%s: Acquire(3) can never succeed on a semaphore of size 2; ask for at most 2 permits: %v", pkg, sem.ErrExceedsSize)
+	want := fmt.Sprintf("%s: Acquire(3) on size 2: %v", pkg, sem.ErrExceedsSize)
 	if !errors.Is(err, sem.ErrExceedsSize) || err.Error() != want {
 		t.Errorf("Acquire(3) on a semaphore of size 2 = %v; want %q, wrapping sem.ErrExceedsSize", err, want)
 	}

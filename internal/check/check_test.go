@@ -1,6 +1,7 @@
 package check_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,6 +16,8 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
+const pkg check.Pkg = "pkg"
+
 // Every strategy's bad input gets these words, so a strategy's own tests
 // need only show that it names itself and passes the right values.
 func TestPanicMessages(t *testing.T) {
@@ -22,20 +25,23 @@ func TestPanicMessages(t *testing.T) {
 		want string
 		call func()
 	}{
+		{"pkg: New(0): size must be at least 1", func() { pkg.PanicIfBadSize("New", 0, check.Unbounded) }},
+		{"pkg: NewFair(-3): size must be at least 1", func() { pkg.PanicIfBadSize("NewFair", -3, check.Unbounded) }},
+		{"pkg: New(9): size must be at most 8", func() { pkg.PanicIfBadSize("New", 9, 8) }},
+		{"pkg: Resize(9): size must be at most 8", func() { pkg.PanicIfBadSize("Resize", 9, 8) }},
+		{"pkg: Resize(-1): size must be at least 1", func() { pkg.PanicIfBadSize("Resize", -1, 8) }},
+		{"pkg: NewAvailable(9, 0): size must be at most 8", func() { pkg.PanicIfBadAvailable("NewAvailable", 9, 0, 8) }},
+		{"pkg: NewAvailable(0, 0): size must be at least 1", func() { pkg.PanicIfBadAvailable("NewAvailable", 0, 0, 8) }},
+		{"pkg: NewAvailable(8, 9): available must be between 0 and the size", func() { pkg.PanicIfBadAvailable("NewAvailable", 8, 9, 8) }},
+		{"pkg: NewFairAvailable(2, 3): available must be between 0 and the size", func() { pkg.PanicIfBadAvailable("NewFairAvailable", 2, 3, check.Unbounded) }},
+		{"pkg: NewAvailable(2, -1): available must be between 0 and the size", func() { pkg.PanicIfBadAvailable("NewAvailable", 2, -1, check.Unbounded) }},
+		{"pkg: TryAcquire(-1): negative weight", func() { pkg.PanicIfNegative("TryAcquire", -1) }},
+		{"pkg: Acquire(-2): negative weight", func() { _ = pkg.ErrAcquire(context.Background(), -2, 4) }},
+		{"pkg: Release(3): released more than held (2 held)", func() { pkg.PanicOverRelease(3, 2) }},
+		{"pkg: Unlock: released more than held (0 held)", pkg.PanicOverUnlock},
 		{"pkg: New(0): size must be at least 1", func() { check.Size("pkg", 0) }},
-		{"pkg: NewFair(-3): size must be at least 1", func() { check.ConstructorSize("pkg", "NewFair", -3) }},
-		{"pkg: New(9): size must be at most 8", func() { check.SizeAtMost("pkg", "New", 9, 8) }},
-		{"pkg: Resize(9): size must be at most 8", func() { check.SizeAtMost("pkg", "Resize", 9, 8) }},
-		{"pkg: NewAvailable(9, 0): size must be at most 8", func() { check.AvailableAtMost("pkg", "NewAvailable", 9, 0, 8) }},
-		{"pkg: NewAvailable(0, 0): size must be at least 1", func() { check.AvailableAtMost("pkg", "NewAvailable", 0, 0, 8) }},
-		{"pkg: NewAvailable(8, 9): available must be between 0 and the size", func() { check.AvailableAtMost("pkg", "NewAvailable", 8, 9, 8) }},
-		{"pkg: NewAvailable(0, 0): size must be at least 1", func() { check.Available("pkg", "NewAvailable", 0, 0) }},
-		{"pkg: NewFairAvailable(2, 3): available must be between 0 and the size", func() { check.Available("pkg", "NewFairAvailable", 2, 3) }},
-		{"pkg: NewAvailable(2, -1): available must be between 0 and the size", func() { check.Available("pkg", "NewAvailable", 2, -1) }},
-		{"pkg: Resize(-1): size must be at least 1", func() { check.Resize("pkg", -1) }},
-		{"pkg: TryAcquire(-1): negative weight; the number of permits must be at least 0", func() { check.Weight("pkg", "TryAcquire", -1) }},
-		{"pkg: Release(3): released more than held (2 held)", func() { check.OverRelease("pkg", 3, 2) }},
-		{"pkg: Unlock: released more than held (no permit held)", func() { check.OverUnlock("pkg") }},
+		{"pkg: Release(-1): negative weight", func() { check.Weight("pkg", "Release", -1) }},
+		{"pkg: Release(2): released more than held (1 held)", func() { check.OverRelease("pkg", 2, 1) }},
 	} {
 		assert.PanicsWithValue(t, tc.want, tc.call)
 	}
@@ -44,22 +50,34 @@ func TestPanicMessages(t *testing.T) {
 // Good input passes every check without a panic, the bounds included.
 func TestGoodInputPasses(t *testing.T) {
 	assert.NotPanics(t, func() {
+		pkg.PanicIfBadSize("New", 1, check.Unbounded)
+		pkg.PanicIfBadSize("Resize", 8, 8)
+		pkg.PanicIfBadSize("New", check.Unbounded, check.Unbounded)
+		pkg.PanicIfBadAvailable("NewAvailable", 8, 8, 8)
+		pkg.PanicIfBadAvailable("NewAvailable", 2, 0, check.Unbounded)
+		pkg.PanicIfNegative("Acquire", 0)
 		check.Size("pkg", 1)
-		check.ConstructorSize("pkg", "NewFair", 1)
-		check.SizeAtMost("pkg", "New", 8, 8)
-		check.AvailableAtMost("pkg", "NewAvailable", 8, 8, 8)
-		check.Available("pkg", "NewAvailable", 2, 0)
-		check.Available("pkg", "NewAvailable", 2, 2)
-		check.Resize("pkg", 1)
 		check.Weight("pkg", "Acquire", 0)
 	})
 }
 
 func TestErrorMessages(t *testing.T) {
-	err := check.ExceedsSize("pkg", 3, 2)
-	require.ErrorIs(t, err, sem.ErrExceedsSize)
-	assert.EqualError(t, err, "pkg: Acquire(3) can never succeed on a semaphore of size 2; ask for at most 2 permits: sem: request exceeds semaphore size")
-	err = check.Closed("pkg", 1)
+	for _, err := range []error{pkg.ErrExceedsSize(3, 2), check.ExceedsSize("pkg", 3, 2), pkg.ErrAcquire(context.Background(), 3, 2)} {
+		require.ErrorIs(t, err, sem.ErrExceedsSize)
+		assert.EqualError(t, err, "pkg: Acquire(3) on size 2: sem: request exceeds semaphore size")
+	}
+	err := pkg.ErrClosed(1)
 	require.ErrorIs(t, err, sem.ErrClosed)
-	assert.EqualError(t, err, "pkg: Acquire(1): the semaphore was closed; no permit will be granted: sem: semaphore closed")
+	assert.EqualError(t, err, "pkg: Acquire(1): sem: semaphore closed")
+}
+
+// ErrAcquire reports the size before the context, and nothing when both
+// are fine.
+func TestErrAcquire(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	assert.NoError(t, pkg.ErrAcquire(ctx, 2, 2))
+	assert.NoError(t, pkg.ErrAcquire(ctx, 0, 2))
+	cancel()
+	assert.ErrorIs(t, pkg.ErrAcquire(ctx, 3, 2), sem.ErrExceedsSize)
+	assert.Equal(t, context.Canceled, pkg.ErrAcquire(ctx, 2, 2))
 }

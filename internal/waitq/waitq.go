@@ -1,5 +1,6 @@
 // Package waitq is the wait queue shared by the semacat strategies that park
-// goroutines in arrival order (weighted and spinsem).
+// goroutines in arrival order (weighted and spinsem), and the list of
+// waiters of condsem's condition variable.
 //
 // A Queue is an intrusive doubly linked list of Waiters. Each Waiter carries
 // the number of permits it wants and a wake channel with a buffer of one, so

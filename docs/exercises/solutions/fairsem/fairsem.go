@@ -36,7 +36,7 @@ import (
 )
 
 // pkg names this package in its panics and errors.
-const pkg = "fairsem"
+const pkg check.Pkg = "fairsem"
 
 // Semaphore is a counting semaphore with a queue of waiters.
 type Semaphore struct {
@@ -71,9 +71,9 @@ func newSemaphore(ctor string, size int64, firstFit bool) *Semaphore {
 
 // Acquire takes n permits, blocking until they are granted or ctx is done.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
-	check.Weight(pkg, "Acquire", n)
+	pkg.PanicIfNegative("Acquire", n)
 	if n > s.size {
-		return check.ExceedsSize(pkg, n, s.size)
+		return pkg.ErrExceedsSize(n, s.size)
 	}
 	if err := ctx.Err(); err != nil || n == 0 {
 		return err
@@ -112,7 +112,7 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 // TryAcquire takes n permits only if they are free and nobody is queued,
 // and reports whether it did. TryAcquire(0) reports true.
 func (s *Semaphore) TryAcquire(n int64) bool {
-	check.Weight(pkg, "TryAcquire", n)
+	pkg.PanicIfNegative("TryAcquire", n)
 	if n == 0 {
 		return true // a no-op, even while waiters are queued
 	}
@@ -124,11 +124,11 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 // Release gives back n permits and grants them to the waiters they let in.
 // It panics, before changing anything, if fewer than n are held.
 func (s *Semaphore) Release(n int64) {
-	check.Weight(pkg, "Release", n)
+	pkg.PanicIfNegative("Release", n)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if n > s.held {
-		check.OverRelease(pkg, n, s.held)
+		pkg.PanicOverRelease(n, s.held)
 	}
 	s.held -= n
 	s.grant()

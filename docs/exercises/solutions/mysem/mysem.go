@@ -27,7 +27,7 @@ import (
 )
 
 // pkg names this package in its panics and errors.
-const pkg = "mysem"
+const pkg check.Pkg = "mysem"
 
 // Semaphore is a counting semaphore on a mutex and a condition variable.
 type Semaphore struct {
@@ -40,7 +40,7 @@ type Semaphore struct {
 // New returns a semaphore with size permits, all free. It panics if size is
 // less than 1.
 func New(size int64) *Semaphore {
-	check.Size(pkg, size)
+	pkg.PanicIfBadSize("New", size, check.Unbounded)
 	s := &Semaphore{size: size}
 	s.cond.L = &s.mu
 	return s
@@ -48,9 +48,9 @@ func New(size int64) *Semaphore {
 
 // Acquire takes n permits, blocking until they are free or ctx is done.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
-	check.Weight(pkg, "Acquire", n)
+	pkg.PanicIfNegative("Acquire", n)
 	if n > s.size {
-		return check.ExceedsSize(pkg, n, s.size)
+		return pkg.ErrExceedsSize(n, s.size)
 	}
 	if err := ctx.Err(); err != nil || n == 0 {
 		return err
@@ -77,7 +77,7 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 // TryAcquire takes n permits only if they are free now, and reports whether
 // it did.
 func (s *Semaphore) TryAcquire(n int64) bool {
-	check.Weight(pkg, "TryAcquire", n)
+	pkg.PanicIfNegative("TryAcquire", n)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.take(n)
@@ -96,11 +96,11 @@ func (s *Semaphore) take(n int64) bool {
 // Release gives back n permits and wakes every waiter to look again. It
 // panics, before changing anything, if fewer than n are held.
 func (s *Semaphore) Release(n int64) {
-	check.Weight(pkg, "Release", n)
+	pkg.PanicIfNegative("Release", n)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if n > s.held {
-		check.OverRelease(pkg, n, s.held)
+		pkg.PanicOverRelease(n, s.held)
 	}
 	s.held -= n
 	s.cond.Broadcast()
