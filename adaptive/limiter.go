@@ -12,7 +12,7 @@ import (
 	"github.com/semacat/sem/internal/check"
 )
 
-const pkg = "adaptive"
+const pkg check.Pkg = "adaptive"
 
 // Resizable is a semaphore whose size can change while it is in use: what a
 // [Limiter] wraps. weighted, spinsem and condsem semaphores are Resizable.
@@ -76,9 +76,9 @@ func WithSmoothing(f float64) Option {
 // New panics if initial is outside the bounds (at least 1 by default) or alg
 // is nil.
 func New(s Resizable, initial int64, alg Algorithm, opts ...Option) *Limiter {
-	check.ConstructorSize(pkg, "New", initial)
+	pkg.PanicIfBadSize("New", initial, check.Unbounded)
 	if alg == nil {
-		panic(pkg + ": New: nil Algorithm")
+		panic(string(pkg) + ": New: nil Algorithm")
 	}
 	l := &Limiter{s: s, alg: alg, epoch: time.Now(), min: 1, max: 1 << 20, smooth: 1}
 	for _, o := range opts {
@@ -103,21 +103,21 @@ func (l *Limiter) Limit() int64 { return l.size.Load() }
 // while it waits if the limit shrinks below it: keep weights at most the
 // lower bound. It panics if n < 0.
 func (l *Limiter) Acquire(ctx context.Context, n int64) error {
-	check.Weight(pkg, "Acquire", n)
+	pkg.PanicIfNegative("Acquire", n)
 	return l.s.Acquire(ctx, n)
 }
 
 // TryAcquire takes n permits only if the wrapped semaphore grants them at
 // once, and reports whether it did. It panics if n < 0.
 func (l *Limiter) TryAcquire(n int64) bool {
-	check.Weight(pkg, "TryAcquire", n)
+	pkg.PanicIfNegative("TryAcquire", n)
 	return l.s.TryAcquire(n)
 }
 
 // Release returns n permits to the wrapped semaphore. It panics, changing
 // nothing, if n < 0 or if that is more than are held.
 func (l *Limiter) Release(n int64) {
-	check.Weight(pkg, "Release", n)
+	pkg.PanicIfNegative("Release", n)
 	defer renamePanic()
 	l.s.Release(n)
 }
@@ -135,7 +135,7 @@ func renamePanic() {
 // the request from now on. Call exactly one of its Done or Report methods
 // when the request ends: that gives the permits back.
 func (l *Limiter) Start(ctx context.Context, n int64) (Token, error) {
-	check.Weight(pkg, "Start", n)
+	pkg.PanicIfNegative("Start", n)
 	if err := l.s.Acquire(ctx, n); err != nil {
 		return Token{}, err
 	}
@@ -145,7 +145,7 @@ func (l *Limiter) Start(ctx context.Context, n int64) (Token, error) {
 // TryStart is Start without waiting: ok is false, and the Token is of no
 // use, if the permits were not free at once.
 func (l *Limiter) TryStart(n int64) (t Token, ok bool) {
-	check.Weight(pkg, "TryStart", n)
+	pkg.PanicIfNegative("TryStart", n)
 	if !l.s.TryAcquire(n) {
 		return Token{}, false
 	}

@@ -213,5 +213,5 @@ func TestBadInput(t *testing.T) {
 	assert.Panics(t, func() { adaptive.WithSmoothing(0) })
 	assert.Panics(t, func() { adaptive.WithSmoothing(1.5) })
 	l := adaptive.New(s, 1, &adaptive.AIMD{})
-	assert.PanicsWithValue(t, "adaptive: Start(-1): negative weight; the number of permits must be at least 0", func() { l.Start(context.Background(), -1) })
+	assert.PanicsWithValue(t, "adaptive: Start(-1): negative weight", func() { l.Start(context.Background(), -1) })
 }
