@@ -50,6 +50,16 @@ func panics(f func()) (msg string, panicked bool) {
 	return "", false
 }
 
+// recovered, deferred, passes what the deferring function panicked with,
+// if it did, to report, and ends the panic: a goroutine of a check that
+// calls the implementation reports a panic instead of ending the test
+// binary.
+func recovered(report func(msg string)) {
+	if p := recover(); p != nil {
+		report(fmt.Sprint(p))
+	}
+}
+
 // expectPanic fails t unless f panics with a message containing every one of
 // the given words. An empty word is skipped.
 func expectPanic(t *testing.T, call string, f func(), words ...string) {

@@ -163,6 +163,7 @@ func (c *config) testNoStarvation(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				defer recovered(func(msg string) { t.Errorf("a cycling Acquire(1) or Release(1) panicked: %s", msg) })
 				time.Sleep(time.Duration(i) * c.tick / size)
 				for ctx.Err() == nil {
 					if s.Acquire(ctx, 1) != nil {

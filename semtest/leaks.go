@@ -2,7 +2,6 @@ package semtest
 
 import (
 	"context"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -33,12 +32,7 @@ func (c *config) testLeaks(t *testing.T) {
 			before := bubbleGoroutines()
 			c.serveWaiters(t, sc, ctx)
 			sc.settle()
-			// A goroutine that has returned may take a moment to exit; a
-			// leaked one never does.
-			for i := 0; i < 1000 && bubbleGoroutines() > before; i++ {
-				runtime.Gosched()
-			}
-			if after := bubbleGoroutines(); after > before {
+			if after := goroutinesSettledTo(before); after > before {
 				t.Errorf("%d goroutines before Acquire calls on a never-canceled context waited, %d after all of them were served and returned; the implementation leaks goroutines", before, after)
 			}
 		})

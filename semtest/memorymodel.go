@@ -26,6 +26,10 @@ func (c *config) testMemoryModel(t *testing.T) {
 			var handed int
 			seen := make(chan int, 1)
 			go func() {
+				defer recovered(func(msg string) {
+					t.Errorf("trial %d: Acquire(1) panicked: %s", trial, msg)
+					seen <- -1
+				})
 				if err := s.Acquire(context.Background(), 1); err != nil {
 					seen <- -1
 					return

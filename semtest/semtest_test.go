@@ -35,6 +35,9 @@ func TestRunPassesCorrect(t *testing.T) {
 		semtest.Run(t, reftest.New(true, reftest.None), semtest.Guarantees{FIFO: true, NoBarging: true, NoStarvation: true}, refName,
 			semtest.WithNewAvailable(reftest.NewAvailable(true, reftest.None)))
 	})
+	t.Run("Handoff", func(t *testing.T) {
+		semtest.Run(t, reftest.NewHandoff(reftest.HandoffKeeps), semtest.Guarantees{FIFO: true, NoBarging: true}, refName)
+	})
 	t.Run("Bare", func(t *testing.T) {
 		semtest.Run(t, func(size int64) sem.Semaphore { return bare{reftest.New(false, reftest.None)(size)} }, semtest.Guarantees{}, refName)
 	})
@@ -80,6 +83,7 @@ var broken = []struct {
 	// Cancel/BeforeGrant's waiter asks for 2; only the model's random
 	// weights reach this one.
 	{"unit-grant-after-cancel", reftest.New(false, reftest.UnitGrantAfterDone), none, "Model", 1, false, nil},
+	{"gives-back-released-grant", reftest.NewHandoff(reftest.HandoffGivesBack), fifo, "Cancel/GrantedThenReleased", 1, false, nil},
 	{"canceled-head-strands", reftest.New(true, reftest.Strand), fifo, "Cancel/HeadDoesNotStrand", 1, false, nil},
 	{"canceled-head-strands-one-behind", reftest.New(true, reftest.Strand), fifo, "Cancel/BeforeGrantPassesOn", 1, false, nil},
 	{"over-release-no-panic", reftest.New(false, reftest.NoPanic), none, "BadInput/OverRelease/Fresh", 1, false, nil},
@@ -107,6 +111,7 @@ var broken = []struct {
 	{"shrink-keeps-large-waiter", reftest.New(true, reftest.ShrinkKeepsLarge), fifo, "Resize/ShrinkFailsLargeWaiter", 1, false, nil},
 	{"exceeds-checks-old-size", reftest.New(false, reftest.ExceedsOldSize), none, "Resize/ShrinkLaterExceeds", 1, false, nil},
 	{"size-stale-after-resize", reftest.New(false, reftest.SizeStale), none, "Resize/Size", 1, false, nil},
+	{"available-clamped-after-shrink", reftest.New(false, reftest.AvailableClamped), none, "Resize/AvailableAfterShrink", 1, false, nil},
 	{"resize-accepts-zero", reftest.New(false, reftest.ResizeNoCheck), none, "Resize/BadSize", 1, false, nil},
 	{"over-release-unchecked-after-shrink", reftest.New(false, reftest.ShrinkNoPanic), none, "Resize/OverRelease", 1, false, nil},
 	{"exceeds-names-old-size", reftest.New(false, reftest.ExceedsNamesBuilt), none, "Resize/ShrinkFailedWaiter", 1, false, nil},

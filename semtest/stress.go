@@ -77,6 +77,9 @@ func (c *config) hammer(t *testing.T, s sem.Semaphore, size int64, ctxFor func(*
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer recovered(func(msg string) {
+				problems.Store("a call on the semaphore panicked: "+msg, true)
+			})
 			r := rand.New(rand.NewPCG(uint64(g), 1))
 			for range c.ops {
 				n := r.Int64N(size + 1)

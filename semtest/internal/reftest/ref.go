@@ -403,6 +403,9 @@ func (r *ref) Available() int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	free := r.size - r.cur
+	if r.bug == AvailableClamped {
+		free = max(free, 0)
+	}
 	if r.bug == AvailableMinusWaiting {
 		for _, q := range r.queue {
 			free -= *q
