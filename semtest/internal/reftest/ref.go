@@ -44,6 +44,7 @@ const (
 	None                  Bug = ""
 	OverAdmit             Bug = "overadmit"          // admits one permit more than is free
 	LostWakeup            Bug = "lostwakeup"         // Release wakes one waiter however many permits it frees
+	NoWakeup              Bug = "nowakeup"           // Release wakes no waiter; only a cancellation does
 	IgnoreCancel          Bug = "ignorecancel"       // a waiting Acquire never looks at its context again
 	DoneContext           Bug = "donectx"            // a done context still acquires free permits
 	DoneContextBig        Bug = "donectxbig"         // a done context still acquires free permits, if n > 1
@@ -345,9 +346,11 @@ func (r *ref) Release(n int64) {
 		r.fail("Release(%d): released more than held (%d held)", n, r.cur)
 	}
 	r.cur -= n
-	if r.bug == LostWakeup {
+	switch r.bug {
+	case LostWakeup:
 		r.cond.Signal()
-	} else {
+	case NoWakeup:
+	default:
 		r.cond.Broadcast()
 	}
 }
