@@ -2,6 +2,7 @@ package semtest
 
 import (
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -58,6 +59,19 @@ func recovered(report func(msg string)) {
 	if p := recover(); p != nil {
 		report(fmt.Sprint(p))
 	}
+}
+
+// run is t.Run for the suite's checks: a panic that escapes a check (the
+// implementation panicked where the check did not expect it) fails that
+// check instead of ending the test binary.
+func run(t *testing.T, name string, check func(t *testing.T)) bool {
+	t.Helper()
+	return t.Run(name, func(t *testing.T) {
+		defer recovered(func(msg string) {
+			t.Errorf("a call on the semaphore panicked: %s\n%s", msg, debug.Stack())
+		})
+		check(t)
+	})
 }
 
 // expectPanic fails t unless f panics with a message containing every one of

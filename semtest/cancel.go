@@ -13,8 +13,8 @@ import (
 // ctx.Err() and leaves the semaphore as if the call had never happened, and
 // that a cancellation that comes before the grant wins.
 func (c *config) testCancel(t *testing.T) {
-	t.Run("AlreadyDone", c.testAlreadyDone)
-	t.Run("WhileWaiting", func(t *testing.T) {
+	run(t, "AlreadyDone", c.testAlreadyDone)
+	run(t, "WhileWaiting", func(t *testing.T) {
 		c.bubble(t, func(t *testing.T, sc *scene) {
 			s := sc.newHeld(3, 3)
 			w := sc.arrive(2)
@@ -32,7 +32,7 @@ func (c *config) testCancel(t *testing.T) {
 			s.Release(2)
 		})
 	})
-	t.Run("Timeout", func(t *testing.T) {
+	run(t, "Timeout", func(t *testing.T) {
 		c.bubble(t, func(t *testing.T, sc *scene) {
 			s := sc.newHeld(1, 1)
 			ctx, cancel := context.WithTimeout(context.Background(), c.tick)
@@ -52,10 +52,10 @@ func (c *config) testCancel(t *testing.T) {
 			s.Release(1)
 		})
 	})
-	t.Run("BeforeGrant", c.testBeforeGrant(false))
-	t.Run("BeforeGrantPassesOn", c.testBeforeGrant(true))
-	t.Run("GrantedThenReleased", c.testGrantedThenReleased)
-	t.Run("HeadDoesNotStrand", func(t *testing.T) {
+	run(t, "BeforeGrant", c.testBeforeGrant(false))
+	run(t, "BeforeGrantPassesOn", c.testBeforeGrant(true))
+	run(t, "GrantedThenReleased", c.testGrantedThenReleased)
+	run(t, "HeadDoesNotStrand", func(t *testing.T) {
 		// The head waiter wants 2 while 1 is free; when it gives up, the
 		// waiter behind it, which wants 1, must be served.
 		c.bubble(t, func(t *testing.T, sc *scene) {
@@ -73,7 +73,7 @@ func (c *config) testCancel(t *testing.T) {
 			s.Release(1) // the test's other permit
 		})
 	})
-	t.Run("ManyWaiters", c.testManyWaiters)
+	run(t, "ManyWaiters", c.testManyWaiters)
 }
 
 // testBeforeGrant is go.dev/issue/63615: size 2, 1 held, Acquire(ctx, 2)

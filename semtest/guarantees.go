@@ -17,20 +17,20 @@ func (c *config) testGuarantees(t *testing.T) {
 			t.Skipf("%s not claimed", name)
 		}
 	}
-	t.Run("FIFO", func(t *testing.T) {
+	run(t, "FIFO", func(t *testing.T) {
 		claim(t, c.g.FIFO, "FIFO")
 		c.testFIFO(t)
 	})
-	t.Run("UnitFIFO", func(t *testing.T) {
+	run(t, "UnitFIFO", func(t *testing.T) {
 		claim(t, c.g.UnitFIFO, "UnitFIFO")
 		c.testUnitFIFO(t)
 	})
-	t.Run("NoBarging", func(t *testing.T) {
+	run(t, "NoBarging", func(t *testing.T) {
 		claim(t, c.g.NoBarging, "NoBarging")
-		t.Run("Parked", c.testNoBargingParked)
-		t.Run("PartlyServed", c.testNoBargingPartlyServed)
+		run(t, "Parked", c.testNoBargingParked)
+		run(t, "PartlyServed", c.testNoBargingPartlyServed)
 	})
-	t.Run("NoStarvation", func(t *testing.T) {
+	run(t, "NoStarvation", func(t *testing.T) {
 		claim(t, c.g.NoStarvation, "NoStarvation")
 		c.testNoStarvation(t)
 	})
@@ -184,6 +184,15 @@ func (c *config) testNoStarvation(t *testing.T) {
 			t.Errorf("a waiting Acquire(%d) was not served within %d hold times while Acquire(1) callers kept cycling", size, waited)
 		}
 		stop()
-		wg.Wait()
+		finished := make(chan struct{})
+		go func() {
+			wg.Wait()
+			close(finished)
+		}()
+		select {
+		case <-finished:
+		case <-time.After(stressLimit):
+			t.Errorf("the cycling Acquire(1) callers had not returned %v after their context was canceled", stressLimit)
+		}
 	})
 }

@@ -12,7 +12,7 @@ import (
 // (a server's, a worker's) outlives millions of Acquire calls, so a
 // registration or goroutine per call is a leak that never ends.
 func (c *config) testLeaks(t *testing.T) {
-	t.Run("AfterFunc", func(t *testing.T) {
+	run(t, "AfterFunc", func(t *testing.T) {
 		c.bubble(t, func(t *testing.T, sc *scene) {
 			ctx := newNeverDoneContext()
 			c.serveWaiters(t, sc, ctx)
@@ -22,7 +22,7 @@ func (c *config) testLeaks(t *testing.T) {
 			}
 		})
 	})
-	t.Run("Goroutines", func(t *testing.T) {
+	run(t, "Goroutines", func(t *testing.T) {
 		if c.realTime() {
 			t.Skip("a distributed client keeps goroutines of its own; check leaks with goleak in TestMain")
 		}

@@ -76,6 +76,7 @@ var broken = []struct {
 	{"overadmit-under-load", reftest.New(false, reftest.OverAdmit), none, "Stress/Hammer", 1, false, nil},
 	{"lost-wakeup", reftest.New(false, reftest.LostWakeup), none, "Liveness/ReleaseWakesAllThatFit", 1, false, nil},
 	{"no-wakeup", reftest.New(false, reftest.NoWakeup), none, "Acquire/BlocksWhenFull", 1, false, nil},
+	{"acquire-panics", reftest.New(false, reftest.AcquirePanics), none, "Acquire/HoldsPermits", 1, false, nil},
 	{"ignores-cancel", reftest.New(false, reftest.IgnoreCancel), none, "Cancel/WhileWaiting", 1, false, nil},
 	{"ignores-timeout", reftest.New(false, reftest.IgnoreCancel), none, "Cancel/Timeout", 1, false, nil},
 	{"done-context-acquires", reftest.New(false, reftest.DoneContext), none, "Cancel/AlreadyDone", 1, false, nil},

@@ -21,17 +21,17 @@ func (c *config) testStress(t *testing.T) {
 	background := func(*rand.Rand) (context.Context, context.CancelFunc) {
 		return context.Background(), func() {}
 	}
-	t.Run("Hammer", func(t *testing.T) {
+	run(t, "Hammer", func(t *testing.T) {
 		s := c.newOrFail(t, size)
 		c.hammer(t, s, size, background)
 		expectFree(t, s, size, size, "after the hammer")
 	})
-	t.Run("RandomTimeouts", func(t *testing.T) {
+	run(t, "RandomTimeouts", func(t *testing.T) {
 		s := c.newOrFail(t, size)
 		c.hammer(t, s, size, c.shortTimeout)
 		expectFree(t, s, size, size, "after the hammer with timeouts")
 	})
-	t.Run("Goroutines", func(t *testing.T) {
+	run(t, "Goroutines", func(t *testing.T) {
 		if c.realTime() {
 			t.Skip("a distributed client keeps goroutines of its own; check leaks with goleak in TestMain")
 		}

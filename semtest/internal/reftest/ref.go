@@ -45,6 +45,7 @@ const (
 	OverAdmit             Bug = "overadmit"          // admits one permit more than is free
 	LostWakeup            Bug = "lostwakeup"         // Release wakes one waiter however many permits it frees
 	NoWakeup              Bug = "nowakeup"           // Release wakes no waiter; only a cancellation does
+	AcquirePanics         Bug = "acquirepanics"      // Acquire(ctx, 2) panics
 	IgnoreCancel          Bug = "ignorecancel"       // a waiting Acquire never looks at its context again
 	DoneContext           Bug = "donectx"            // a done context still acquires free permits
 	DoneContextBig        Bug = "donectxbig"         // a done context still acquires free permits, if n > 1
@@ -95,7 +96,7 @@ func (r *ref) fail(format string, args ...any) {
 }
 
 func (r *ref) Acquire(ctx context.Context, n int64) error {
-	if n < 0 {
+	if n < 0 || n == 2 && r.bug == AcquirePanics {
 		r.fail("Acquire(%d): negative weight", n)
 	}
 	var w wait
