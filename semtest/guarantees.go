@@ -184,13 +184,8 @@ func (c *config) testNoStarvation(t *testing.T) {
 			t.Errorf("a waiting Acquire(%d) was not served within %d hold times while Acquire(1) callers kept cycling", size, waited)
 		}
 		stop()
-		finished := make(chan struct{})
-		go func() {
-			wg.Wait()
-			close(finished)
-		}()
 		select {
-		case <-finished:
+		case <-returnedAll(&wg):
 		case <-time.After(stressLimit):
 			t.Errorf("the cycling Acquire(1) callers had not returned %v after their context was canceled", stressLimit)
 		}

@@ -50,6 +50,17 @@ func (c *config) testStress(t *testing.T) {
 	})
 }
 
+// returnedAll returns a channel that is closed once the goroutines of wg
+// have all returned.
+func returnedAll(wg *sync.WaitGroup) <-chan struct{} {
+	finished := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(finished)
+	}()
+	return finished
+}
+
 // waitUnlessStalled waits until finished is closed, and returns "", or
 // gives up and says why: stressLimit passed, or progress, a count of
 // returned calls, stayed the same for stallLimit.
@@ -139,12 +150,7 @@ func (c *config) hammer(t *testing.T, s sem.Semaphore, size int64, ctxFor func(*
 			}
 		}()
 	}
-	finished := make(chan struct{})
-	go func() {
-		wg.Wait()
-		close(finished)
-	}()
-	if stuck := waitUnlessStalled(finished, &returned); stuck != "" {
+	if stuck := waitUnlessStalled(returnedAll(&wg), &returned); stuck != "" {
 		t.Fatalf("%d goroutines doing %d operations each %s: a lost wake-up or a deadlock", c.goroutines, c.ops, stuck)
 	}
 	problems.Range(func(k, _ any) bool {
