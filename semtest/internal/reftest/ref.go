@@ -1,7 +1,8 @@
 // Package reftest holds the semaphores that semtest's own tests and the
 // model's tests run: a small, obviously correct one with switches that break
-// it on purpose, and chansem's old gathering design with its two review
-// findings. Both test packages check them, so that the suite and the model
+// it on purpose, a handoff semaphore in the style of x/sync's Weighted with
+// the ways it can treat a waiter canceled around its grant, and chansem's
+// old gathering design with its two review findings. Both test packages check them, so that the suite and the model
 // are held to the same subjects.
 package reftest
 
