@@ -33,7 +33,7 @@ type scene struct {
 // implementation is reported by the failing check's name instead of
 // deadlocking the bubble, and every check ends with a consistency test.
 func (c *config) bubble(t *testing.T, f func(t *testing.T, sc *scene)) {
-	run := func(t *testing.T, settle func()) {
+	play := func(t *testing.T, settle func()) {
 		sc := &scene{t: t, c: c, settle: settle}
 		defer sc.close()
 		defer recovered(func(msg string) {
@@ -42,11 +42,11 @@ func (c *config) bubble(t *testing.T, f func(t *testing.T, sc *scene)) {
 		f(t, sc)
 	}
 	if c.realTime() {
-		run(t, c.settle)
+		play(t, c.settle)
 		return
 	}
 	defer reportDeadlock(t)
-	synctest.Test(t, func(t *testing.T) { run(t, synctest.Wait) })
+	synctest.Test(t, func(t *testing.T) { play(t, synctest.Wait) })
 }
 
 // reportDeadlock turns synctest's deadlock panic into a failure of t, so
@@ -69,7 +69,7 @@ func reportDeadlock(t *testing.T) {
 	case strings.Contains(msg, "all goroutines in bubble are blocked"):
 		t.Errorf("a call on the semaphore never returned, and nothing unblocked it (canceling every waiter's context, releasing every permit); the check was abandoned: %s", msg)
 	default:
-		t.Errorf("goroutines were left blocked inside the semaphore when the check ended, after every waiter was canceled and every permit released; they were abandoned: %s", msg)
+		t.Errorf("goroutines were left blocked inside the semaphore when the check ended, after it canceled every waiter's context it could and released every permit; they were abandoned: %s", msg)
 	}
 }
 
