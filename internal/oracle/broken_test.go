@@ -135,3 +135,25 @@ func TestModelRejectsBroken(t *testing.T) {
 		})
 	}
 }
+
+// stuck is a semaphore whose Acquire waits, whatever its context, until the
+// test lets it go: the calls of its histories never return on their own.
+type stuck struct{ letGo chan struct{} }
+
+func (s stuck) Acquire(context.Context, int64) error {
+	<-s.letGo
+	return nil
+}
+func (stuck) TryAcquire(int64) bool { return false }
+func (stuck) Release(int64)         {}
+
+// A history whose calls never return, even once every context is canceled,
+// counts as hung, and Check goes on with the next.
+func TestCheckCountsHung(t *testing.T) {
+	s := stuck{letGo: make(chan struct{})}
+	defer close(s.letGo) // the abandoned goroutines end with the test
+	tally := Check(func(int64) sem.Semaphore { return s },
+		Config{Histories: 2, Workers: 2, Ops: 4, MaxSize: 1, Seed: 1, Patience: 10 * time.Millisecond})
+	assert.Equal(t, Tally{Histories: 2, Hung: 2, Example: tally.Example}, tally)
+	assert.Contains(t, tally.Example, "never returned")
+}

@@ -17,6 +17,10 @@ type Config struct {
 	Ops       int    // calls per goroutine
 	MaxSize   int64  // sizes are drawn from 1..MaxSize
 	Seed      uint64 // seed of the first history's random choices
+	// Patience is how long a history may run before every context is
+	// canceled, and how long its calls may then take to return before the
+	// history counts as hung. Zero means safetyTimeout.
+	Patience time.Duration
 }
 
 // checkTimeout bounds porcupine's search on one history; a search that
@@ -42,7 +46,7 @@ func Check(newSem NewFunc, cfg Config) Tally {
 	for i := range cfg.Histories {
 		seed := cfg.Seed + uint64(i)
 		size := 1 + rand.New(rand.NewPCG(seed, 0)).Int64N(cfg.MaxSize)
-		ops, hung := history(newSem, size, cfg.Workers, cfg.Ops, seed)
+		ops, hung := history(newSem, size, cfg, seed)
 		t.Histories++
 		if hung {
 			t.Hung++

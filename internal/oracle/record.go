@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math/rand/v2"
@@ -17,9 +18,8 @@ import (
 // NewFunc builds the semaphore under test.
 type NewFunc func(size int64) sem.Semaphore
 
-// safetyTimeout is how long a history may run before every context is
-// canceled, and then how long its calls may take to return after that.
-// A correct semaphore's history takes a small fraction of it.
+// safetyTimeout is the default Config.Patience. A correct semaphore's
+// history takes a small fraction of it.
 const safetyTimeout = 5 * time.Second
 
 // recorder runs one history: workers call the semaphore at random and log
@@ -55,19 +55,20 @@ func guard(call func() result) (out result) {
 	return call()
 }
 
-// history runs workers goroutines of ops calls each against a fresh
-// semaphore of size, then one quiet TryAcquire of every permit. It returns
-// the operations, or hung if calls were still running after every context
-// was canceled: those goroutines are abandoned.
-func history(newSem NewFunc, size int64, workers, ops int, seed uint64) (_ []porcupine.Operation, hung bool) {
+// history runs cfg.Workers goroutines of cfg.Ops calls each against a
+// fresh semaphore of size, then one quiet TryAcquire of every permit. It
+// returns the operations, or hung if calls were still running after every
+// context was canceled: those goroutines are abandoned.
+func history(newSem NewFunc, size int64, cfg Config, seed uint64) (_ []porcupine.Operation, hung bool) {
 	r := &recorder{s: newSem(size), size: size}
+	workers, patience := cfg.Workers, cmp.Or(cfg.Patience, safetyTimeout)
 	var wg sync.WaitGroup
 	for w := range workers {
-		wg.Go(func() { r.work(w, ops, rand.New(rand.NewPCG(seed, uint64(w))), &wg) })
+		wg.Go(func() { r.work(w, cfg.Ops, rand.New(rand.NewPCG(seed, uint64(w))), &wg) })
 	}
-	if !waitFor(&wg, safetyTimeout) {
+	if !waitFor(&wg, patience) {
 		r.cancelAll(workers)
-		if !waitFor(&wg, safetyTimeout) {
+		if !waitFor(&wg, patience) {
 			return nil, true
 		}
 	}
