@@ -9,7 +9,7 @@ import (
 // testAcquire checks the plain path: a granted request holds its permits,
 // TryAcquire takes all or nothing, and Acquire waits when they are taken.
 func (c *config) testAcquire(t *testing.T) {
-	t.Run("HoldsPermits", func(t *testing.T) {
+	run(t, "HoldsPermits", func(t *testing.T) {
 		s := c.newOrFail(t, 5)
 		for _, n := range []int64{1, 2, 5} {
 			if err := s.Acquire(context.Background(), n); err != nil {
@@ -19,7 +19,7 @@ func (c *config) testAcquire(t *testing.T) {
 			s.Release(n)
 		}
 	})
-	t.Run("TryAcquireAllOrNothing", func(t *testing.T) {
+	run(t, "TryAcquireAllOrNothing", func(t *testing.T) {
 		s := c.newHeld(t, 4, 3)
 		if s.TryAcquire(2) {
 			t.Error("TryAcquire(2) succeeded with only 1 permit free")
@@ -28,7 +28,7 @@ func (c *config) testAcquire(t *testing.T) {
 		expectFree(t, s, 4, 1, "after a failed TryAcquire(2)")
 		s.Release(3)
 	})
-	t.Run("BlocksWhenFull", func(t *testing.T) {
+	run(t, "BlocksWhenFull", func(t *testing.T) {
 		c.bubble(t, func(t *testing.T, sc *scene) {
 			s := sc.newHeld(2, 2)
 			w := sc.arrive(1)

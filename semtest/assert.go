@@ -2,6 +2,7 @@ package semtest
 
 import (
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -48,6 +49,29 @@ func panics(f func()) (msg string, panicked bool) {
 	}()
 	f()
 	return "", false
+}
+
+// recovered, deferred, passes what the deferring function panicked with,
+// if it did, to report, and ends the panic: a goroutine of a check that
+// calls the implementation reports a panic instead of ending the test
+// binary.
+func recovered(report func(msg string)) {
+	if p := recover(); p != nil {
+		report(fmt.Sprint(p))
+	}
+}
+
+// run is t.Run for the suite's checks: a panic that escapes a check (the
+// implementation panicked where the check did not expect it) fails that
+// check instead of ending the test binary.
+func run(t *testing.T, name string, check func(t *testing.T)) bool {
+	t.Helper()
+	return t.Run(name, func(t *testing.T) {
+		defer recovered(func(msg string) {
+			t.Errorf("a call on the semaphore panicked: %s\n%s", msg, debug.Stack())
+		})
+		check(t)
+	})
 }
 
 // expectPanic fails t unless f panics with a message containing every one of

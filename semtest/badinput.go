@@ -12,7 +12,7 @@ import (
 // weight, and releasing more than is held (see overrelease.go). Each must
 // panic with a message naming the package, and change nothing.
 func (c *config) testBadInput(t *testing.T) {
-	t.Run("New", func(t *testing.T) {
+	run(t, "New", func(t *testing.T) {
 		if c.pkg == "" {
 			t.Log("the package name is unknown (New(1) failed, or its type has no package); set it with WithPackageName")
 		}
@@ -29,7 +29,7 @@ func (c *config) testBadInput(t *testing.T) {
 		{"Release", func(s sem.Semaphore, n int64) { s.Release(n) }},
 	}
 	for _, m := range methods {
-		t.Run("NegativeWeight/"+m.name, func(t *testing.T) {
+		run(t, "NegativeWeight/"+m.name, func(t *testing.T) {
 			s := c.newHeld(t, 3, 1)
 			for _, n := range []int64{-1, -1 << 63} {
 				expectPanic(t, fmt.Sprintf("%s(%d)", m.name, n), func() { m.call(s, n) }, m.name, fmt.Sprint(n), c.pkg)
@@ -38,5 +38,5 @@ func (c *config) testBadInput(t *testing.T) {
 			release(t, s, 1, "after the panics")
 		})
 	}
-	t.Run("OverRelease", c.testOverRelease)
+	run(t, "OverRelease", c.testOverRelease)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -12,8 +13,8 @@ import (
 // ctx.Err() and leaves the semaphore as if the call had never happened, and
 // that a cancellation that comes before the grant wins.
 func (c *config) testCancel(t *testing.T) {
-	t.Run("AlreadyDone", c.testAlreadyDone)
-	t.Run("WhileWaiting", func(t *testing.T) {
+	run(t, "AlreadyDone", c.testAlreadyDone)
+	run(t, "WhileWaiting", func(t *testing.T) {
 		c.bubble(t, func(t *testing.T, sc *scene) {
 			s := sc.newHeld(3, 3)
 			w := sc.arrive(2)
@@ -31,7 +32,7 @@ func (c *config) testCancel(t *testing.T) {
 			s.Release(2)
 		})
 	})
-	t.Run("Timeout", func(t *testing.T) {
+	run(t, "Timeout", func(t *testing.T) {
 		c.bubble(t, func(t *testing.T, sc *scene) {
 			s := sc.newHeld(1, 1)
 			ctx, cancel := context.WithTimeout(context.Background(), c.tick)
@@ -51,9 +52,10 @@ func (c *config) testCancel(t *testing.T) {
 			s.Release(1)
 		})
 	})
-	t.Run("BeforeGrant", c.testBeforeGrant(false))
-	t.Run("BeforeGrantPassesOn", c.testBeforeGrant(true))
-	t.Run("HeadDoesNotStrand", func(t *testing.T) {
+	run(t, "BeforeGrant", c.testBeforeGrant(false))
+	run(t, "BeforeGrantPassesOn", c.testBeforeGrant(true))
+	run(t, "GrantedThenReleased", c.testGrantedThenReleased)
+	run(t, "HeadDoesNotStrand", func(t *testing.T) {
 		// The head waiter wants 2 while 1 is free; when it gives up, the
 		// waiter behind it, which wants 1, must be served.
 		c.bubble(t, func(t *testing.T, sc *scene) {
@@ -71,7 +73,7 @@ func (c *config) testCancel(t *testing.T) {
 			s.Release(1) // the test's other permit
 		})
 	})
-	t.Run("ManyWaiters", c.testManyWaiters)
+	run(t, "ManyWaiters", c.testManyWaiters)
 }
 
 // testBeforeGrant is go.dev/issue/63615: size 2, 1 held, Acquire(ctx, 2)
@@ -125,6 +127,47 @@ func beforeGrantTrial(t *testing.T, sc *scene, trial int, behind bool) (returned
 		expectFree(t, s, 2, 2, "after the canceled Acquire(2) returned and the held permit was released")
 	}
 	return returnedFirst
+}
+
+// testGrantedThenReleased: a waiter is granted its permit by a Release;
+// another goroutine then cancels its context and releases the permit, which
+// is legal, since it is held. The waiter can no longer give the permit
+// back, so it must return nil; it may return ctx.Err() only if nothing had
+// been granted to it, and it never panics. Whether the grant happens inside
+// the first Release or only when the waiter runs is up to the
+// implementation and the scheduler: the second Release panics ("released
+// more than held") exactly when it had not happened yet, which is legal too.
+// The trials give the waiter more and more time to run before the
+// cancellation, and log how often each case came up.
+func (c *config) testGrantedThenReleased(t *testing.T) {
+	var takenBack, trials int
+	c.bubbleTrials(t, 20, "at the cancellation", func(t *testing.T, sc *scene, trial int) bool {
+		trials++
+		s := sc.newHeld(1, 1)
+		w := sc.arrive(1)
+		s.Release(1) // grants the waiter, at once or when it runs
+		letWaiterRun(sc, trial%5)
+		returnedFirst := w.done.Load()
+		w.cancel()
+		msg, panicked := panics(func() { s.Release(1) })
+		if !panicked {
+			takenBack++
+			w.released = true // the permit is back: nobody holds it now
+		}
+		sc.settle()
+		switch {
+		case !w.done.Load():
+			t.Errorf("trial %d: Acquire(1) did not return after Release(1), cancel(), Release(1)", trial)
+		case w.panic != nil:
+			t.Errorf("trial %d: Acquire(1) panicked after it was granted, its context canceled and its permit released by another goroutine: %v; it must return nil, since it cannot give back a permit that is no longer held", trial, w.panic)
+		case panicked && !strings.Contains(msg, "released more than held"):
+			t.Errorf("trial %d: the second Release(1) panicked with %q; want it to succeed (the permit was granted) or to panic \"released more than held\" (not yet granted)", trial, msg)
+		case !panicked && w.err != nil:
+			t.Errorf("trial %d: Acquire(1) returned %v after its permit was granted and released by another goroutine; an error means it held nothing, yet Release(1) found the permit held", trial, w.err)
+		}
+		return returnedFirst
+	})
+	t.Logf("the second Release(1) found the permit granted in %d of %d trials", takenBack, trials)
 }
 
 // testAlreadyDone checks that a context done before the call acquires

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"testing"
 
 	"github.com/semacat/sem"
@@ -165,10 +164,7 @@ func (c *config) testCloseLeaks(t *testing.T) {
 			t.Errorf("%d callbacks were still registered on a never-canceled context after Close failed every Acquire waiting on it", n)
 		}
 		if !c.realTime() {
-			for i := 0; i < 1000 && bubbleGoroutines() > before; i++ {
-				runtime.Gosched()
-			}
-			if after := bubbleGoroutines(); after > before {
+			if after := goroutinesSettledTo(before); after > before {
 				t.Errorf("%d goroutines before Acquire calls waited, %d after Close failed all of them", before, after)
 			}
 		}

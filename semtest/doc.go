@@ -1,11 +1,19 @@
-// Package semtest is a conformance suite for implementations of
-// [sem.Semaphore], in the spirit of testing/fstest.TestFS and
-// golang.org/x/net/nettest.TestConn: third parties run it against their own
-// semaphore to learn, subtest by subtest, which promise of the contract they
-// keep and which they break.
+// Package semtest tells you whether your semaphore keeps the contract of
+// package sem: one call from a test runs every promise of the contract, and
+// every guarantee you claim beyond it, against your implementation, and
+// names each one it breaks. Whatever the implementation does (panics, hangs,
+// leaks goroutines), the run completes and every check reports.
 //
-// Call [Run] from a test with a constructor and the guarantees the
-// implementation claims beyond the contract:
+//	package mysem_test
+//
+//	import (
+//		"testing"
+//
+//		"github.com/semacat/sem"
+//		"github.com/semacat/sem/semtest"
+//
+//		"example.com/mysem"
+//	)
 //
 //	func TestConformance(t *testing.T) {
 //		semtest.Run(t, func(size int64) sem.Semaphore { return mysem.New(size) },
@@ -15,7 +23,8 @@
 // Every check has its own subtest name, so `go test -run
 // 'Conformance/Cancel'` reruns just one family, and a failure names exactly
 // the promise that was broken. Checks of guarantees that were not claimed
-// are skipped, not failed.
+// are skipped, not failed. The suite is in the spirit of
+// testing/fstest.TestFS and golang.org/x/net/nettest.TestConn.
 //
 // # Checks
 //
@@ -43,9 +52,12 @@
 //	  WhileWaiting       a waiter canceled while it waits
 //	  Timeout            a waiter whose deadline passes
 //	  BeforeGrant        cancel(), then the Release that frees the permits:
-//	                     the cancellation wins (go.dev/issue/63615)
+//	                     the cancellation wins
 //	  BeforeGrantPassesOn  the same with an Acquire(1) behind: the canceled
 //	                     waiter's permits go to it
+//	  GrantedThenReleased  Release(1) grants a waiter; then cancel(), and another
+//	                     goroutine releases the granted permit: Acquire returns
+//	                     nil (ctx.Err() only if nothing was granted), never panics
 //	  HeadDoesNotStrand  a canceled head waiter lets those behind it through
 //	  ManyWaiters        half of many waiters canceled, the rest all served
 //	Liveness       no lost wake-up
@@ -80,6 +92,8 @@
 //	                          (if sem.Observer is implemented)
 //	  ShrinkLaterExceeds      later Acquire and TryAcquire larger than the new size fail
 //	  Size                    Size and Available report the new size (if offered)
+//	  AvailableAfterShrink    Available is the size minus the permits held: negative
+//	                          after a shrink below what is held (if offered)
 //	  BadSize                 Resize(0), Resize(-1), Resize(MinInt64) panic, naming the value
 //	  OverRelease             after a shrink, the held permits come back, and no more
 //	  KeepsClosed             growing or shrinking a closed semaphore leaves it closed
@@ -122,7 +136,9 @@
 // cancelable, timing out, or done before the call; TryAcquire; Release of
 // part of what a holder holds; over-release; cancellations; simulated time;
 // and steps that run a Release and a cancellation, or a burst of Releases
-// and a TryAcquire, back to back with no settling between them. After every
+// and a TryAcquire, back to back with no settling between them, or that
+// release a waiter's permits from another goroutine between its grant and
+// its return. After every
 // step it waits until every goroutine is blocked and compares what returned,
 // and with what, to a model that knows which outcomes the contract and the
 // claimed FIFO, UnitFIFO and NoBarging guarantees allow. The model checks
@@ -148,9 +164,19 @@
 // and a goroutine left blocked when a check ends is reported. The semaphore
 // is constructed inside each bubble, so its channels, timers and condition
 // variables belong to it. Every such check ends by canceling its waiters and
-// verifying that all permits are free again (unless it closed the semaphore). Where a bug shows only in some
-// interleavings (Cancel/BeforeGrant, Guarantees/NoBarging/PartlyServed), the
-// check runs several trials and logs which orders it saw.
+// verifying that all permits are free again (unless it closed the
+// semaphore). Where a bug shows only in some interleavings
+// (Cancel/BeforeGrant, Cancel/GrantedThenReleased,
+// Guarantees/NoBarging/PartlyServed), the check runs several trials and logs
+// which orders it saw.
+//
+// A broken implementation fails the checks that find it and never ends the
+// run early: a panic inside one of its methods fails the check that called
+// it; a waiter that never returns is canceled, then the permits are
+// released until it does, and if it still does not, it is reported and
+// abandoned, blocked for good, as are goroutines the implementation leaves
+// behind in a bubble; a stress check stuck with no call returning gives up
+// after a few seconds.
 //
 // An implementation whose waiting happens outside the process (on the
 // network, as with a distributed semaphore) cannot be observed by synctest;

@@ -37,9 +37,8 @@ func ExampleWithSettle() {
 
 // When the Model family finds a program on which the implementation breaks
 // the contract, it prints the program shrunk to a few steps. Pasted into a
-// test of its own, ReplayProgram keeps it as a regression test; this one is
-// go.dev/issue/63615's race, a waiter canceled just before the Release that
-// would serve it.
+// test of its own, ReplayProgram keeps it as a regression test; this one
+// races a waiter's cancellation with the Release that would serve it.
 func ExampleReplayProgram() {
 	regression := func(t *testing.T) { // func TestCanceledBeforeRelease(t *testing.T)
 		semtest.ReplayProgram(t, func(size int64) sem.Semaphore { return chansem.New(size) },

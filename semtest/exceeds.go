@@ -10,7 +10,7 @@ import (
 // testExceedsSize checks that a request larger than the semaphore fails at
 // once with sem.ErrExceedsSize instead of waiting forever.
 func (c *config) testExceedsSize(t *testing.T) {
-	t.Run("Acquire", func(t *testing.T) {
+	run(t, "Acquire", func(t *testing.T) {
 		c.bubble(t, func(t *testing.T, sc *scene) {
 			s := sc.newSem(3)
 			for _, held := range []int64{0, 3} {
@@ -35,7 +35,7 @@ func (c *config) testExceedsSize(t *testing.T) {
 			}
 		})
 	})
-	t.Run("TryAcquire", func(t *testing.T) {
+	run(t, "TryAcquire", func(t *testing.T) {
 		s := c.newOrFail(t, 3)
 		if s.TryAcquire(4) {
 			t.Fatal("TryAcquire(4) on a semaphore of size 3 succeeded")

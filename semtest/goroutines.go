@@ -29,6 +29,23 @@ func bubbleGoroutines() int {
 	return n
 }
 
+// goroutinesSettledTo returns the number of goroutines in the calling
+// goroutine's bubble once it is down to want, or after a while if it stays
+// above. A goroutine that has returned may take a moment to exit; a leaked
+// one never does. The count reads every goroutine's stack, which is slow
+// when a broken implementation has leaked many, so it is read only once per
+// batch of yields.
+func goroutinesSettledTo(want int) int {
+	n := bubbleGoroutines()
+	for batch := 0; batch < 10 && n > want; batch++ {
+		for range 100 {
+			runtime.Gosched()
+		}
+		n = bubbleGoroutines()
+	}
+	return n
+}
+
 // stacks returns runtime.Stack's dump of the calling goroutine, or of all.
 func stacks(all bool) []byte {
 	buf := make([]byte, 1<<16)

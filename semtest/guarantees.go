@@ -17,20 +17,20 @@ func (c *config) testGuarantees(t *testing.T) {
 			t.Skipf("%s not claimed", name)
 		}
 	}
-	t.Run("FIFO", func(t *testing.T) {
+	run(t, "FIFO", func(t *testing.T) {
 		claim(t, c.g.FIFO, "FIFO")
 		c.testFIFO(t)
 	})
-	t.Run("UnitFIFO", func(t *testing.T) {
+	run(t, "UnitFIFO", func(t *testing.T) {
 		claim(t, c.g.UnitFIFO, "UnitFIFO")
 		c.testUnitFIFO(t)
 	})
-	t.Run("NoBarging", func(t *testing.T) {
+	run(t, "NoBarging", func(t *testing.T) {
 		claim(t, c.g.NoBarging, "NoBarging")
-		t.Run("Parked", c.testNoBargingParked)
-		t.Run("PartlyServed", c.testNoBargingPartlyServed)
+		run(t, "Parked", c.testNoBargingParked)
+		run(t, "PartlyServed", c.testNoBargingPartlyServed)
 	})
-	t.Run("NoStarvation", func(t *testing.T) {
+	run(t, "NoStarvation", func(t *testing.T) {
 		claim(t, c.g.NoStarvation, "NoStarvation")
 		c.testNoStarvation(t)
 	})
@@ -163,6 +163,7 @@ func (c *config) testNoStarvation(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				defer recovered(func(msg string) { t.Errorf("a cycling Acquire(1) or Release(1) panicked: %s", msg) })
 				time.Sleep(time.Duration(i) * c.tick / size)
 				for ctx.Err() == nil {
 					if s.Acquire(ctx, 1) != nil {
@@ -183,6 +184,10 @@ func (c *config) testNoStarvation(t *testing.T) {
 			t.Errorf("a waiting Acquire(%d) was not served within %d hold times while Acquire(1) callers kept cycling", size, waited)
 		}
 		stop()
-		wg.Wait()
+		select {
+		case <-returnedAll(&wg):
+		case <-time.After(stressLimit):
+			t.Errorf("the cycling Acquire(1) callers had not returned %v after their context was canceled", stressLimit)
+		}
 	})
 }

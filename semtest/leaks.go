@@ -2,7 +2,6 @@ package semtest
 
 import (
 	"context"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,7 +12,7 @@ import (
 // (a server's, a worker's) outlives millions of Acquire calls, so a
 // registration or goroutine per call is a leak that never ends.
 func (c *config) testLeaks(t *testing.T) {
-	t.Run("AfterFunc", func(t *testing.T) {
+	run(t, "AfterFunc", func(t *testing.T) {
 		c.bubble(t, func(t *testing.T, sc *scene) {
 			ctx := newNeverDoneContext()
 			c.serveWaiters(t, sc, ctx)
@@ -23,7 +22,7 @@ func (c *config) testLeaks(t *testing.T) {
 			}
 		})
 	})
-	t.Run("Goroutines", func(t *testing.T) {
+	run(t, "Goroutines", func(t *testing.T) {
 		if c.realTime() {
 			t.Skip("a distributed client keeps goroutines of its own; check leaks with goleak in TestMain")
 		}
@@ -33,12 +32,7 @@ func (c *config) testLeaks(t *testing.T) {
 			before := bubbleGoroutines()
 			c.serveWaiters(t, sc, ctx)
 			sc.settle()
-			// A goroutine that has returned may take a moment to exit; a
-			// leaked one never does.
-			for i := 0; i < 1000 && bubbleGoroutines() > before; i++ {
-				runtime.Gosched()
-			}
-			if after := bubbleGoroutines(); after > before {
+			if after := goroutinesSettledTo(before); after > before {
 				t.Errorf("%d goroutines before Acquire calls on a never-canceled context waited, %d after all of them were served and returned; the implementation leaks goroutines", before, after)
 			}
 		})

@@ -8,7 +8,7 @@ import (
 // testLiveness checks that no wake-up is lost: every Release serves the
 // waiters its permits let through.
 func (c *config) testLiveness(t *testing.T) {
-	t.Run("EachReleaseWakesOne", func(t *testing.T) {
+	run(t, "EachReleaseWakesOne", func(t *testing.T) {
 		c.bubble(t, func(t *testing.T, sc *scene) {
 			const n = 5
 			s := sc.newHeld(1, 1)
@@ -35,7 +35,7 @@ func (c *config) testLiveness(t *testing.T) {
 			}
 		})
 	})
-	t.Run("ReleaseWakesAllThatFit", func(t *testing.T) {
+	run(t, "ReleaseWakesAllThatFit", func(t *testing.T) {
 		c.bubble(t, func(t *testing.T, sc *scene) {
 			s := sc.newHeld(4, 4)
 			ws := []*waiter{

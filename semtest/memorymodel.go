@@ -16,7 +16,7 @@ import (
 // from one holder to the next races; the race detector reports the race as
 // a failure of the check, so it runs only under -race.
 func (c *config) testMemoryModel(t *testing.T) {
-	t.Run("ReleaseBeforeAcquire", func(t *testing.T) {
+	run(t, "ReleaseBeforeAcquire", func(t *testing.T) {
 		// Real time, not a bubble: synctest.Wait is itself a
 		// happens-before edge and would hide a missing one. The waiter
 		// may be parked or not yet arrived when Release runs; the edge
@@ -26,6 +26,10 @@ func (c *config) testMemoryModel(t *testing.T) {
 			var handed int
 			seen := make(chan int, 1)
 			go func() {
+				defer recovered(func(msg string) {
+					t.Errorf("trial %d: Acquire(1) panicked: %s", trial, msg)
+					seen <- -1
+				})
 				if err := s.Acquire(context.Background(), 1); err != nil {
 					seen <- -1
 					return
@@ -48,7 +52,7 @@ func (c *config) testMemoryModel(t *testing.T) {
 		}
 		s.Release(1)
 	})
-	t.Run("ReleaseBeforeTryAcquire", func(t *testing.T) {
+	run(t, "ReleaseBeforeTryAcquire", func(t *testing.T) {
 		s, trials := c.handOff(t, 20)
 		for trial := range trials {
 			var handed int

@@ -29,7 +29,7 @@ type row struct {
 // with the reason missing when the capability is absent.
 func optionalRows(t *testing.T, present bool, missing string, rows []row) {
 	for _, r := range rows {
-		t.Run(r.name, func(t *testing.T) {
+		run(t, r.name, func(t *testing.T) {
 			if !present {
 				t.Skip(missing)
 			}

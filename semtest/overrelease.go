@@ -14,12 +14,12 @@ import (
 // and when two releases race.
 func (c *config) testOverRelease(t *testing.T) {
 	words := c.overReleaseWords()
-	t.Run("Fresh", func(t *testing.T) {
+	run(t, "Fresh", func(t *testing.T) {
 		s := c.newOrFail(t, 2)
 		expectPanic(t, "Release(1) on a fresh semaphore", func() { s.Release(1) }, words...)
 		expectFree(t, s, 2, 2, "after the panic")
 	})
-	t.Run("BeyondHeld", func(t *testing.T) {
+	run(t, "BeyondHeld", func(t *testing.T) {
 		s := c.newHeld(t, 4, 2)
 		expectPanic(t, "Release(3) holding 2", func() { s.Release(3) }, words...)
 		expectFree(t, s, 4, 2, "after the panic (2 still held)")
@@ -37,7 +37,7 @@ func (c *config) testOverRelease(t *testing.T) {
 		{"WaiterQueued", 3, 1, 4},
 		{"WaiterPartlyServed", 2, 3, 3},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
+		run(t, tc.name, func(t *testing.T) {
 			c.bubble(t, func(t *testing.T, sc *scene) {
 				s := sc.newHeld(3, tc.held)
 				w := sc.arrive(tc.wants)
@@ -47,7 +47,7 @@ func (c *config) testOverRelease(t *testing.T) {
 			})
 		})
 	}
-	t.Run("Concurrent", c.testConcurrentOverRelease)
+	run(t, "Concurrent", c.testConcurrentOverRelease)
 }
 
 // afterOverRelease checks the scene after a Release that panicked while the

@@ -22,6 +22,7 @@ func (c *config) testResize(t *testing.T) {
 		{"ShrinkFailedWaiter", c.testShrinkFailedWaiter},
 		{"ShrinkLaterExceeds", c.testShrinkLaterExceeds},
 		{"Size", c.testResizeSize},
+		{"AvailableAfterShrink", c.testAvailableAfterShrink},
 		{"BadSize", c.testResizeBadSize},
 		{"OverRelease", c.testResizeOverRelease},
 		{"KeepsClosed", c.testResizeKeepsClosed},
@@ -199,6 +200,25 @@ func (c *config) testResizeSize(t *testing.T) {
 		if got := snap.Available(); got != size {
 			t.Errorf("Available() = %d after Resize(%d) with nothing held; want %d", got, size, size)
 		}
+	}
+}
+
+// testAvailableAfterShrink: Available, when the semaphore has it, reports
+// the size minus the permits held, so it is negative after a shrink below
+// what is held, until enough permits come back.
+func (c *config) testAvailableAfterShrink(t *testing.T) {
+	s := c.newHeld(t, 4, 3)
+	snap, ok := s.(snapshotter)
+	requires(t, ok, "the semaphore has no Size() int64 and Available() int64 methods")
+	s.(sem.Resizer).Resize(1)
+	for held := int64(3); held > 0; held-- {
+		if got, want := snap.Available(), 1-held; got != want {
+			t.Errorf("Available() = %d with %d held after shrinking from 4 to 1; want %d (the size minus the permits held, negative until enough come back)", got, held, want)
+		}
+		release(t, s, 1, fmt.Sprintf("giving back 1 of the %d held after the shrink", held))
+	}
+	if got := snap.Available(); got != 1 {
+		t.Errorf("Available() = %d after every permit came back to a semaphore shrunk to 1; want 1", got)
 	}
 }
 

@@ -2,6 +2,9 @@ package semtest
 
 import (
 	"context"
+	"fmt"
+	"runtime/debug"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -30,16 +33,44 @@ type scene struct {
 // implementation is reported by the failing check's name instead of
 // deadlocking the bubble, and every check ends with a consistency test.
 func (c *config) bubble(t *testing.T, f func(t *testing.T, sc *scene)) {
-	run := func(t *testing.T, settle func()) {
+	play := func(t *testing.T, settle func()) {
 		sc := &scene{t: t, c: c, settle: settle}
 		defer sc.close()
+		defer recovered(func(msg string) {
+			t.Errorf("a call on the semaphore panicked: %s\n%s", msg, debug.Stack())
+		})
 		f(t, sc)
 	}
 	if c.realTime() {
-		run(t, c.settle)
+		play(t, c.settle)
 		return
 	}
-	synctest.Test(t, func(t *testing.T) { run(t, synctest.Wait) })
+	defer reportDeadlock(t)
+	synctest.Test(t, func(t *testing.T) { play(t, synctest.Wait) })
+}
+
+// reportDeadlock turns synctest's deadlock panic into a failure of t, so
+// that one check of a broken implementation cannot end the test binary and
+// hide the checks after it. synctest raises it outside the bubble when every
+// goroutine of the bubble blocks (a call that never returns, even after the
+// scene canceled every waiter and released every permit), or when the
+// check's goroutine returns while goroutines of the bubble stay blocked
+// (the implementation left them behind). Those goroutines are abandoned,
+// blocked for good; any other panic goes on.
+func reportDeadlock(t *testing.T) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	msg := fmt.Sprint(p)
+	switch {
+	case !strings.Contains(msg, "deadlock"):
+		panic(p)
+	case strings.Contains(msg, "all goroutines in bubble are blocked"):
+		t.Errorf("a call on the semaphore never returned, and nothing unblocked it (canceling every waiter's context, releasing every permit); the check was abandoned: %s", msg)
+	default:
+		t.Errorf("goroutines were left blocked inside the semaphore when the check ended, after it canceled every waiter's context it could and released every permit; they were abandoned: %s", msg)
+	}
 }
 
 // bubbleTrials runs f in a fresh bubble trials times (at most 4 in
@@ -86,11 +117,12 @@ type waiter struct {
 	cancel   context.CancelFunc
 	done     atomic.Bool
 	err      error // set before done
+	panic    any   // what Acquire panicked with, if it did; set before done
 	released bool  // the test gave back what the waiter acquired
 }
 
 // served reports whether the Acquire returned nil.
-func (w *waiter) served() bool { return w.done.Load() && w.err == nil }
+func (w *waiter) served() bool { return w.done.Load() && w.err == nil && w.panic == nil }
 
 // release gives back the waiter's permits if it was served and they were not
 // given back yet. It reports whether it released them now.
@@ -117,12 +149,15 @@ func (sc *scene) goAcquireThen(ctx context.Context, cancel context.CancelFunc, s
 	w := &waiter{n: n, cancel: cancel}
 	sc.waiters = append(sc.waiters, w)
 	go func() {
+		defer func() {
+			w.panic = recover()
+			w.done.Store(true)
+		}()
 		err := s.Acquire(ctx, n)
 		if err == nil {
 			then()
 		}
 		w.err = err
-		w.done.Store(true)
 	}()
 	return w
 }
@@ -162,8 +197,20 @@ func (sc *scene) close() {
 	}
 	forced := sc.unblock()
 	sc.settle()
+	sc.reportPanics()
 	if !forced && !sc.closed && !sc.t.Failed() {
 		expectFree(sc.t, sc.s, sc.size, sc.size, "after every waiter returned and gave back what it was granted")
+	}
+}
+
+// reportPanics fails the check for every waiter whose Acquire panicked: the
+// contract lets Acquire panic only on a negative n, which no check passes to
+// a waiter.
+func (sc *scene) reportPanics() {
+	for _, w := range sc.waiters {
+		if w.done.Load() && w.panic != nil && !sc.t.Failed() {
+			sc.t.Errorf("Acquire(ctx, %d) panicked: %v; Acquire may panic only on a negative n", w.n, w.panic)
+		}
 	}
 }
 

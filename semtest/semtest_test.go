@@ -35,6 +35,9 @@ func TestRunPassesCorrect(t *testing.T) {
 		semtest.Run(t, reftest.New(true, reftest.None), semtest.Guarantees{FIFO: true, NoBarging: true, NoStarvation: true}, refName,
 			semtest.WithNewAvailable(reftest.NewAvailable(true, reftest.None)))
 	})
+	t.Run("Handoff", func(t *testing.T) {
+		semtest.Run(t, reftest.NewHandoff(reftest.HandoffKeeps), semtest.Guarantees{FIFO: true, NoBarging: true}, refName)
+	})
 	t.Run("Bare", func(t *testing.T) {
 		semtest.Run(t, func(size int64) sem.Semaphore { return bare{reftest.New(false, reftest.None)(size)} }, semtest.Guarantees{}, refName)
 	})
@@ -72,6 +75,8 @@ var broken = []struct {
 	{"overadmit", reftest.New(false, reftest.OverAdmit), none, "Acquire/BlocksWhenFull", 1, false, nil},
 	{"overadmit-under-load", reftest.New(false, reftest.OverAdmit), none, "Stress/Hammer", 1, false, nil},
 	{"lost-wakeup", reftest.New(false, reftest.LostWakeup), none, "Liveness/ReleaseWakesAllThatFit", 1, false, nil},
+	{"no-wakeup", reftest.New(false, reftest.NoWakeup), none, "Acquire/BlocksWhenFull", 1, false, nil},
+	{"acquire-panics", reftest.New(false, reftest.AcquirePanics), none, "Acquire/HoldsPermits", 1, false, nil},
 	{"ignores-cancel", reftest.New(false, reftest.IgnoreCancel), none, "Cancel/WhileWaiting", 1, false, nil},
 	{"ignores-timeout", reftest.New(false, reftest.IgnoreCancel), none, "Cancel/Timeout", 1, false, nil},
 	{"done-context-acquires", reftest.New(false, reftest.DoneContext), none, "Cancel/AlreadyDone", 1, false, nil},
@@ -80,6 +85,7 @@ var broken = []struct {
 	// Cancel/BeforeGrant's waiter asks for 2; only the model's random
 	// weights reach this one.
 	{"unit-grant-after-cancel", reftest.New(false, reftest.UnitGrantAfterDone), none, "Model", 1, false, nil},
+	{"gives-back-released-grant", reftest.NewHandoff(reftest.HandoffGivesBack), fifo, "Cancel/GrantedThenReleased", 1, false, nil},
 	{"canceled-head-strands", reftest.New(true, reftest.Strand), fifo, "Cancel/HeadDoesNotStrand", 1, false, nil},
 	{"canceled-head-strands-one-behind", reftest.New(true, reftest.Strand), fifo, "Cancel/BeforeGrantPassesOn", 1, false, nil},
 	{"over-release-no-panic", reftest.New(false, reftest.NoPanic), none, "BadInput/OverRelease/Fresh", 1, false, nil},
@@ -107,6 +113,7 @@ var broken = []struct {
 	{"shrink-keeps-large-waiter", reftest.New(true, reftest.ShrinkKeepsLarge), fifo, "Resize/ShrinkFailsLargeWaiter", 1, false, nil},
 	{"exceeds-checks-old-size", reftest.New(false, reftest.ExceedsOldSize), none, "Resize/ShrinkLaterExceeds", 1, false, nil},
 	{"size-stale-after-resize", reftest.New(false, reftest.SizeStale), none, "Resize/Size", 1, false, nil},
+	{"available-clamped-after-shrink", reftest.New(false, reftest.AvailableClamped), none, "Resize/AvailableAfterShrink", 1, false, nil},
 	{"resize-accepts-zero", reftest.New(false, reftest.ResizeNoCheck), none, "Resize/BadSize", 1, false, nil},
 	{"over-release-unchecked-after-shrink", reftest.New(false, reftest.ShrinkNoPanic), none, "Resize/OverRelease", 1, false, nil},
 	{"exceeds-names-old-size", reftest.New(false, reftest.ExceedsNamesBuilt), none, "Resize/ShrinkFailedWaiter", 1, false, nil},
@@ -165,13 +172,61 @@ func TestBrokenTarget(t *testing.T) {
 	if name == "" {
 		t.Skip("run by TestRunCatchesBroken")
 	}
+	opts := []semtest.Option{refName}
+	if os.Getenv("SEMTEST_BROKEN_QUICK") != "" { // the whole suite, for TestEveryFamilyReports
+		opts = append(opts, semtest.WithStress(4, 200), semtest.WithPrograms(200))
+	}
+	if name == "none" {
+		semtest.Run(t, reftest.New(false, reftest.None), none, opts...)
+		return
+	}
 	for _, b := range broken {
 		if b.name == name {
-			semtest.Run(t, b.newSem, b.claims, append([]semtest.Option{refName}, b.opts...)...)
+			semtest.Run(t, b.newSem, b.claims, append(opts, b.opts...)...)
 			return
 		}
 	}
 	t.Fatalf("no broken implementation named %q", name)
+}
+
+// A broken implementation never ends the suite early: whatever it does
+// (panic inside Acquire, leave goroutines blocked, never return), the run
+// completes, every family reports, and the binary exits as a plain test
+// failure, not a crash. The families a correct implementation reports are
+// the ones every broken one must report too.
+func TestEveryFamilyReports(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the whole suite once per broken implementation")
+	}
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	family := regexp.MustCompile(`(?m)^    --- (?:PASS|FAIL|SKIP): TestBrokenTarget/(\S+) \(`)
+	runAll := func(name string) (families []string, out string, exit int) {
+		cmd := exec.Command(exe, "-test.run=^TestBrokenTarget$", "-test.v")
+		cmd.Env = append(os.Environ(), "SEMTEST_BROKEN="+name, "SEMTEST_BROKEN_QUICK=1")
+		b, err := cmd.CombinedOutput()
+		if e, ok := err.(*exec.ExitError); ok {
+			exit = e.ExitCode()
+		}
+		for _, m := range family.FindAllStringSubmatch(string(b), -1) {
+			families = append(families, m[1])
+		}
+		return families, string(b), exit
+	}
+	want, out, exit := runAll("none")
+	require.Zero(t, exit, "the suite failed a correct implementation:\n%s", out)
+	require.GreaterOrEqual(t, len(want), 16, "too few families reported:\n%s", out)
+	for _, b := range broken {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			got, out, exit := runAll(b.name)
+			assert.Equal(t, want, got, "families reported for bug %q:\n%s", b.name, out)
+			assert.NotContains(t, out, "\npanic: ", "the run of bug %q crashed:\n%s", b.name, out)
+			if !b.race || raceEnabled {
+				assert.Equal(t, 1, exit, "the run of bug %q did not end as a plain test failure:\n%s", b.name, out)
+			}
+		})
+	}
 }
 
 // The Model family catches a bug that every other row of the suite misses,

@@ -15,7 +15,7 @@ type snapshotter interface {
 // held while nobody waits, and between 0 and that while somebody does (a
 // waiter may have set permits aside).
 func (c *config) testSnapshot(t *testing.T) {
-	t.Run("SizeAvailable", func(t *testing.T) {
+	run(t, "SizeAvailable", func(t *testing.T) {
 		c.bubble(t, func(t *testing.T, sc *scene) {
 			const size = 4
 			snap, ok := sc.newSem(size).(snapshotter)

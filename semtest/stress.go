@@ -21,17 +21,17 @@ func (c *config) testStress(t *testing.T) {
 	background := func(*rand.Rand) (context.Context, context.CancelFunc) {
 		return context.Background(), func() {}
 	}
-	t.Run("Hammer", func(t *testing.T) {
+	run(t, "Hammer", func(t *testing.T) {
 		s := c.newOrFail(t, size)
 		c.hammer(t, s, size, background)
 		expectFree(t, s, size, size, "after the hammer")
 	})
-	t.Run("RandomTimeouts", func(t *testing.T) {
+	run(t, "RandomTimeouts", func(t *testing.T) {
 		s := c.newOrFail(t, size)
 		c.hammer(t, s, size, c.shortTimeout)
 		expectFree(t, s, size, size, "after the hammer with timeouts")
 	})
-	t.Run("Goroutines", func(t *testing.T) {
+	run(t, "Goroutines", func(t *testing.T) {
 		if c.realTime() {
 			t.Skip("a distributed client keeps goroutines of its own; check leaks with goleak in TestMain")
 		}
@@ -50,6 +50,41 @@ func (c *config) testStress(t *testing.T) {
 	})
 }
 
+// returnedAll returns a channel that is closed once the goroutines of wg
+// have all returned.
+func returnedAll(wg *sync.WaitGroup) <-chan struct{} {
+	finished := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(finished)
+	}()
+	return finished
+}
+
+// waitUnlessStalled waits until finished is closed, and returns "", or
+// gives up and says why: stressLimit passed, or progress, a count of
+// returned calls, stayed the same for stallLimit.
+func waitUnlessStalled(finished <-chan struct{}, progress *atomic.Int64) (stuck string) {
+	limit := time.After(stressLimit)
+	check := time.NewTicker(stallLimit)
+	defer check.Stop()
+	last := progress.Load()
+	for {
+		select {
+		case <-finished:
+			return ""
+		case <-limit:
+			return fmt.Sprintf("had not finished after %v", stressLimit)
+		case <-check.C:
+			now := progress.Load()
+			if now == last {
+				return fmt.Sprintf("made no progress for %v (%d calls had returned)", stallLimit, now)
+			}
+			last = now
+		}
+	}
+}
+
 // shortTimeout makes a context that expires soon, often while its Acquire
 // waits.
 func (c *config) shortTimeout(r *rand.Rand) (context.Context, context.CancelFunc) {
@@ -64,19 +99,27 @@ func (c *config) shortTimeout(r *rand.Rand) (context.Context, context.CancelFunc
 // finishes in well under a second.
 const stressLimit = time.Minute
 
+// stallLimit ends a stress check sooner when no call has returned for that
+// long: the goroutines are stuck (a lost wake-up, a corrupted count), and
+// waiting out stressLimit would only delay the report.
+const stallLimit = 5 * time.Second
+
 // hammer runs goroutines that mix Acquire and TryAcquire of weights 0..size
 // and checks that the permits held never exceed size. The count is raised
 // after a grant and lowered before a release, so it never exceeds the true
 // number held by a correct implementation.
 func (c *config) hammer(t *testing.T, s sem.Semaphore, size int64, ctxFor func(*rand.Rand) (context.Context, context.CancelFunc)) {
 	t.Helper()
-	var held atomic.Int64
+	var held, returned atomic.Int64
 	var wg sync.WaitGroup
 	var problems sync.Map
 	for g := range c.goroutines {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer recovered(func(msg string) {
+				problems.Store("a call on the semaphore panicked: "+msg, true)
+			})
 			r := rand.New(rand.NewPCG(uint64(g), 1))
 			for range c.ops {
 				n := r.Int64N(size + 1)
@@ -103,19 +146,12 @@ func (c *config) hammer(t *testing.T, s sem.Semaphore, size int64, ctxFor func(*
 				}
 				held.Add(-n)
 				s.Release(n)
+				returned.Add(1)
 			}
 		}()
 	}
-	finished := make(chan struct{})
-	go func() {
-		wg.Wait()
-		close(finished)
-	}()
-	select {
-	case <-finished:
-	case <-time.After(stressLimit):
-		t.Fatalf("%d goroutines doing %d operations each had not finished after %v: a lost wake-up or a deadlock",
-			c.goroutines, c.ops, stressLimit)
+	if stuck := waitUnlessStalled(returnedAll(&wg), &returned); stuck != "" {
+		t.Fatalf("%d goroutines doing %d operations each %s: a lost wake-up or a deadlock", c.goroutines, c.ops, stuck)
 	}
 	problems.Range(func(k, _ any) bool {
 		t.Error(k)

@@ -9,7 +9,7 @@ import (
 // testZeroWeight checks that requests and releases of zero permits are
 // no-ops that never block.
 func (c *config) testZeroWeight(t *testing.T) {
-	t.Run("AcquireWhenFull", func(t *testing.T) {
+	run(t, "AcquireWhenFull", func(t *testing.T) {
 		c.bubble(t, func(t *testing.T, sc *scene) {
 			s := sc.newHeld(2, 2)
 			w := sc.arrive(0)
@@ -21,7 +21,7 @@ func (c *config) testZeroWeight(t *testing.T) {
 			s.Release(2)
 		})
 	})
-	t.Run("AcquireDoneContext", func(t *testing.T) {
+	run(t, "AcquireDoneContext", func(t *testing.T) {
 		s := c.newOrFail(t, 2)
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
@@ -29,7 +29,7 @@ func (c *config) testZeroWeight(t *testing.T) {
 			t.Errorf("Acquire(canceled ctx, 0) = %v; want context.Canceled", err)
 		}
 	})
-	t.Run("TryAcquire", func(t *testing.T) {
+	run(t, "TryAcquire", func(t *testing.T) {
 		s := c.newHeld(t, 2, 2)
 		if !s.TryAcquire(0) {
 			t.Error("TryAcquire(0) on a full semaphore = false; want true (a no-op)")
@@ -37,7 +37,7 @@ func (c *config) testZeroWeight(t *testing.T) {
 		s.Release(2)
 		expectFree(t, s, 2, 2, "after TryAcquire(0)")
 	})
-	t.Run("Release", func(t *testing.T) {
+	run(t, "Release", func(t *testing.T) {
 		s := c.newOrFail(t, 2)
 		if msg, ok := panics(func() { s.Release(0) }); ok {
 			t.Errorf("Release(0) with nothing held panicked: %s; want a no-op", msg)

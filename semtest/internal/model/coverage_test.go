@@ -18,6 +18,7 @@ func TestReachesEveryStep(t *testing.T) {
 	for _, name := range []string{
 		"acquire/bg", "acquire/cancelable", "acquire/timeout", "acquire/canceled", "acquire/expired",
 		"try", "release", "cancel", "sleep", "overrelease", "cancel+release", "release+cancel", "burst",
+		"release+cancel+steal", "steal/granted", "steal/not-granted",
 		"outcome/immediate/done-context", "outcome/immediate/zero-weight", "outcome/immediate/exceeds-size",
 		"outcome/timed-out", "outcome/try/true", "outcome/try/false",
 		"outcome/canceled-after-release/nil", "outcome/canceled-after-release/error",

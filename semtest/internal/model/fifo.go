@@ -61,6 +61,11 @@ func (f *fifo) apply(i int, o op) {
 	case opRelease:
 		f.free += f.r.rec.released[i]
 		f.grant(at)
+	case opSteal:
+		if w := f.r.waiters[o.name]; w != nil && w.stolen {
+			f.free += w.n
+			f.grant(at)
+		}
 	case opCancel:
 		if w := f.r.waiters[o.name]; w != nil && w.doneAt == at {
 			f.leave(w)

@@ -24,7 +24,10 @@ var broken = []struct {
 	{"gather/over-release", reftest.NewGather, Claims{UnitFIFO: true}, "over-release"},
 	// x/sync before go.dev/issue/63615: the grant goes to a waiter whose
 	// context is already done.
-	{"handoff/keep-canceled", newHandoff(true), Claims{FIFO: true, NoBarging: true}, "cancel-first"},
+	{"handoff/keep-canceled", reftest.NewHandoff(reftest.HandoffGrantsCanceled), Claims{FIFO: true, NoBarging: true}, "cancel-first"},
+	// A waiter granted its permits gives them back once it sees its context
+	// done, though another goroutine has released them meanwhile.
+	{"handoff/gives-back", reftest.NewHandoff(reftest.HandoffGivesBack), Claims{FIFO: true, NoBarging: true}, "acquire-panic"},
 	{"ref/lost-wakeup", reftest.New(false, reftest.LostWakeup), Claims{}, "lost-wakeup"},
 	{"ref/over-admission", reftest.New(false, reftest.OverAdmit), Claims{}, "over-admission"},
 	{"ref/ignore-cancel", reftest.New(false, reftest.IgnoreCancel), Claims{}, "ignores-cancel"},
@@ -37,7 +40,7 @@ var broken = []struct {
 	// Without Available, the permits it strands show when a TryAcquire
 	// cannot have them.
 	{"ref/strand", newStrict(reftest.New(false, reftest.CancelTakesPermit)), Claims{}, "try"},
-	{"lifo", newLIFO, Claims{UnitFIFO: true}, "unit-fifo"},
+	{"lifo", reftest.NewHandoff(reftest.HandoffLIFO), Claims{UnitFIFO: true}, "unit-fifo"},
 }
 
 // TestFindsBugs checks that the model finds each broken semaphore's bug

@@ -34,6 +34,9 @@ func (r *runner) generate(rng *rand.Rand) (step, string) {
 		case k < 18:
 			return step{{kind: opOverRelease}}, "overrelease"
 		case k < 22:
+			if s, ok := r.newSteal(); ok && rng.IntN(2) == 0 {
+				return s, "release+cancel+steal"
+			}
 			if s, label, ok := r.newRace(rng); ok {
 				return s, label
 			}
@@ -109,6 +112,21 @@ func (r *runner) newRace(rng *rand.Rand) (step, string, bool) {
 		return step{c, rel}, "cancel+release", true
 	}
 	return step{rel, c}, "release+cancel", true
+}
+
+// newSteal builds, when one holder holds every held permit and one
+// cancelable waiter waits, the step that releases all of them, cancels the
+// waiter, and releases the permits the waiter may have been granted
+// meanwhile, with no settling between: the waiter is granted, another
+// goroutine legally releases its permits, and only then does the waiter see
+// its context done.
+func (r *runner) newSteal() (step, bool) {
+	q := r.queue()
+	if len(r.holders) != 1 || len(q) != 1 || (q[0].ctx != ctxCancelable && q[0].ctx != ctxTimeout) {
+		return nil, false
+	}
+	h, w := r.holders[0], q[0]
+	return step{{kind: opRelease, name: h, n: r.held[h]}, {kind: opCancel, name: w.name}, {kind: opSteal, name: w.name}}, true
 }
 
 // newBurst draws one or two single-permit releases followed by a

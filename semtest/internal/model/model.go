@@ -8,7 +8,9 @@
 // times out, is already done, or never is), TryAcquire, Release part of what
 // a holder holds, release more than is held, cancel a waiter, let simulated
 // time pass, and compound steps that run several of these back to back with
-// no settling in between, where a grant and a cancellation race. Each
+// no settling in between, where a grant and a cancellation race, or where
+// another goroutine releases the permits a waiter was just granted before
+// the waiter returns. Each
 // program runs inside its own testing/synctest bubble. After every step the
 // checker waits until every goroutine is durably blocked, observes which
 // Acquires returned and with what, and compares with the model.

@@ -26,7 +26,7 @@ var correct = []struct {
 }{
 	{"ref", reftest.New(false, reftest.None), Claims{}},
 	{"ref/fifo", reftest.New(true, reftest.None), Claims{FIFO: true, NoBarging: true}},
-	{"handoff", newHandoff(false), Claims{FIFO: true, NoBarging: true}},
+	{"handoff", reftest.NewHandoff(reftest.HandoffKeeps), Claims{FIFO: true, NoBarging: true}},
 	{"xsync", newXSyncFixed, Claims{FIFO: true, NoBarging: true}},
 }
 

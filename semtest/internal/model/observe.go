@@ -92,11 +92,18 @@ func (r *runner) checkReturns(cand []*waiter, got map[*waiter]outcome) {
 		raced := w.ctxDone && r.freedBefore(w)
 		switch got[w] {
 		case waiting:
-			if w.ctxDone {
+			switch {
+			case w.stolen:
+				r.failf("lost-grant", "%s is still waiting, though another goroutine released the %d permits granted to it", w.name, w.n)
+			case w.ctxDone:
 				r.failf("ignores-cancel", "%s is still waiting though its context is done (%v); want Acquire to return ctx.Err()",
 					w.name, w.context.Err())
 			}
 		case failed:
+			if w.stolen {
+				r.failf("gave-back-released", "%s: Acquire(ctx, %d) returned %v after its permits were granted and released by another goroutine; an error means it held none of them",
+					w.name, w.n, w.err)
+			}
 			if !w.ctxDone {
 				r.failf("spurious-error", "%s: Acquire(ctx, %d) returned %v while its context was not done; want it to wait",
 					w.name, w.n, w.err)
@@ -118,7 +125,9 @@ func (r *runner) checkReturns(cand []*waiter, got map[*waiter]outcome) {
 				r.count("outcome/canceled-after-release/nil")
 			}
 			w.counted = true
-			r.hold(w.name, w.n)
+			if !w.stolen { // else another goroutine released its permits
+				r.hold(w.name, w.n)
+			}
 		}
 		if r.fail != nil {
 			return

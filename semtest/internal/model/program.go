@@ -26,6 +26,11 @@ import (
 //	sleep D            let D ticks of simulated time pass
 //	overrelease        Release one permit more than all holders hold together,
 //	                   which must panic and change nothing
+//	steal wK           Release(N) of the N permits waiter wK asked for, by
+//	                   another goroutine, while nobody else holds or waits:
+//	                   it succeeds exactly when wK has been granted them, and
+//	                   then wK, which can no longer give them back, must
+//	                   return nil
 type program struct {
 	size  int64
 	steps []step
@@ -44,6 +49,7 @@ const (
 	opCancel
 	opSleep
 	opOverRelease
+	opSteal
 )
 
 // ctxKind is the context an Acquire runs with.
@@ -85,6 +91,8 @@ func (o op) String() string {
 		return "cancel " + o.name
 	case opSleep:
 		return fmt.Sprintf("sleep %d", o.d)
+	case opSteal:
+		return "steal " + o.name
 	default:
 		return "overrelease"
 	}
@@ -146,7 +154,7 @@ func parse(text string) (program, error) {
 
 // parseOp reads one operation from its words.
 func parseOp(w []string) (op, error) {
-	bad := fmt.Errorf("cannot read %q; want one of: wK acquire N CTX, tK try N, release H K, cancel wK, sleep D, overrelease",
+	bad := fmt.Errorf("cannot read %q; want one of: wK acquire N CTX, tK try N, release H K, cancel wK, sleep D, overrelease, steal wK",
 		strings.Join(w, " "))
 	switch {
 	case len(w) == 1 && w[0] == "overrelease":
@@ -159,6 +167,8 @@ func parseOp(w []string) (op, error) {
 		return op{kind: opSleep, d: d}, nil
 	case len(w) == 2 && w[0] == "cancel" && strings.HasPrefix(w[1], "w"):
 		return op{kind: opCancel, name: w[1]}, nil
+	case len(w) == 2 && w[0] == "steal" && strings.HasPrefix(w[1], "w"):
+		return op{kind: opSteal, name: w[1]}, nil
 	case len(w) == 3 && w[0] == "release":
 		n, err := strconv.ParseInt(w[2], 10, 64)
 		if err != nil || n < 1 {

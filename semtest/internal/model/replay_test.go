@@ -45,7 +45,7 @@ func TestProgramTextErrors(t *testing.T) {
 func TestReplay(t *testing.T) {
 	const program = "size 1; w1 acquire 1 bg; w2 acquire 1 cancelable; cancel w2 + release w1 1"
 	Replay(t, reftest.New(true, reftest.None), Claims{FIFO: true}, program)
-	f, err := ReplayFailure(t, newHandoff(true), Claims{FIFO: true}, program)
+	f, err := ReplayFailure(t, reftest.NewHandoff(reftest.HandoffGrantsCanceled), Claims{FIFO: true}, program)
 	require.NoError(t, err)
 	require.NotNil(t, f)
 	assert.Equal(t, "cancel-first", f.Kind)

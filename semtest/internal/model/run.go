@@ -33,6 +33,7 @@ type waiter struct {
 	doneAt  when               // the model: when context became done, in the current step
 	blocked bool               // the model: waiting at the last observation
 	counted bool               // the model: its permits are in runner.held
+	stolen  bool               // the model: another goroutine released its granted permits
 	startOp int                // index of its acquire in the step that started it
 }
 
@@ -224,6 +225,8 @@ func (r *runner) do(i int, o op) {
 		r.sleep(i, o.d)
 	case opOverRelease:
 		r.overRelease()
+	case opSteal:
+		r.steal(o)
 	}
 }
 
@@ -354,6 +357,34 @@ func (r *runner) overRelease() {
 	case !strings.Contains(msg, "released more than held"):
 		r.failf("over-release", "Release(%d) with %d held in all panicked with %q; want \"released more than held\"",
 			n, n-1, msg)
+	}
+}
+
+// steal releases, from the step's goroutine, the permits that waiter
+// o.name asked for, while nobody else holds permits or waits: the Release
+// is legal exactly when the waiter has been granted them, and panics
+// "released more than held" otherwise, changing nothing.
+func (r *runner) steal(o op) {
+	w := r.waiters[o.name]
+	others := slices.DeleteFunc(append(r.queue(), r.rec.started...), func(q *waiter) bool { return q == w })
+	switch {
+	case w == nil || !w.blocked && !slices.Contains(r.rec.started, w):
+		r.skip(o, "no waiting Acquire of that name")
+		return
+	case r.totalHeld() > 0 || len(others) > 0:
+		r.skip(o, "others hold permits or wait")
+		return
+	}
+	msg, p := panics(func() { r.s.Release(w.n) })
+	switch {
+	case !p:
+		w.stolen = true
+		r.count("steal/granted")
+	case strings.Contains(msg, "released more than held"):
+		r.count("steal/not-granted")
+	default:
+		r.failf("release-panic", "Release(%d) of the permits %s may have been granted panicked with %q; want success, or \"released more than held\" if they were not granted yet",
+			w.n, w.name, msg)
 	}
 }
 

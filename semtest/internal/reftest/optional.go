@@ -15,6 +15,7 @@ const (
 	ShrinkKeepsLarge   Bug = "shrinkkeepslarge"   // a waiter larger than the new size keeps waiting
 	ExceedsOldSize     Bug = "exceedsoldsize"     // a new request is checked against the size it was built with
 	SizeStale          Bug = "sizestale"          // Size reports the size it was built with
+	AvailableClamped   Bug = "availableclamped"   // Available reports 0, not a negative count, after a shrink below what is held
 	ResizeNoCheck      Bug = "resizenocheck"      // Resize accepts a size below 1
 	ShrinkNoPanic      Bug = "shrinknopanic"      // over-release goes unchecked while more is held than the size
 	CloseNoWake        Bug = "closenowake"        // Close wakes nobody

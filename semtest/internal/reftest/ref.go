@@ -1,7 +1,8 @@
 // Package reftest holds the semaphores that semtest's own tests and the
 // model's tests run: a small, obviously correct one with switches that break
-// it on purpose, and chansem's old gathering design with its two review
-// findings. Both test packages check them, so that the suite and the model
+// it on purpose, a handoff semaphore in the style of x/sync's Weighted with
+// the ways it can treat a waiter canceled around its grant, and chansem's
+// old gathering design with its two review findings. Both test packages check them, so that the suite and the model
 // are held to the same subjects.
 package reftest
 
@@ -44,6 +45,8 @@ const (
 	None                  Bug = ""
 	OverAdmit             Bug = "overadmit"          // admits one permit more than is free
 	LostWakeup            Bug = "lostwakeup"         // Release wakes one waiter however many permits it frees
+	NoWakeup              Bug = "nowakeup"           // Release wakes no waiter; only a cancellation does
+	AcquirePanics         Bug = "acquirepanics"      // Acquire(ctx, 2) panics
 	IgnoreCancel          Bug = "ignorecancel"       // a waiting Acquire never looks at its context again
 	DoneContext           Bug = "donectx"            // a done context still acquires free permits
 	DoneContextBig        Bug = "donectxbig"         // a done context still acquires free permits, if n > 1
@@ -94,7 +97,7 @@ func (r *ref) fail(format string, args ...any) {
 }
 
 func (r *ref) Acquire(ctx context.Context, n int64) error {
-	if n < 0 {
+	if n < 0 || n == 2 && r.bug == AcquirePanics {
 		r.fail("Acquire(%d): negative weight", n)
 	}
 	var w wait
@@ -345,9 +348,11 @@ func (r *ref) Release(n int64) {
 		r.fail("Release(%d): released more than held (%d held)", n, r.cur)
 	}
 	r.cur -= n
-	if r.bug == LostWakeup {
+	switch r.bug {
+	case LostWakeup:
 		r.cond.Signal()
-	} else {
+	case NoWakeup:
+	default:
 		r.cond.Broadcast()
 	}
 }
@@ -403,6 +408,9 @@ func (r *ref) Available() int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	free := r.size - r.cur
+	if r.bug == AvailableClamped {
+		free = max(free, 0)
+	}
 	if r.bug == AvailableMinusWaiting {
 		for _, q := range r.queue {
 			free -= *q

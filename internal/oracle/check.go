@@ -1,0 +1,88 @@
+package oracle
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// Config says how many histories [Check] records and how large they are.
+type Config struct {
+	Histories int    // histories to record and check
+	Workers   int    // goroutines calling the semaphore in each history
+	Ops       int    // calls per goroutine
+	MaxSize   int64  // sizes are drawn from 1..MaxSize
+	Seed      uint64 // seed of the first history's random choices
+	// Patience is how long a history may run before every context is
+	// canceled, and how long its calls may then take to return before the
+	// history counts as hung. Zero means safetyTimeout.
+	Patience time.Duration
+}
+
+// checkTimeout bounds porcupine's search on one history; a search that
+// takes longer counts as unknown.
+const checkTimeout = 10 * time.Second
+
+// Tally is what [Check] found.
+type Tally struct {
+	Histories    int // histories recorded
+	Linearizable int // porcupine found an order the model accepts
+	Not          int // porcupine proved there is none
+	Unknown      int // the search timed out
+	Hung         int // calls still running after every context was canceled
+	// Example describes the first history that was not linearizable, or
+	// the first that hung, for the report.
+	Example string
+}
+
+// Check records cfg.Histories histories of goroutines calling semaphores
+// built by newSem, and checks each against [Model].
+func Check(newSem NewFunc, cfg Config) Tally {
+	var t Tally
+	for i := range cfg.Histories {
+		seed := cfg.Seed + uint64(i)
+		size := 1 + rand.New(rand.NewPCG(seed, 0)).Int64N(cfg.MaxSize)
+		ops, hung := history(newSem, size, cfg, seed)
+		t.Histories++
+		if hung {
+			t.Hung++
+			if t.Example == "" {
+				t.Example = fmt.Sprintf("history of seed %d, size %d: calls never returned after every context was canceled", seed, size)
+			}
+			continue
+		}
+		switch porcupine.CheckOperationsTimeout(Model(size), ops, checkTimeout) {
+		case porcupine.Ok:
+			t.Linearizable++
+		case porcupine.Illegal:
+			t.Not++
+			if t.Example == "" {
+				t.Example = fmt.Sprintf("history of seed %d, size %d, not linearizable:\n%s", seed, size, Describe(ops))
+			}
+		default:
+			t.Unknown++
+		}
+	}
+	return t
+}
+
+// Describe lists the operations of a history in the order they began,
+// each with the moments it began and returned.
+func Describe(ops []porcupine.Operation) string {
+	ops = slices.Clone(ops)
+	slices.SortFunc(ops, func(a, b porcupine.Operation) int { return int(a.Call - b.Call) })
+	var b strings.Builder
+	for _, o := range ops {
+		fmt.Fprintf(&b, "\t[%3d,%3d] g%d: %s\n", o.Call, o.Return, o.ClientId, describe(o.Input.(input), o.Output.(result)))
+	}
+	return b.String()
+}
+
+// String is the tally as one row of a report.
+func (t Tally) String() string {
+	return fmt.Sprintf("histories %d, linearizable %d, not %d, unknown %d, hung %d", t.Histories, t.Linearizable, t.Not, t.Unknown, t.Hung)
+}
