@@ -53,12 +53,14 @@ package adaptive
 // backend whose no-load latency rises for good holds Vegas low until the
 // Limiter is made anew.
 //
-// Gradient, after Netflix's gradient limits: the ratio of a long-term
-// average latency (an exponential average over many windows) to the
-// window's latency, times a tolerance, clamped to [0.5, 1], scales the
-// limit, and √limit is added as a queue allowance. A latency spike shrinks
-// the limit in proportion; when the backend recovers, an average that has
-// become more than twice the window's latency is halved towards it, so the
-// past is forgotten quickly. Because the average follows the latency, a
-// queue that builds slowly enough is never seen: the algorithm reacts to
-// changes, not to a level, and lets latency creep under steady overload.
+// Gradient, after Netflix's Gradient2: the window's mean latency, not its
+// minimum, is the short-term latency, since Gradient2 reads a mean; a
+// long-term exponential average of it (600 windows, the first ten averaged
+// plainly) stands for the latency of a backend that copes. Their ratio,
+// clamped to [0.5, 1], scales the limit and a fixed queue allowance is
+// added; the result is smoothed by a fifth. When the backend recovers after
+// a long overload, an average more than twice the window's latency loses a
+// tenth per window, so a slow past does not hide a new queue. Failures do
+// not move it: Gradient2 reads latencies only. Under steady overload the
+// average follows the latency up at the pace of its span, so the limit
+// creeps up slowly; a span of many windows is what keeps that creep small.

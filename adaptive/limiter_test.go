@@ -2,7 +2,6 @@ package adaptive_test
 
 import (
 	"context"
-	"math"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -176,14 +175,41 @@ func TestVegas(t *testing.T) {
 	assert.Equal(t, 40.0, custom.Next(ms(40, 40, 2*noLoad, 0)), "20 queued is within 50%")
 }
 
+// mean is a full window of limit requests whose mean latency is d.
+func mean(limit float64, d time.Duration) adaptive.Window {
+	return adaptive.Window{Limit: limit, InFlight: int64(limit), Samples: 20,
+		MinRTT: noLoad, MeanRTT: d, NoLoadRTT: noLoad}
+}
+
 func TestGradient(t *testing.T) {
 	g := &adaptive.Gradient{}
-	assert.Equal(t, 110.0, g.Next(ms(100, 100, noLoad, 0)), "steady: + √100")
-	assert.Equal(t, 110.0, g.Next(ms(110, 50, noLoad, 0)), "app-limited, steady: unchanged")
-	// The long-term average moves a hundredth of the way to 30ms: 10.2ms.
-	assert.InDelta(t, 110*1.5*10.2/30+math.Sqrt(110), g.Next(ms(110, 110, 3*noLoad, 0)), 1e-9, "a latency jump scales the limit down")
-	assert.InDelta(t, 60*0.9, g.Next(ms(60, 60, noLoad, 2)), 1e-9, "a failure: at most ×0.9")
-	assert.Equal(t, 30.0, g.Next(ms(60, 60, 0, 20)), "all failed: halved")
+	assert.InDelta(t, 100.8, g.Next(mean(100, noLoad)), 1e-9, "as fast as the average: 0.2 of the way to limit + 4")
+	w := mean(100, noLoad)
+	w.InFlight = 49
+	assert.Equal(t, 100.0, g.Next(w), "under half the limit in use: unchanged")
+	// The average of the three windows so far is (10+10+40)/3 = 20ms:
+	// gradient 0.5, estimate 100 × 0.5 + 4, a fifth of the way there.
+	assert.InDelta(t, 100-0.2*46, g.Next(mean(100, 4*noLoad)), 1e-9, "slower than the average: scaled down")
+	assert.Equal(t, 100.0, g.Next(mean(100, 0)), "no success, no latency: unchanged")
+
+	tolerant := &adaptive.Gradient{Tolerance: 2, QueueSize: 10, Smoothing: 1}
+	tolerant.Next(mean(100, noLoad))
+	assert.InDelta(t, 110, tolerant.Next(mean(100, 3*noLoad/2)), 1e-9, "within the tolerance: + QueueSize")
+}
+
+// TestGradientForgets: once the backend recovers, an average more than
+// twice the window's latency loses a tenth per window, so that a slow past
+// does not hold the gradient at 1 while a new queue builds.
+func TestGradientForgets(t *testing.T) {
+	g := &adaptive.Gradient{Smoothing: 1}
+	for range 10 {
+		g.Next(mean(100, 4*noLoad)) // the average becomes 40ms
+	}
+	for range 10 {
+		g.Next(mean(100, noLoad)) // recovered: 40ms × 0.9^10 is below 20ms
+	}
+	assert.Less(t, g.Next(mean(100, 5*noLoad/2)), 100.0,
+		"25ms is slower than the forgotten average; without forgetting it is far faster than 40ms")
 }
 
 func TestShrinkFailsHeavyWaiter(t *testing.T) {
