@@ -31,13 +31,16 @@ type AIMD struct {
 	// Backoff multiplies the limit on congestion; default 0.9.
 	Backoff float64
 	// Tolerance is how much slower than the no-load latency the window's
-	// fastest request may be before it counts as congestion; default 1.2.
+	// fastest request may be before it counts as congestion; default 1.1.
+	// The limit peaks where the backend's queue makes requests that much
+	// slower, so the tolerance is about how far above the capacity the
+	// limit rises before each backoff.
 	Tolerance float64
 }
 
 // Next implements [Algorithm].
 func (a *AIMD) Next(w Window) float64 {
-	slow := float64(w.MinRTT) > or(a.Tolerance, 1.2)*float64(w.NoLoadRTT)
+	slow := float64(w.MinRTT) > or(a.Tolerance, 1.1)*float64(w.NoLoadRTT)
 	switch {
 	case w.Drops > 0 || slow || w.MinRTT == 0:
 		return w.Limit * or(a.Backoff, 0.9)

@@ -38,9 +38,15 @@ package adaptive
 // AIMD, after TCP's congestion avoidance (Jacobson, 1988) and Netflix's
 // concurrency-limits: add a constant per window while the fastest request
 // is within a tolerance of the no-load latency and nothing failed; multiply
-// by a backoff factor otherwise. Its limit is a sawtooth between the
-// tolerance and the tolerance times the backoff. It grows only when at least
-// half the limit was in use: a limit the callers do not reach says nothing.
+// by a backoff factor otherwise. Its limit is a sawtooth: it climbs until
+// the queue it builds makes the fastest request slower than the tolerance
+// allows, then falls by the backoff. On a backend whose latency grows with
+// the queue, the top of the tooth is about the capacity times the
+// tolerance and the bottom that times the backoff, so the defaults (1.1
+// and 0.9) keep the tooth within a fifth of the capacity; a wider
+// tolerance or a deeper backoff widens it. It grows only when at least
+// half the limit was in use: a limit the callers do not reach says
+// nothing.
 //
 // Vegas, after TCP Vegas (Brakmo and Peterson, 1995): the no-load latency
 // is the lowest latency ever seen; with L the limit and r the window's

@@ -152,8 +152,8 @@ func TestAIMD(t *testing.T) {
 	assert.Equal(t, 21.0, a.Next(ms(20, 20, noLoad, 0)), "fast, full: +1")
 	assert.Equal(t, 20.0, a.Next(ms(20, 9, noLoad, 0)), "under half the limit in use: unchanged")
 	assert.Equal(t, 18.0, a.Next(ms(20, 20, noLoad, 1)), "a failure: ×0.9")
-	assert.Equal(t, 21.0, a.Next(ms(20, 20, 12*noLoad/10, 0)), "1.2× no-load is tolerated")
-	assert.Equal(t, 18.0, a.Next(ms(20, 20, 13*noLoad/10, 0)), "1.3× no-load: ×0.9")
+	assert.Equal(t, 21.0, a.Next(ms(20, 20, 11*noLoad/10, 0)), "1.1× no-load is tolerated")
+	assert.Equal(t, 18.0, a.Next(ms(20, 20, 12*noLoad/10, 0)), "1.2× no-load: ×0.9")
 	assert.Equal(t, 18.0, a.Next(ms(20, 20, 0, 20)), "all failed: ×0.9")
 	custom := &adaptive.AIMD{Increase: 2, Backoff: 0.5, Tolerance: 2}
 	assert.Equal(t, 22.0, custom.Next(ms(20, 20, 19*noLoad/10, 0)))
