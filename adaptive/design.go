@@ -13,20 +13,34 @@ package adaptive
 // queue: the queue in front of the limit is the limit's doing, not the
 // backend's, and counting it would make the limit chase itself down.
 //
-// Windows. A sample (latency, success, permits in flight) is added to a
-// window with atomic operations only: a count, a count of failures, a sum
-// and a minimum of the successful latencies, and the most permits in
-// flight. A window closes at the first request that ends once the window
-// has lasted twice the lowest latency seen and holds ten samples; the
-// goroutine that sees this takes a mutex with TryLock, so that no request
-// ever waits for another's update, swaps the counters out and asks the
-// Algorithm for the next limit. The trade-off: a sample that lands during
-// the swap may count in two windows or half in each, and the window's
-// latencies are a minimum and a mean, not percentiles, since a histogram
-// per window would cost a lock or much memory per request. The shared
-// counters still cost cache traffic when many requests end at once;
+// Sampling. Reading the clock costs more than the rest of a request's way
+// through the Limiter, so a Token measures the latency of one request in
+// N, chosen by a counter of starts that sits on a cache line of its own;
+// the others cost that count and nothing more, and a caller-measured
+// latency (Report) of an unsampled request is dropped unread. Failures are
+// always recorded, since they are rare when all is well and matter most
+// when it is not. N is a power of two, set when each window closes so that
+// the next, if as busy, holds about twenty samples: every request while
+// requests are few, up to one in 256 when they are many. An algorithm reads
+// a window's fastest and mean latency; when the backend is slow for all,
+// the fastest of twenty sampled requests is as slow as the fastest of all,
+// and one request in N spreads over the window as evenly as the requests
+// do, so twenty give the mean within a few percent unless a tail is heavy.
 // BenchmarkAcquireRelease measures the token path against the bare
 // semaphore.
+//
+// Windows. A sample (latency, success, permits in use) is added to a
+// window with atomic operations only: a count, a count of failures, a sum
+// and a minimum of the successful latencies, and the most permits in use.
+// A window closes at the first sampled request that ends once the window
+// has lasted twice the lowest latency seen, and at least a millisecond, and
+// holds ten samples; the goroutine that sees this takes a mutex with
+// TryLock, so that no request ever waits for another's update, swaps the
+// counters out and asks the Algorithm for the next limit. The trade-off: a
+// sample that lands during the swap may count in two windows or half in
+// each, and the window's latencies are a minimum and a mean, not
+// percentiles, since a histogram per window would cost a lock or much
+// memory per request.
 //
 // The minimum, not the mean. Each algorithm reads the window's fastest
 // successful request as its current latency. When the backend is
