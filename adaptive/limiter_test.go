@@ -241,3 +241,32 @@ func TestBadInput(t *testing.T) {
 	l := adaptive.New(s, 1, &adaptive.AIMD{})
 	assert.PanicsWithValue(t, "adaptive: Start(-1): negative weight; the number of permits must be at least 0", func() { l.Start(context.Background(), -1) })
 }
+
+// TestSampling: after a window of 791 requests the Limiter measures one in
+// 32 (the largest power of two that leaves at least twenty samples in as
+// many requests), while every failure still counts.
+func TestSampling(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := &recorder{next: []float64{1000, 1000, 1000}}
+		l := adaptive.New(weighted.New(1), 1000, r)
+		burst := func(n int, ok bool) {
+			for _, tok := range started(t, l, n) {
+				tok.Report(noLoad, ok)
+			}
+		}
+		burst(10, true) // the first window needs no time: no latency is known
+		burst(790, true)
+		time.Sleep(2 * noLoad)
+		burst(1, true) // closes the second window: 791 requests started in it
+		require.Len(t, r.seen, 2)
+		assert.EqualValues(t, 791, r.seen[1].Samples, "every request measured while few were seen")
+		burst(800, true)
+		burst(10, false)
+		time.Sleep(2 * noLoad)
+		burst(32, true)
+		require.Len(t, r.seen, 3)
+		successes := r.seen[2].Samples - r.seen[2].Drops
+		assert.InDelta(t, 832/32, successes, 1, "one success in 32")
+		assert.EqualValues(t, 10, r.seen[2].Drops, "every failure")
+	})
+}
