@@ -1,7 +1,5 @@
 package adaptive
 
-import "math"
-
 // An Algorithm proposes the next limit from the window that just closed.
 // The Limiter calls Next from one goroutine at a time, so an Algorithm may
 // keep state without locking; it then belongs to one Limiter. The Limiter
@@ -33,13 +31,16 @@ type AIMD struct {
 	// Backoff multiplies the limit on congestion; default 0.9.
 	Backoff float64
 	// Tolerance is how much slower than the no-load latency the window's
-	// fastest request may be before it counts as congestion; default 1.2.
+	// fastest request may be before it counts as congestion; default 1.1.
+	// The limit peaks where the backend's queue makes requests that much
+	// slower, so the tolerance is about how far above the capacity the
+	// limit rises before each backoff.
 	Tolerance float64
 }
 
 // Next implements [Algorithm].
 func (a *AIMD) Next(w Window) float64 {
-	slow := float64(w.MinRTT) > or(a.Tolerance, 1.2)*float64(w.NoLoadRTT)
+	slow := float64(w.MinRTT) > or(a.Tolerance, 1.1)*float64(w.NoLoadRTT)
 	switch {
 	case w.Drops > 0 || slow || w.MinRTT == 0:
 		return w.Limit * or(a.Backoff, 0.9)
@@ -77,43 +78,59 @@ func (v *Vegas) Next(w Window) float64 {
 	return w.Limit
 }
 
-// Gradient compares a long-term average of the latency with the latency of
-// the last window and scales the limit by their ratio: a window slower than
-// the average shrinks the limit in proportion, and a window no slower lets
-// it grow by a queue allowance of √limit. Unlike Vegas it needs no no-load
-// latency, so it follows a backend whose latency drifts on its own. The
-// zero value is ready to use.
+// Gradient is Netflix's Gradient2: it compares a long-term average of the
+// latency, which stands for the latency the backend has when it copes,
+// with the mean latency of the last window. Their ratio, times Tolerance
+// and clamped to [0.5, 1], scales the limit, and QueueSize is added, so the
+// limit grows by QueueSize while the window is no slower than the average
+// and shrinks in proportion when it is. The result is smoothed. It needs no
+// no-load latency, so it follows a backend whose latency drifts on its own.
+// The zero value is ready to use.
 type Gradient struct {
 	// Tolerance is how much slower than the long-term average a window may
-	// be before the limit shrinks; default 1.5.
+	// be before the limit shrinks; default 1.
 	Tolerance float64
-	// Windows is the number of windows the long-term average spans;
-	// default 100.
-	Windows float64
+	// QueueSize is the growth per window while latency holds; default 4.
+	QueueSize float64
+	// Smoothing moves the limit this fraction of the way to each new
+	// estimate; default 0.2.
+	Smoothing float64
+	// LongWindows is the span, in windows, of the long-term exponential
+	// average; default 600. The first ten windows are averaged plainly.
+	LongWindows float64
 
-	long float64 // the long-term average latency, in nanoseconds
+	long   float64 // the long-term average latency, in nanoseconds
+	warmed int     // windows in long, up to gradientWarmup
 }
+
+// gradientWarmup is the number of windows the long-term average takes as
+// a plain mean before it starts to decay.
+const gradientWarmup = 10
 
 // Next implements [Algorithm].
 func (g *Gradient) Next(w Window) float64 {
-	if w.MinRTT == 0 {
-		return w.Limit / 2
+	if w.MeanRTT == 0 { // no latency to learn from
+		return w.Limit
 	}
-	short := float64(w.MinRTT)
-	if g.long == 0 {
-		g.long = short
+	short := float64(w.MeanRTT)
+	g.average(short)
+	if g.long > 2*short { // the backend recovered: forget the slow past faster
+		g.long *= 0.9
 	}
-	g.long += (short - g.long) / or(g.Windows, 100)
-	if g.long > 2*short { // the backend recovered: forget the slow past quickly
-		g.long = (g.long + short) / 2
+	if appLimited(w) {
+		return w.Limit
 	}
-	gradient := min(max(or(g.Tolerance, 1.5)*g.long/short, 0.5), 1)
-	next := w.Limit * gradient
-	if !appLimited(w) {
-		next += math.Sqrt(w.Limit)
+	gradient := min(max(or(g.Tolerance, 1)*g.long/short, 0.5), 1)
+	next := w.Limit*gradient + or(g.QueueSize, 4)
+	return w.Limit + or(g.Smoothing, 0.2)*(next-w.Limit)
+}
+
+// average adds one window's latency to the long-term average.
+func (g *Gradient) average(short float64) {
+	if g.warmed < gradientWarmup {
+		g.warmed++
+		g.long += (short - g.long) / float64(g.warmed)
+		return
 	}
-	if w.Drops > 0 {
-		next = min(next, w.Limit*0.9)
-	}
-	return next
+	g.long += (short - g.long) * 2 / (or(g.LongWindows, 600) + 1)
 }

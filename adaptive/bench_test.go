@@ -11,8 +11,9 @@ import (
 
 // BenchmarkAcquireRelease compares one uncontended Acquire+Release through
 // the sem.Semaphore interface on a Limiter over weighted with the same pair
-// on a bare weighted semaphore, in the same run; Token is Start+Done, which
-// also reads the clock twice and records a sample.
+// on a bare weighted semaphore, in the same run; adaptive-token is
+// Start+Done, the path that teaches the limit, which also counts the start
+// and reads the clock and records a latency for the sampled requests.
 func BenchmarkAcquireRelease(b *testing.B) {
 	ctx := context.Background()
 	pair := func(b *testing.B, s sem.Semaphore) {

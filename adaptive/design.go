@@ -13,20 +13,34 @@ package adaptive
 // queue: the queue in front of the limit is the limit's doing, not the
 // backend's, and counting it would make the limit chase itself down.
 //
-// Windows. A sample (latency, success, permits in flight) is added to a
-// window with atomic operations only: a count, a count of failures, a sum
-// and a minimum of the successful latencies, and the most permits in
-// flight. A window closes at the first request that ends once the window
-// has lasted twice the lowest latency seen and holds ten samples; the
-// goroutine that sees this takes a mutex with TryLock, so that no request
-// ever waits for another's update, swaps the counters out and asks the
-// Algorithm for the next limit. The trade-off: a sample that lands during
-// the swap may count in two windows or half in each, and the window's
-// latencies are a minimum and a mean, not percentiles, since a histogram
-// per window would cost a lock or much memory per request. The shared
-// counters still cost cache traffic when many requests end at once;
+// Sampling. Reading the clock costs more than the rest of a request's way
+// through the Limiter, so a Token measures the latency of one request in
+// N, chosen by a counter of starts that sits on a cache line of its own;
+// the others cost that count and nothing more, and a caller-measured
+// latency (Report) of an unsampled request is dropped unread. Failures are
+// always recorded, since they are rare when all is well and matter most
+// when it is not. N is a power of two, set when each window closes so that
+// the next, if as busy, holds about twenty samples: every request while
+// requests are few, up to one in 256 when they are many. An algorithm reads
+// a window's fastest and mean latency; when the backend is slow for all,
+// the fastest of twenty sampled requests is as slow as the fastest of all,
+// and one request in N spreads over the window as evenly as the requests
+// do, so twenty give the mean within a few percent unless a tail is heavy.
 // BenchmarkAcquireRelease measures the token path against the bare
 // semaphore.
+//
+// Windows. A sample (latency, success, permits in use) is added to a
+// window with atomic operations only: a count, a count of failures, a sum
+// and a minimum of the successful latencies, and the most permits in use.
+// A window closes at the first sampled request that ends once the window
+// has lasted twice the lowest latency seen, and at least a millisecond, and
+// holds ten samples; the goroutine that sees this takes a mutex with
+// TryLock, so that no request ever waits for another's update, swaps the
+// counters out and asks the Algorithm for the next limit. The trade-off: a
+// sample that lands during the swap may count in two windows or half in
+// each, and the window's latencies are a minimum and a mean, not
+// percentiles, since a histogram per window would cost a lock or much
+// memory per request.
 //
 // The minimum, not the mean. Each algorithm reads the window's fastest
 // successful request as its current latency. When the backend is
@@ -38,9 +52,15 @@ package adaptive
 // AIMD, after TCP's congestion avoidance (Jacobson, 1988) and Netflix's
 // concurrency-limits: add a constant per window while the fastest request
 // is within a tolerance of the no-load latency and nothing failed; multiply
-// by a backoff factor otherwise. Its limit is a sawtooth between the
-// tolerance and the tolerance times the backoff. It grows only when at least
-// half the limit was in use: a limit the callers do not reach says nothing.
+// by a backoff factor otherwise. Its limit is a sawtooth: it climbs until
+// the queue it builds makes the fastest request slower than the tolerance
+// allows, then falls by the backoff. On a backend whose latency grows with
+// the queue, the top of the tooth is about the capacity times the
+// tolerance and the bottom that times the backoff, so the defaults (1.1
+// and 0.9) keep the tooth within a fifth of the capacity; a wider
+// tolerance or a deeper backoff widens it. It grows only when at least
+// half the limit was in use: a limit the callers do not reach says
+// nothing.
 //
 // Vegas, after TCP Vegas (Brakmo and Peterson, 1995): the no-load latency
 // is the lowest latency ever seen; with L the limit and r the window's
@@ -53,12 +73,14 @@ package adaptive
 // backend whose no-load latency rises for good holds Vegas low until the
 // Limiter is made anew.
 //
-// Gradient, after Netflix's gradient limits: the ratio of a long-term
-// average latency (an exponential average over many windows) to the
-// window's latency, times a tolerance, clamped to [0.5, 1], scales the
-// limit, and √limit is added as a queue allowance. A latency spike shrinks
-// the limit in proportion; when the backend recovers, an average that has
-// become more than twice the window's latency is halved towards it, so the
-// past is forgotten quickly. Because the average follows the latency, a
-// queue that builds slowly enough is never seen: the algorithm reacts to
-// changes, not to a level, and lets latency creep under steady overload.
+// Gradient, after Netflix's Gradient2: the window's mean latency, not its
+// minimum, is the short-term latency, since Gradient2 reads a mean; a
+// long-term exponential average of it (600 windows, the first ten averaged
+// plainly) stands for the latency of a backend that copes. Their ratio,
+// clamped to [0.5, 1], scales the limit and a fixed queue allowance is
+// added; the result is smoothed by a fifth. When the backend recovers after
+// a long overload, an average more than twice the window's latency loses a
+// tenth per window, so a slow past does not hide a new queue. Failures do
+// not move it: Gradient2 reads latencies only. Under steady overload the
+// average follows the latency up at the pace of its span, so the limit
+// creeps up slowly; a span of many windows is what keeps that creep small.

@@ -14,12 +14,18 @@ import (
 
 const pkg check.Pkg = "adaptive"
 
-// Resizable is a semaphore whose size can change while it is in use: what a
-// [Limiter] wraps. weighted, spinsem and condsem semaphores are Resizable.
+// Resizable is a semaphore whose size can change while it is in use and
+// that tells how many permits are free: what a [Limiter] wraps. weighted,
+// spinsem and condsem semaphores are Resizable.
 type Resizable interface {
 	sem.Semaphore
 	sem.Resizer
+	Available() int64
 }
+
+// cacheLine pads the counters that every request touches apart from those
+// that only sampled ones do.
+type cacheLine [64]byte
 
 // A Limiter is a concurrency limit that moves the size of the semaphore it
 // wraps from the latencies and outcomes that [Token] reports. It is a
@@ -30,16 +36,20 @@ type Resizable interface {
 // A Limiter is safe for concurrent use. It starts no goroutine: the limit
 // moves inside Token.Done and Token.Report, when a window of samples closes.
 type Limiter struct {
-	s     Resizable
-	alg   Algorithm
-	epoch time.Time // now() is the time since epoch
+	s      Resizable
+	alg    Algorithm
+	epoch  time.Time // now() is the time since epoch
+	size   atomic.Int64
+	winLen atomic.Int64  // the shortest window, in nanoseconds
+	sample atomic.Uint64 // a start is sampled when starts & sample is 0
 
-	win      window
-	inFlight atomic.Int64 // permits held through tokens
-	size     atomic.Int64 // the size last given to s
-	winLen   atomic.Int64 // the shortest window, in nanoseconds
+	_      cacheLine
+	starts atomic.Uint64 // tokens started, the sampled ones chosen from it
+	_      cacheLine
+	win    window
 
 	closing  sync.Mutex // taken with TryLock by the goroutine closing a window
+	opened   uint64     // starts when the window opened; under closing
 	estimate float64    // the unrounded limit; under closing
 	noLoad   time.Duration
 	min, max float64
@@ -152,9 +162,13 @@ func (l *Limiter) TryStart(n int64) (t Token, ok bool) {
 	return l.started(n), true
 }
 
+// started returns the token of a request just granted n permits, which
+// reads the clock only if it is one of the sampled.
 func (l *Limiter) started(n int64) Token {
-	l.inFlight.Add(n)
-	return Token{l: l, n: n, start: l.now()}
+	if l.starts.Add(1)&l.sample.Load() != 0 {
+		return Token{l: l, n: n}
+	}
+	return Token{l: l, n: n, sampled: true, start: l.now()}
 }
 
 // now is the monotonic time since the Limiter was made.
@@ -164,9 +178,10 @@ func (l *Limiter) now() int64 { return int64(time.Since(l.epoch)) }
 // It is a small value: copying it is free, and so is keeping it on the
 // stack.
 type Token struct {
-	l     *Limiter
-	n     int64
-	start int64 // l.now() when the permits were granted
+	l       *Limiter
+	n       int64
+	sampled bool  // the request's latency is measured
+	start   int64 // l.now() when the permits were granted, if sampled
 }
 
 // Done ends the request: it reports the time since the permits were
@@ -174,7 +189,12 @@ type Token struct {
 // back. A request that failed because the backend was overloaded (a
 // timeout, a rejection) must report ok false; one that failed for its own
 // reasons (a bad argument, a missing record) is a success for the limit.
+// Only sampled requests read the clock (see [WithSampling]).
 func (t Token) Done(ok bool) {
+	if !t.sampled && ok {
+		t.l.Release(t.n)
+		return
+	}
 	now := t.l.now()
 	t.finish(now, time.Duration(now-t.start), ok)
 }
@@ -182,13 +202,18 @@ func (t Token) Done(ok bool) {
 // Report is Done with a latency measured by the caller, for example the
 // server's own processing time without the network.
 func (t Token) Report(latency time.Duration, ok bool) {
+	if !t.sampled && ok {
+		t.l.Release(t.n)
+		return
+	}
 	t.finish(t.l.now(), latency, ok)
 }
 
+// finish records a sampled request or a failure, gives its permits back
+// and closes the window if it is due.
 func (t Token) finish(now int64, latency time.Duration, ok bool) {
 	l := t.l
-	inFlight := l.inFlight.Add(-t.n) + t.n
-	l.win.record(latency, ok, inFlight)
+	l.win.record(latency, ok, l.size.Load()-l.s.Available())
 	l.Release(t.n)
 	if l.win.due(now, l.winLen.Load()) {
 		l.closeWindow(now)
@@ -208,8 +233,11 @@ func (l *Limiter) closeWindow(now int64) {
 	w := l.win.take(now)
 	if w.MinRTT > 0 && (l.noLoad == 0 || w.MinRTT < l.noLoad) {
 		l.noLoad = w.MinRTT
-		l.winLen.Store(int64(windowRTTs * l.noLoad))
+		l.winLen.Store(max(int64(windowRTTs*l.noLoad), int64(minWindow)))
 	}
+	starts := l.starts.Load()
+	l.sample.Store(samplingMask(starts - l.opened))
+	l.opened = starts
 	w.Limit, w.NoLoadRTT = l.estimate, l.noLoad
 	next := l.alg.Next(w)
 	if math.IsNaN(next) {

@@ -7,25 +7,41 @@ import (
 )
 
 // A window closes once it has lasted windowRTTs times the lowest latency
-// seen and holds at least minSamples samples.
+// seen, and at least minWindow, and holds at least minSamples samples. The
+// Limiter samples one request in a power of two so that about
+// targetSamples land in a window, and at least one in maxSampling.
 const (
-	windowRTTs = 2
-	minSamples = 10
+	windowRTTs    = 2
+	minWindow     = time.Millisecond
+	minSamples    = 10
+	targetSamples = 2 * minSamples
+	maxSampling   = 256
 )
+
+// samplingMask returns the mask that samples about targetSamples of the
+// requests a window as long as the last, which started requests, will see.
+func samplingMask(requests uint64) uint64 {
+	every := uint64(1)
+	for every*2*targetSamples <= requests && every < maxSampling {
+		every *= 2
+	}
+	return every - 1
+}
 
 // Window summarises the requests that ended during one window of time: what
 // an [Algorithm] decides from.
 type Window struct {
 	// Limit is the limit in force, before rounding.
 	Limit float64
-	// InFlight is the most permits that were held through tokens when a
-	// request of the window ended, that one included.
+	// InFlight is the most permits that were held, through tokens or
+	// Acquire, when a sampled request of the window ended, that one
+	// included.
 	InFlight int64
-	// Samples counts the requests that ended, Drops those of them that
-	// failed.
+	// Samples counts the sampled requests that ended and every failed one,
+	// Drops the failed ones.
 	Samples, Drops int64
 	// MinRTT and MeanRTT are the lowest and the mean latency of the
-	// requests that succeeded; both are 0 if none did.
+	// sampled requests that succeeded; both are 0 if none did.
 	MinRTT, MeanRTT time.Duration
 	// NoLoadRTT is the lowest latency seen since the Limiter was made: the
 	// latency of a request that finds the backend idle.

@@ -3,6 +3,7 @@ package limitsim
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,18 +47,23 @@ func (fixed) Next(w adaptive.Window) float64 { return w.Limit }
 
 // Measure is what the table reports of one run.
 type Measure struct {
-	Throughput float64 // successes per second
+	Goodput float64 // successes per second
+	Failed  float64 // the fraction of requests refused or abandoned
 	// P99 is the 99th percentile latency of the successes that started
 	// once the limit had settled in their phase (all of them for a fixed
-	// size), over Unloaded, the 99th percentile of the work alone.
+	// size), over Unloaded, the 99th percentile of the work alone. The
+	// limit has settled in a phase once it has come within Band of the
+	// capacity; in a phase where the clients do not outnumber the
+	// capacity, at once.
 	P99, Unloaded time.Duration
-	// Settle is the longest time a loaded phase took for the limit to come
-	// within Band of the capacity; -1 if some phase never did. Swing is the
-	// largest distance of the limit from the capacity after that, as a
-	// fraction of it. Both are computed over phases where the clients
-	// outnumber the capacity.
+	// Settle is the time from the capacity's halving until the limit
+	// stays within Band of the new capacity to the end of that phase; -1
+	// if it never does, 0 in a scenario where the capacity does not halve.
 	Settle time.Duration
-	Swing  float64
+	// Swing is the largest distance of the limit from the capacity once
+	// it has settled, as a fraction of the capacity, over the phases where
+	// the clients outnumber the capacity.
+	Swing float64
 }
 
 // Evaluate measures res, a run of sc.
@@ -66,22 +72,28 @@ func Evaluate(sc Scenario, res Result, adapts bool) Measure {
 	for _, ph := range sc.Phases {
 		total += ph.Length
 	}
-	m := Measure{Throughput: float64(len(res.Successes)) / total.Seconds(), Unloaded: Work}
+	requests := len(res.Successes) + res.Failures
+	m := Measure{Goodput: float64(len(res.Successes)) / total.Seconds(),
+		Failed: float64(res.Failures) / float64(max(requests, 1)), Unloaded: Work}
 	if sc.Slow > 0.01 {
 		m.Unloaded = SlowFactor * Work
 	}
-	settledAt := make([]time.Duration, len(sc.Phases)) // by phase; start of phase for unloaded ones
+	settledAt := make([]time.Duration, len(sc.Phases)) // by phase; -1 if never
 	var begin time.Duration
 	for i, ph := range sc.Phases {
 		settledAt[i] = begin
+		capacity := float64(ph.Capacity)
 		if adapts && ph.Clients > ph.Capacity {
-			at, swing := settle(res.Series, i, float64(ph.Capacity))
-			settledAt[i] = at
-			if at < 0 {
-				m.Settle = -1
-			} else if m.Settle >= 0 {
-				m.Settle = max(m.Settle, at-begin)
-				m.Swing = max(m.Swing, swing)
+			phase := phaseSeries(res.Series, i)
+			settledAt[i] = enters(phase, capacity)
+			if settledAt[i] >= 0 {
+				m.Swing = max(m.Swing, swing(phase, capacity, settledAt[i]))
+			}
+			if i > 0 && 2*ph.Capacity == sc.Phases[i-1].Capacity {
+				m.Settle = stays(phase, capacity)
+				if m.Settle >= 0 {
+					m.Settle -= begin
+				}
 			}
 		}
 		begin += ph.Length
@@ -96,24 +108,58 @@ func Evaluate(sc Scenario, res Result, adapts bool) Measure {
 	return m
 }
 
-// settle returns when the limit first came within Band of capacity in
-// phase i, and its largest distance from capacity from then on; -1 if it
-// never did.
-func settle(series []Point, i int, capacity float64) (time.Duration, float64) {
-	at, swing := time.Duration(-1), 0.0
+// phaseSeries is the part of series recorded in phase i.
+func phaseSeries(series []Point, i int) []Point {
+	var out []Point
 	for _, p := range series {
-		if p.phaseIndex != i {
-			continue
-		}
-		dist := math.Abs(float64(p.Limit)-capacity) / capacity
-		if at < 0 && dist <= Band {
-			at = p.T
-		}
-		if at >= 0 {
-			swing = max(swing, dist)
+		if p.phaseIndex == i {
+			out = append(out, p)
 		}
 	}
-	return at, swing
+	return out
+}
+
+// off is how far the limit at p is from capacity, as a fraction of it.
+func off(p Point, capacity float64) float64 {
+	return math.Abs(float64(p.Limit)-capacity) / capacity
+}
+
+// enters returns when the limit first came within Band of capacity in
+// phase; -1 if it never did.
+func enters(phase []Point, capacity float64) time.Duration {
+	for _, p := range phase {
+		if off(p, capacity) <= Band {
+			return p.T
+		}
+	}
+	return -1
+}
+
+// stays returns when the limit came within Band of capacity for the rest
+// of phase; -1 if it was outside at the phase's end.
+func stays(phase []Point, capacity float64) time.Duration {
+	at := time.Duration(-1)
+	for _, p := range phase {
+		switch {
+		case off(p, capacity) > Band:
+			at = -1
+		case at < 0:
+			at = p.T
+		}
+	}
+	return at
+}
+
+// swing is the largest distance of the limit from capacity in phase from
+// since on.
+func swing(phase []Point, capacity float64, since time.Duration) float64 {
+	var most float64
+	for _, p := range phase {
+		if p.T >= since {
+			most = max(most, off(p, capacity))
+		}
+	}
+	return most
 }
 
 func phaseAt(sc Scenario, t time.Duration) int {
@@ -132,7 +178,7 @@ type Row struct {
 	Scenario, Contender string
 	Measure
 	Result   Result
-	VsBest   float64 // throughput over the best fixed size's
+	VsBest   float64 // goodput over the best fixed size's
 	BestSize int64
 }
 
@@ -145,8 +191,8 @@ func Compare() []Row {
 		for _, size := range FixedSizes {
 			res := Run(sc, fixed{}, size)
 			m := Evaluate(sc, res, false)
-			if best.Contender == "" || m.Throughput > best.Throughput*1.001 ||
-				(m.Throughput >= best.Throughput*0.999 && m.P99 < best.P99) {
+			if best.Contender == "" || m.Goodput > best.Goodput*1.001 ||
+				(m.Goodput >= best.Goodput*0.999 && m.P99 < best.P99) {
 				best = Row{Scenario: sc.Name, Contender: Fixed(size).Name, Measure: m, Result: res, BestSize: size}
 			}
 		}
@@ -160,7 +206,7 @@ func Compare() []Row {
 		rows = append(rows, best)
 		for i := range rows {
 			if rows[i].Scenario == sc.Name {
-				rows[i].VsBest = rows[i].Throughput / best.Throughput
+				rows[i].VsBest = rows[i].Goodput / best.Goodput
 				rows[i].BestSize = best.BestSize
 			}
 		}
@@ -171,19 +217,25 @@ func Compare() []Row {
 // Table renders rows as the Markdown table of docs/adaptive/results.md.
 func Table(rows []Row) string {
 	var b strings.Builder
-	b.WriteString("| scenario | contender | throughput vs best fixed | p99 vs unloaded | settle | swing |\n")
-	b.WriteString("| --- | --- | ---: | ---: | ---: | ---: |\n")
+	b.WriteString("| scenario | contender | goodput vs best fixed | failed | p99 vs unloaded | settle after halving | swing |\n")
+	b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, r := range rows {
 		settle, swing := "—", "—"
-		if strings.HasPrefix(r.Contender, "fixed") || strings.HasPrefix(r.Contender, "best") {
-		} else if r.Settle < 0 {
-			settle = "never"
-		} else {
-			settle = fmt.Sprintf("%.2f s", r.Settle.Seconds())
+		if slices.ContainsFunc(Algorithms, func(c Contender) bool { return c.Name == r.Contender }) {
 			swing = fmt.Sprintf("±%.0f%%", 100*r.Swing)
+			switch {
+			case r.Settle < 0:
+				settle = "never"
+			case r.Settle > 0:
+				settle = fmt.Sprintf("%.2f s", r.Settle.Seconds())
+			}
 		}
-		fmt.Fprintf(&b, "| %s | %s | %.0f%% (%.0f/s) | %.2f× | %s | %s |\n", r.Scenario, r.Contender,
-			100*r.VsBest, r.Throughput, float64(r.P99)/float64(r.Unloaded), settle, swing)
+		p99 := "—" // no success to measure
+		if r.P99 > 0 {
+			p99 = fmt.Sprintf("%.2f×", float64(r.P99)/float64(r.Unloaded))
+		}
+		fmt.Fprintf(&b, "| %s | %s | %.0f%% (%.0f/s) | %.1f%% | %s | %s | %s |\n", r.Scenario, r.Contender,
+			100*r.VsBest, r.Goodput, 100*r.Failed, p99, settle, swing)
 	}
 	return b.String()
 }

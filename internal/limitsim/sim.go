@@ -7,10 +7,14 @@
 // requests are in service and k is at most its capacity C, each progresses
 // at full speed; beyond C each progresses at C/k of it, so latency grows
 // with the queue while throughput stays at C requests per unit of work. A
-// request that arrives while 2C are in service is refused after a
-// millisecond: overload makes requests fail. A closed population of clients
-// each sends a request, waits for it, and sends the next; after a failure
-// it pauses 10ms.
+// request that arrives while 4C are in service is refused after a
+// millisecond. A closed population of clients each sends a request, waits
+// for it, and sends the next. A client gives up on a request once it has
+// waited Timeout times the request's unloaded latency: the request counts
+// as failed, the client sends its next one at once, and the backend, which
+// does not know, goes on working on the abandoned one, so overload wastes
+// capacity as it does in production. After a refusal a client pauses 10ms.
+// Goodput, the successes per second, is what a run delivers.
 package limitsim
 
 import (
@@ -29,6 +33,12 @@ import (
 const (
 	Work       = 20 * time.Millisecond
 	SlowFactor = 10
+	// Timeout is how many times its unloaded latency a client waits for a
+	// request before it gives up.
+	Timeout = 3
+	// refuseAt is how many times its capacity the backend holds in service
+	// before it refuses requests.
+	refuseAt   = 4
 	refusal    = time.Millisecond
 	retryPause = 10 * time.Millisecond
 	// Tick is the interval of the recorded series.
@@ -52,10 +62,10 @@ type Scenario struct {
 
 // Scenarios are the four the docs report.
 var Scenarios = []Scenario{
-	{Name: "steady", Phases: []Phase{{30 * time.Second, 40, 120}}},
-	{Name: "halves", Phases: []Phase{{10 * time.Second, 40, 120}, {10 * time.Second, 20, 120}, {10 * time.Second, 40, 120}}},
-	{Name: "slow tail", Phases: []Phase{{30 * time.Second, 40, 120}}, Slow: 0.05},
-	{Name: "burst", Phases: []Phase{{10 * time.Second, 40, 20}, {10 * time.Second, 40, 160}, {10 * time.Second, 40, 20}}},
+	{Name: "steady", Phases: []Phase{{30 * time.Second, 40, 160}}},
+	{Name: "halves", Phases: []Phase{{10 * time.Second, 40, 160}, {10 * time.Second, 20, 160}, {10 * time.Second, 40, 160}}},
+	{Name: "slow tail", Phases: []Phase{{30 * time.Second, 40, 160}}, Slow: 0.05},
+	{Name: "burst", Phases: []Phase{{10 * time.Second, 40, 20}, {10 * time.Second, 40, 200}, {10 * time.Second, 40, 20}}},
 }
 
 // Point is one tick of a run's series.
@@ -67,6 +77,7 @@ type Point struct {
 	P99        time.Duration // of the successes that ended in the tick; 0 if none
 	Successes  int
 	Refusals   int
+	Timeouts   int
 	phaseIndex int
 }
 
@@ -75,7 +86,8 @@ type Sample struct {
 	Start, Latency time.Duration
 }
 
-// Result is one run: its series and its successes.
+// Result is one run: its series, its successes and how many requests
+// failed, refused or abandoned at their deadline.
 type Result struct {
 	Series    []Point
 	Successes []Sample
@@ -87,6 +99,8 @@ type request struct {
 	client    int
 	start     time.Duration // since the run began
 	finish    float64       // virtual time at which its work is done
+	deadline  time.Duration // when its client gives up
+	answered  bool          // the client has its answer, or gave up
 	tok       adaptive.Token
 	refusedAt time.Duration // for refused requests: when the refusal arrives
 }
@@ -104,6 +118,19 @@ func (h *byFinish) Pop() any {
 	return r
 }
 
+type byDeadline []*request
+
+func (h byDeadline) Len() int           { return len(h) }
+func (h byDeadline) Less(i, j int) bool { return h[i].deadline < h[j].deadline }
+func (h byDeadline) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *byDeadline) Push(x any)        { *h = append(*h, x.(*request)) }
+func (h *byDeadline) Pop() any {
+	old := *h
+	r := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return r
+}
+
 // run is the state of one simulation.
 type run struct {
 	sc      Scenario
@@ -112,6 +139,7 @@ type run struct {
 	begin   time.Time
 	virtual float64 // work done per request in service so far, in ns
 	service byFinish
+	waiting byDeadline // requests in service, by deadline; answered ones are skipped
 	refused []*request // in order of refusedAt
 	queue   []int      // clients waiting for the limit, in arrival order
 	paused  map[int]time.Duration
@@ -138,7 +166,9 @@ func Run(sc Scenario, alg adaptive.Algorithm, initial int64) Result {
 		r.until(end, i)
 	}
 	for _, req := range r.service { // release what is still held
-		req.tok.Done(true)
+		if !req.answered {
+			req.tok.Done(true)
+		}
 	}
 	for _, req := range r.refused {
 		req.tok.Done(false)
@@ -172,40 +202,22 @@ func (r *run) until(end time.Duration, i int) {
 	nextTick := (r.now()/Tick + 1) * Tick
 	for {
 		r.admit(capacity)
-		now := r.now()
-		next := min(end, nextTick)
-		var done *request
-		if len(r.service) > 0 {
-			left := (r.service[0].finish - r.virtual) / r.rate(capacity)
-			if at := now + time.Duration(math.Ceil(max(left, 0))); at < next {
-				next, done = at, r.service[0]
-			}
-		}
-		var refused bool
-		if len(r.refused) > 0 && r.refused[0].refusedAt < next {
-			next, done, refused = r.refused[0].refusedAt, r.refused[0], true
-		}
-		for _, at := range r.paused {
-			if at < next {
-				next, done, refused = at, nil, false
-			}
-		}
+		next, ev := r.nextEvent(min(end, nextTick), capacity)
 		r.advance(next, capacity)
-		switch {
+		switch ev.kind {
 		case refused:
 			r.refused = r.refused[1:]
-			done.tok.Done(false)
-			r.res.Failures++
+			r.fail(ev.req)
 			r.tick.Refusals++
-			r.paused[done.client] = r.now() + retryPause
-		case done != nil:
+			r.paused[ev.req.client] = r.now() + retryPause
+		case timedOut:
+			heap.Pop(&r.waiting)
+			r.fail(ev.req)
+			r.tick.Timeouts++
+			r.requeue(ev.req.client)
+		case served:
 			heap.Pop(&r.service)
-			latency := r.now() - done.start
-			done.tok.Done(true)
-			r.res.Successes = append(r.res.Successes, Sample{done.start, latency})
-			r.tick.Successes++
-			r.tickLat = append(r.tickLat, latency)
-			r.requeue(done.client)
+			r.serve(ev.req)
 		}
 		r.wakePaused()
 		if r.now() >= nextTick {
@@ -216,6 +228,69 @@ func (r *run) until(end time.Duration, i int) {
 			return
 		}
 	}
+}
+
+type eventKind int
+
+const (
+	none eventKind = iota
+	served
+	timedOut
+	refused
+)
+
+type event struct {
+	kind eventKind
+	req  *request
+}
+
+// nextEvent returns the time of the first event before limit, and the
+// event; none if the first is a paused client's return or nothing happens.
+func (r *run) nextEvent(limit time.Duration, capacity int) (time.Duration, event) {
+	now, next, ev := r.now(), limit, event{}
+	if len(r.service) > 0 {
+		left := (r.service[0].finish - r.virtual) / r.rate(capacity)
+		if at := now + time.Duration(math.Ceil(max(left, 0))); at < next {
+			next, ev = at, event{served, r.service[0]}
+		}
+	}
+	for len(r.waiting) > 0 && r.waiting[0].answered {
+		heap.Pop(&r.waiting)
+	}
+	if len(r.waiting) > 0 && r.waiting[0].deadline < next {
+		next, ev = r.waiting[0].deadline, event{timedOut, r.waiting[0]}
+	}
+	if len(r.refused) > 0 && r.refused[0].refusedAt < next {
+		next, ev = r.refused[0].refusedAt, event{refused, r.refused[0]}
+	}
+	for _, at := range r.paused {
+		if at < next {
+			next, ev = at, event{}
+		}
+	}
+	return next, ev
+}
+
+// fail ends req as a failure for its client.
+func (r *run) fail(req *request) {
+	req.answered = true
+	req.tok.Done(false)
+	r.res.Failures++
+}
+
+// serve ends req's work: a success if its client still waits, wasted work
+// otherwise.
+func (r *run) serve(req *request) {
+	if req.answered {
+		return
+	}
+	req.answered = true
+	latency := r.now() - req.start
+	req.tok.Done(true)
+	r.res.Successes = append(r.res.Successes, Sample{req.start, latency})
+	r.tick.Successes++
+	r.tickLat = append(r.tickLat, latency)
+	r.requeue(req.client)
 }
 
 // advance sleeps to at, moving the backend's work on.
@@ -258,7 +333,7 @@ func (r *run) admit(capacity int) {
 		c := r.queue[0]
 		r.queue = r.queue[1:]
 		req := &request{client: c, start: r.now(), tok: tok}
-		if len(r.service) >= 2*capacity {
+		if len(r.service) >= refuseAt*capacity {
 			req.refusedAt = r.now() + refusal
 			r.refused = append(r.refused, req)
 			continue
@@ -268,7 +343,9 @@ func (r *run) admit(capacity int) {
 			work *= SlowFactor
 		}
 		req.finish = r.virtual + work
+		req.deadline = req.start + Timeout*time.Duration(work)
 		heap.Push(&r.service, req)
+		heap.Push(&r.waiting, req)
 	}
 }
 
