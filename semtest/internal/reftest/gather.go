@@ -9,7 +9,7 @@ import (
 
 // pkg is the package name gather's panics give: "ref", as the reference
 // semaphore's, so that the suite's tests name one package for both.
-const pkg = "ref"
+const pkg check.Pkg = "ref"
 
 // NewGather returns a copy of chansem as it stood when the model was
 // written (one buffered-channel slot per permit; a multi-permit Acquire
@@ -20,7 +20,7 @@ const pkg = "ref"
 // than callers hold without panicking. Chansem now counts the permits its
 // callers hold instead, so it cannot stand in for this copy.
 func NewGather(size int64) sem.Semaphore {
-	check.Size(pkg, size)
+	pkg.PanicIfBadSize("New", size, check.Unbounded)
 	return &gather{
 		slots: make(chan struct{}, size),
 		gate:  make(chan struct{}, 1),
@@ -63,9 +63,9 @@ func (s *gather) Acquire(ctx context.Context, n int64) error {
 			return s.waitOne(ctx)
 		}
 	}
-	check.Weight(pkg, "Acquire", n)
+	pkg.PanicIfNegative("Acquire", n)
 	if n > s.size {
-		return check.ExceedsSize(pkg, n, s.size)
+		return pkg.ErrExceedsSize(n, s.size)
 	}
 	if err := ctx.Err(); err != nil || n == 0 {
 		return err
@@ -115,7 +115,7 @@ func (s *gather) acquireMany(ctx context.Context, n int64) error {
 // whether it did. It takes all n or none, and fails while an Acquire waits.
 // TryAcquire(0) reports true. It panics if n < 0.
 func (s *gather) TryAcquire(n int64) bool {
-	check.Weight(pkg, "TryAcquire", n)
+	pkg.PanicIfNegative("TryAcquire", n)
 	switch {
 	case n == 0:
 		return true
@@ -157,12 +157,12 @@ func (s *gather) Release(n int64) {
 		case <-s.slots:
 			return
 		default:
-			check.OverRelease(pkg, n, 0)
+			pkg.PanicOverRelease(n, 0)
 		}
 	}
-	check.Weight(pkg, "Release", n)
+	pkg.PanicIfNegative("Release", n)
 	if held := int64(len(s.slots)); n > held {
-		check.OverRelease(pkg, n, held)
+		pkg.PanicOverRelease(n, held)
 	}
 	s.giveBack(n)
 }
@@ -175,7 +175,7 @@ func (s *gather) giveBack(n int64) {
 		default:
 			// Only a concurrent Release of permits this caller never held
 			// can empty the buffer under us.
-			check.OverRelease(pkg, n, int64(len(s.slots)))
+			pkg.PanicOverRelease(n, int64(len(s.slots)))
 		}
 	}
 }

@@ -42,7 +42,7 @@ const (
 // context is done around its grant. Its panics name the package "ref".
 func NewHandoff(mode Handoff) func(size int64) sem.Semaphore {
 	return func(size int64) sem.Semaphore {
-		check.Size(pkg, size)
+		pkg.PanicIfBadSize("New", size, check.Unbounded)
 		return &handoff{size: size, mode: mode}
 	}
 }
@@ -61,9 +61,9 @@ type handoffWaiter struct {
 }
 
 func (h *handoff) Acquire(ctx context.Context, n int64) error {
-	check.Weight(pkg, "Acquire", n)
+	pkg.PanicIfNegative("Acquire", n)
 	if n > h.size {
-		return check.ExceedsSize(pkg, n, h.size)
+		return pkg.ErrExceedsSize(n, h.size)
 	}
 	if err := ctx.Err(); err != nil || n == 0 {
 		return err
@@ -131,7 +131,7 @@ func (h *handoff) remove(w *handoffWaiter) {
 }
 
 func (h *handoff) TryAcquire(n int64) bool {
-	check.Weight(pkg, "TryAcquire", n)
+	pkg.PanicIfNegative("TryAcquire", n)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if len(h.queue) > 0 && n > 0 || h.size-h.cur < n {
@@ -142,11 +142,11 @@ func (h *handoff) TryAcquire(n int64) bool {
 }
 
 func (h *handoff) Release(n int64) {
-	check.Weight(pkg, "Release", n)
+	pkg.PanicIfNegative("Release", n)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if n > h.cur {
-		check.OverRelease(pkg, n, h.cur)
+		pkg.PanicOverRelease(n, h.cur)
 	}
 	h.cur -= n
 	h.grant()
