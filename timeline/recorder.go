@@ -10,9 +10,9 @@
 // semaphore; [Watched.Lane] returns a handle, itself a sem.Semaphore, that
 // records every call made through it in one lane, named by the caller. A
 // lane stands for a goroutine (or for any role the caller wants to see as
-// one line), and the caller chooses it: the recorder never guesses a
-// goroutine's identity from its stack. Several watched semaphores can share
-// lanes, by name, so that one lane shows a goroutine taking two forks.
+// one line), and the caller chooses it: the recorder never guesses which
+// lane a call belongs to. Several watched semaphores can share lanes, by
+// name, so that one lane shows a goroutine taking two forks.
 //
 // Waiting is read from the strategy itself when it implements sem.Observer:
 // Watch installs an OnWait function, and the WaitEvent it receives (the
@@ -22,12 +22,18 @@
 // to return.
 //
 // Wake-ups are read from the context. A lane passes the semaphore a context
-// that notes every call of its Err method; a strategy that looks at the
-// context each time it wakes a waiter that still cannot proceed (condsem,
-// whose waiters recheck after every Broadcast) thereby shows each such
-// wake-up. A strategy that wakes a waiter only to hand it its permits shows
-// none, which is the point of the comparison. A wake-up that ends the wait
-// is drawn as the grant or the failure it leads to.
+// that notes every call of its Err method made by the goroutine that called
+// Acquire; a strategy whose waiter looks at its context each time it wakes
+// and still cannot proceed (condsem's waiters after every Broadcast,
+// spinsem's after a barging goroutine took the permits first) thereby shows
+// each such wake-up, once per instant. A strategy that wakes a waiter only
+// to hand it its permits shows none, which is the point of the comparison;
+// the looks at the waiter's context that a releasing goroutine makes, to
+// decide at the grant whether a cancellation came first, are not the
+// waiter waking and are not noted. The goroutine is told by its id, read
+// from its stack header: a development tool's shortcut, never a library's.
+// A wake-up that ends the wait is drawn as the grant or the failure it leads
+// to.
 //
 // # Cost
 //
@@ -74,24 +80,8 @@ type Watched struct {
 	name string
 	s    sem.Semaphore
 
-	reselects bool // Done lookups are wake-ups too; see SeeReselects
-
 	mu      sync.Mutex
 	pending []sem.WaitEvent // reported by OnWait, not yet claimed by a lane
-}
-
-// SeeReselects makes the lanes count, as wake-ups, the times the semaphore
-// asked a waiting Acquire's context for its Done channel, besides those it
-// looked at its Err. It is for a strategy whose waiter selects on its
-// wake-up and ctx.Done() in a loop, and goes round the loop without a look
-// at Err when a wake-up did not end its wait, as spinsem's parked waiter
-// does when a barging goroutine took the permits first. A strategy that
-// selects on ctx.Done() once per permit it gathers (chansem's multi-permit
-// Acquire) would show each permit gathered as a wake-up, so it is not the
-// default. It returns w.
-func (w *Watched) SeeReselects() *Watched {
-	w.reselects = true
-	return w
 }
 
 // Watch starts recording calls made on s through the lanes of the returned
@@ -170,7 +160,7 @@ type Lane struct {
 // Acquire calls the watched semaphore's Acquire and records the call, its
 // wait, the wake-ups seen through the context, and its outcome.
 func (l *Lane) Acquire(ctx context.Context, n int64) error {
-	probe := &probeCtx{Context: ctx, done: l.w.reselects}
+	probe := newProbe(ctx)
 	called := time.Now()
 	err := l.w.s.Acquire(probe, n)
 	returned := time.Now()

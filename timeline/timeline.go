@@ -97,7 +97,7 @@ type op struct {
 
 	waited             bool
 	waitStart, waitEnd time.Time
-	lookups            []time.Time // context Err calls
+	lookups            []time.Time // context Err calls by the caller's goroutine
 }
 
 // laneLog is one lane's calls in the order they returned; a lane is used
@@ -203,11 +203,7 @@ func (r *Recorder) acquired(o op) ([]Span, []Mark) {
 			kind = Failed
 		}
 		spans = append(spans, Span{Kind: kind, Sem: o.sem, N: o.n, From: r.since(o.waitStart), To: r.since(o.waitEnd), Err: o.err})
-		for _, t := range o.lookups {
-			if t.After(o.waitStart) && t.Before(o.waitEnd) {
-				marks = append(marks, Mark{Kind: Woke, Sem: o.sem, N: o.n, At: r.since(t)})
-			}
-		}
+		marks = append(marks, r.wakeUps(o)...)
 	}
 	switch {
 	case o.err != nil:
@@ -216,6 +212,23 @@ func (r *Recorder) acquired(o op) ([]Span, []Mark) {
 		marks = append(marks, Mark{Kind: Granted, Sem: o.sem, N: o.n, At: r.since(o.end)})
 	}
 	return spans, marks
+}
+
+// wakeUps returns a Woke mark for each instant strictly inside the wait of
+// o at which the waiter looked at its context. A waiter may look more than
+// once in one wake-up (spinsem's does), and in a testing/synctest bubble
+// every look of one wake-up happens at one instant, so an instant is one
+// wake-up.
+func (r *Recorder) wakeUps(o op) []Mark {
+	var marks []Mark
+	var last time.Time
+	for _, t := range o.lookups {
+		if t.After(o.waitStart) && t.Before(o.waitEnd) && !t.Equal(last) {
+			marks = append(marks, Mark{Kind: Woke, Sem: o.sem, N: o.n, At: r.since(t)})
+			last = t
+		}
+	}
+	return marks
 }
 
 // add appends spans and marks to the line.

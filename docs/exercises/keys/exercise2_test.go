@@ -27,13 +27,13 @@ var exercise2 = map[string]edit{
 	},
 	"in `Release`, delete the over-release check of the single-permit path (the `unhold` test)": {
 		File: "chansem/chansem.go",
-		Old:  "\tif n == 1 {\n\t\tif held, ok := s.unhold(1); !ok {\n\t\t\tcheck.OverRelease(pkg, 1, held)\n\t\t}\n",
+		Old:  "\tif n == 1 {\n\t\tif held, ok := s.unhold(1); !ok {\n\t\t\tpkg.PanicOverRelease(1, held)\n\t\t}\n",
 		New:  "\tif n == 1 {\n\t\ts.held.Add(-1)\n",
 	},
-	"in `Acquire`, delete the `n > s.size` check": {
+	"in `Acquire`, pass `check.Unbounded` instead of `s.size` to `pkg.ErrAcquire`, so that no request exceeds the size": {
 		File: "chansem/chansem.go",
-		Old:  "\tif n > s.size {\n\t\treturn check.ExceedsSize(pkg, n, s.size)\n\t}\n\tif err := ctx.Err(); err != nil || n == 0 {",
-		New:  "\tif err := ctx.Err(); err != nil || n == 0 {",
+		Old:  "\tif err := pkg.ErrAcquire(ctx, n, s.size); err != nil || n == 0 {",
+		New:  "\tif err := pkg.ErrAcquire(ctx, n, check.Unbounded); err != nil || n == 0 {",
 	},
 	"in `acquireMany`, delete the gate (the `select` on `s.gate` and its `defer`)": {
 		File: "chansem/chansem.go",

@@ -179,12 +179,9 @@ func barging(rec *timeline.Recorder, newSem func(int64) sem.Semaphore) {
 // A Release that wakes the waiter without handing it the permit lets the
 // barger, still running, take the permit back before the waiter runs: the
 // waiter wakes to find it taken and goes back to sleep, a wake-up lost to
-// the barger, until the semaphore hands it the permit. The lanes count the
-// waiter's returns to its select as wake-ups (SeeReselects), which is how
-// spinsem's parked waiter shows them.
+// the barger, until the semaphore hands it the permit.
 func lostWakeup(rec *timeline.Recorder, newSem func(int64) sem.Semaphore) {
 	s, origin := watch(rec, newSem, 1)
-	s.SeeReselects()
 	defer s.Stop()
 	var wg sync.WaitGroup
 	barger := s.Lane("barger")

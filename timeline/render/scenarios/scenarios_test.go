@@ -96,10 +96,11 @@ func TestHerd(t *testing.T) {
 }
 
 // spinsem lets the running goroutine take the permit back while the waiter
-// sleeps, until the waiter has waited past the starvation threshold; then
-// it hands the permit to the waiter and makes the barger queue (starvation
-// mode), and once that is over the barger barges again, past the second
-// waiter. weighted serves the first waiter at the first Release.
+// sleeps, and wakes the waiter for nothing at those Releases, until the
+// waiter has waited past the starvation threshold; then it hands the
+// permit to the waiter and makes the barger queue (starvation mode), and
+// once that is over the barger barges again, past the second waiter.
+// weighted serves the first waiter at the first Release, waking it once.
 func TestBarging(t *testing.T) {
 	t.Run("spinsem", func(t *testing.T) {
 		tl := run(t, "barging", "spinsem")
@@ -108,6 +109,9 @@ func TestBarging(t *testing.T) {
 		require.Equal(t, timeline.Waiting, w1.Kind)
 		assert.Greater(t, w1.To-w1.From, time.Millisecond, "the waiter waited past the threshold")
 		assert.GreaterOrEqual(t, holdsStartingIn(barger, w1.From, w1.To), 2, "the barger took the permit back while the waiter waited")
+		woke := count(first, timeline.Woke)
+		assert.Positive(t, woke, "the waiter never woke for nothing")
+		assert.GreaterOrEqual(t, holdsStartingIn(barger, w1.From, w1.To), woke, "the barger took the permit back at every lost wake-up")
 		queued := spans(barger, timeline.Waiting)
 		require.NotEmpty(t, queued, "the barger never waited")
 		assert.Equal(t, w1.To, queued[0].From, "starvation mode: the barger queued as the waiter was served")
@@ -119,6 +123,7 @@ func TestBarging(t *testing.T) {
 		w1 := onlyWait(t, line(t, tl, "waiter 1"))
 		assert.Equal(t, 400*time.Microsecond, w1.To, "served at the first Release")
 		assert.Zero(t, holdsStartingIn(line(t, tl, "barger"), w1.From, w1.To))
+		assert.Zero(t, count(line(t, tl, "waiter 1"), timeline.Woke), "the waiter woke for nothing")
 	})
 }
 

@@ -49,8 +49,10 @@ type Semaphore struct {
 
 // waiter is one Acquire that found no room.
 type waiter struct {
-	n       int64
-	granted chan struct{} // closed, under mu, when its n permits are counted in held
+	ctx  context.Context
+	n    int64
+	err  error         // set, under mu, if the walk failed it: ctx was done first
+	done chan struct{} // closed, under mu, once it is granted (its n permits counted in held) or failed
 }
 
 // NewFIFO returns a semaphore with size permits that serves requests of any
@@ -83,30 +85,28 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 		s.mu.Unlock()
 		return nil
 	}
-	w := &waiter{n: n, granted: make(chan struct{})}
+	w := &waiter{ctx: ctx, n: n, done: make(chan struct{})}
 	s.queue = append(s.queue, w)
 	s.mu.Unlock()
 
 	select {
-	case <-w.granted:
+	case <-w.done:
+		return w.err // nil if granted
 	case <-ctx.Done():
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	err := ctx.Err()
-	if err == nil {
-		return nil // only the grant ends the select with ctx alive
-	}
-	// The cancellation wins, even over a grant that came just before it was
-	// seen: give the permits (or the place in the queue) to those behind.
 	select {
-	case <-w.granted:
-		s.held -= n
+	case <-w.done:
+		// The walk reached w before it saw ctx.Done(): the walk looked at
+		// ctx, so a grant it made came first and is final, and a failure
+		// stands.
+		return w.err
 	default:
-		s.queue = slices.DeleteFunc(s.queue, func(q *waiter) bool { return q == w })
 	}
+	s.queue = slices.DeleteFunc(s.queue, func(q *waiter) bool { return q == w })
 	s.grant()
-	return err
+	return ctx.Err()
 }
 
 // TryAcquire takes n permits only if they are free and nobody is queued,
@@ -145,19 +145,26 @@ func (s *Semaphore) take(n int64) bool {
 }
 
 // grant walks the queue from its head and grants every waiter that fits,
-// stopping at the first that does not unless the semaphore is first-fit.
-// The caller holds mu.
+// stopping at the first that does not unless the semaphore is first-fit. It
+// looks at each waiter's context first and fails a waiter whose context is
+// done: that cancellation came before the grant, so it wins, and a grant
+// once made is final. The caller holds mu.
 func (s *Semaphore) grant() {
 	waiting := s.queue[:0]
 	blocked := false
 	for _, w := range s.queue {
+		if err := w.ctx.Err(); err != nil {
+			w.err = err
+			close(w.done)
+			continue
+		}
 		if blocked || s.held+w.n > s.size {
 			waiting = append(waiting, w)
 			blocked = !s.firstFit
 			continue
 		}
 		s.held += w.n
-		close(w.granted)
+		close(w.done)
 	}
 	clear(s.queue[len(waiting):])
 	s.queue = waiting

@@ -11,6 +11,7 @@ import (
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/docs/exercises/solutions/fairsem"
 	"github.com/semacat/sem/docs/exercises/solutions/internal/graded"
+	"github.com/semacat/sem/internal/acquiretest"
 	"github.com/semacat/sem/semtest"
 )
 
@@ -74,6 +75,28 @@ func TestSmallPassesLargeOnlyInFirstFit(t *testing.T) {
 				assert.True(t, s.TryAcquire(2), "every permit is free at the end")
 				s.Release(2)
 			})
+		})
+	}
+}
+
+// A grant is final: a waiter granted its permits returns nil holding them,
+// even when its context is canceled and another goroutine releases them
+// before it has returned; Acquire never panics. Both variants grant in the
+// walk, inside the Release.
+func TestCancelAfterGrant(t *testing.T) {
+	graded.RequireAsked(t)
+	for name, newSem := range map[string]func(int64) *fairsem.Semaphore{
+		"FirstFit": fairsem.NewFirstFit,
+		"FIFO":     fairsem.NewFIFO,
+	} {
+		t.Run(name, func(t *testing.T) {
+			acquiretest.CheckCancelAfterGrant(t, func(size, available int64) sem.Semaphore {
+				s := newSem(size)
+				if !s.TryAcquire(size - available) {
+					panic("a fresh semaphore refused TryAcquire")
+				}
+				return s
+			}, true)
 		})
 	}
 }
