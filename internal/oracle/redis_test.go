@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/semacat/sem"
-	"github.com/semacat/sem/internal/testserver"
+	"github.com/semacat/sem/internal/devserver"
 	"github.com/semacat/sem/redissem"
 )
 
@@ -22,7 +22,7 @@ func TestRedisSem(t *testing.T) {
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Skip("redis-server is not on PATH")
 	}
-	srv, err := testserver.StartRedis(t.TempDir())
+	srv, err := devserver.StartRedis(t.TempDir())
 	require.NoError(t, err)
 	t.Cleanup(srv.Kill)
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
