@@ -222,7 +222,14 @@ func TestEveryFamilyReports(t *testing.T) {
 			got, out, exit := runAll(b.name)
 			assert.Equal(t, want, got, "families reported for bug %q:\n%s", b.name, out)
 			assert.NotContains(t, out, "\npanic: ", "the run of bug %q crashed:\n%s", b.name, out)
-			if !b.race || raceEnabled {
+			switch {
+			case b.failing == "Model" || b.runs > 1:
+				// The quick suite runs fewer programs, once: a bug that shows
+				// only in some programs or interleavings may pass it, which
+				// TestRunCatchesBroken's full runs rule out. Here it must
+				// only end as a plain test run, failed or not, never a crash.
+				assert.Contains(t, []int{0, 1}, exit, "the run of bug %q crashed:\n%s", b.name, out)
+			case !b.race || raceEnabled:
 				assert.Equal(t, 1, exit, "the run of bug %q did not end as a plain test failure:\n%s", b.name, out)
 			}
 		})
