@@ -71,7 +71,8 @@ func (s *Semaphore) retrying() bool {
 
 // refresh runs one update of every grant the handle holds and every release
 // or withdrawal still pending. A grant Redis still holds is surely valid
-// until the lease, less the margin, after the update was sent. The round
+// until the lease, less the margin, after the update was sent; with
+// WithReplicas, only once the replicas confirmed the update. The round
 // trip gives up when the first grant's validity ends: by then that grant's
 // Done is closed, and a later answer could not reopen it.
 func (s *Semaphore) refresh() error {
@@ -113,12 +114,18 @@ func (s *Semaphore) refresh() error {
 	} else if err != nil {
 		return err
 	}
-	s.refreshed(at, sent, sentGrants, missing)
+	if s.replicas > 0 && len(missing) < len(sentGrants) {
+		// A lease is only as long as the replicas know it: a failover to
+		// one that missed this refresh would reap the grant a refresh early.
+		err = s.confirm(ctx)
+	}
+	s.refreshed(at, sent, sentGrants, missing, err == nil)
 	return err
 }
 
-// refreshed records the outcome of a refresh sent at the given time.
-func (s *Semaphore) refreshed(at time.Time, sent []string, grants []*grant, missing []string) {
+// refreshed records the outcome of a refresh sent at the given time; the
+// grants Redis still holds are valid for a lease from then if extend.
+func (s *Semaphore) refreshed(at time.Time, sent []string, grants []*grant, missing []string, extend bool) {
 	gone := make(map[string]bool, len(missing))
 	for _, id := range missing {
 		gone[id] = true
@@ -143,7 +150,7 @@ func (s *Semaphore) refreshed(at time.Time, sent []string, grants []*grant, miss
 				pkg, g.n, s.name, g.token, ErrLeaseLost)
 			g.end(err)
 			lost = append(lost, err)
-		case !gone[g.id]:
+		case !gone[g.id] && extend:
 			g.valid = at.Add(s.lease - s.margin)
 		}
 	}

@@ -489,3 +489,34 @@ func TestReplicationGuard(t *testing.T) {
 	assert.Equal(t, int64(0), available(t, s))
 	guarded.Release(2)
 }
+
+// With WithReplicas, a refresh counts only once the replicas confirm it:
+// the replica a failover promotes may otherwise hold an expiry a refresh
+// old, and reap the grant while its holder still trusts it. With the
+// replica gone, refreshes still reach the primary, and Done closes anyway
+// within the lease of the last confirmed one.
+func TestUnreplicatedRefreshEndsDone(t *testing.T) {
+	const lease = 900 * time.Millisecond
+	primary, err := startRedis(t.TempDir(), false, "--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0")
+	require.NoError(t, err)
+	defer primary.Kill()
+	replica, err := startRedis(t.TempDir(), false, "--replicaof", "127.0.0.1", strconv.Itoa(primary.Port))
+	require.NoError(t, err)
+	defer replica.Kill()
+	rdb := newClient(t, primary.Addr())
+	ctx := context.Background()
+	waitFor(t, "the replica to sync", func() bool {
+		return strings.Contains(rdb.Info(ctx, "replication").Val(), "state=online")
+	})
+	s := newSem(t, rdb, 1, redissem.WithLease(lease), redissem.WithReplicas(1, 100*time.Millisecond))
+	p, err := s.AcquirePermit(ctx, 1)
+	require.NoError(t, err)
+	replica.Kill()
+	select {
+	case <-p.Done():
+		require.ErrorIs(t, p.Err(), redissem.ErrLeaseLost)
+	case <-time.After(3 * lease):
+		t.Fatal("refreshes no replica confirmed kept Done open")
+	}
+	_ = p.Release(ctx)
+}
