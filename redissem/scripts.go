@@ -184,7 +184,9 @@ local function grant()
       redis.call('HSET', recs, id, 'h ' .. n .. ' ' .. token)
       used = used + n
       expires(exp)
-      redis.call('PUBLISH', chan .. string.match(id, '^(.*)/'), id .. ' ' .. token)
+      -- pcall: a PUBLISH that fails (an ACL without the channel) must not
+      -- abort the script after its writes; the waiter's polling finds the grant.
+      redis.pcall('PUBLISH', chan .. string.match(id, '^(.*)/'), id .. ' ' .. token)
     end
   end
 end
