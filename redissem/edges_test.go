@@ -135,7 +135,7 @@ func TestTokensIncreaseAcrossRDBRestart(t *testing.T) {
 // before another handle is granted its permits, not earlier than its lease allows, and its Err wraps
 // ErrLeaseLost. Releasing it then reports ErrLeaseLost too.
 func TestDoneClosesBeforeOthersAreGranted(t *testing.T) {
-	const lease = 900 * time.Millisecond
+	const lease = 1500 * time.Millisecond
 	cut := newGate()
 	holder := newSem(t, newClient(t, shared.Addr(), cut), 1, redissem.WithLease(lease))
 	other := otherHandle(t, holder, redissem.WithLease(lease))
@@ -496,7 +496,7 @@ func TestReplicationGuard(t *testing.T) {
 // replica gone, refreshes still reach the primary, and Done closes anyway
 // within the lease of the last confirmed one.
 func TestUnreplicatedRefreshEndsDone(t *testing.T) {
-	const lease = 900 * time.Millisecond
+	const lease = 1500 * time.Millisecond
 	primary, err := startRedis(t.TempDir(), false, "--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0")
 	require.NoError(t, err)
 	defer primary.Kill()
@@ -508,7 +508,7 @@ func TestUnreplicatedRefreshEndsDone(t *testing.T) {
 	waitFor(t, "the replica to sync", func() bool {
 		return strings.Contains(rdb.Info(ctx, "replication").Val(), "state=online")
 	})
-	s := newSem(t, rdb, 1, redissem.WithLease(lease), redissem.WithReplicas(1, 100*time.Millisecond))
+	s := newSem(t, rdb, 1, redissem.WithLease(lease), redissem.WithReplicas(1, lease/3))
 	p, err := s.AcquirePermit(ctx, 1)
 	require.NoError(t, err)
 	replica.Kill()

@@ -44,7 +44,8 @@
 // tenth of the lease (for the holder to stop) and a hundredth (for its
 // clock running slower than the server's). It closes on time even while a
 // refresh is stuck on a cut connection, and a process that resumes from a
-// pause past that time finds it closed.
+// pause past that time finds it closed (after a suspend to RAM, which stops
+// Go's timers, within a twelfth of the lease).
 //
 // # What Redis cannot promise
 //
@@ -53,8 +54,9 @@
 // are admitted while its holder still works, until the holder's next
 // refresh closes its Done. [WithReplicas] narrows the window of a failover
 // without closing it; appendfsync always closes that of a restart. The
-// fencing tokens keep increasing across both as long as the servers'
-// clocks agree within the failover time. If Redis evicts or loses the
+// fencing tokens keep increasing across a restart, and across a failover
+// to a replica that received the last grant; to one that did not, as long
+// as its clock is behind the old primary's by less than the failover took. If Redis evicts or loses the
 // semaphore's keys, grants are refused with an error wrapping
 // [ErrStateLost] until every earlier lease could have run out; use
 // maxmemory-policy noeviction or a volatile-* policy.
