@@ -109,6 +109,17 @@ func (s *Semaphore) primary(ctx context.Context) (redis.Cmdable, error) {
 	return s.rdb, nil
 }
 
+// reloadClusterMap makes a Cluster client reload its map of slots, in the
+// background: after a failover, go-redis keeps sending to the dead master
+// until its map is reloaded, which it otherwise does only on a MOVED reply
+// (the dead master sends none) or at its reload interval; and the node
+// client that confirm takes from the map answers MOVED until then.
+func (s *Semaphore) reloadClusterMap() {
+	if c, ok := s.rdb.(*redis.ClusterClient); ok {
+		c.ReloadState(context.Background())
+	}
+}
+
 // scriptError turns the scripts' refusals into errors wrapping
 // ErrSizeMismatch and ErrStateLost, and a failed round trip into an error
 // wrapping ErrUnavailable. A timeout is not wrapped as
@@ -118,6 +129,9 @@ func (s *Semaphore) scriptError(err error) error {
 		return nil
 	}
 	var rerr redis.Error
+	if !errors.As(err, &rerr) || strings.HasPrefix(err.Error(), "CLUSTERDOWN") || strings.HasPrefix(err.Error(), "MOVED") {
+		s.reloadClusterMap()
+	}
 	if !errors.As(err, &rerr) {
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 			return fmt.Errorf("%w: no reply in time (%v)", ErrUnavailable, err)
