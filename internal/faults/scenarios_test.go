@@ -7,10 +7,13 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/semacat/sem/internal/faults/checker"
 	"github.com/semacat/sem/internal/faults/history"
 	"github.com/semacat/sem/internal/faults/servers"
+	"github.com/semacat/sem/internal/faults/worker"
+	"github.com/semacat/sem/redissem"
 )
 
 // scenario is one fault applied to holders of a size-1 semaphore, repeated
@@ -197,4 +200,59 @@ func expectOnlyDocumentedOverAdmission(t *testing.T, rep *checker.Report) {
 		t.Logf("over-admission after Redis lost writes (documented by redissem): %d episodes", n)
 	}
 	assert.NotEmpty(t, rep.PermitsBack, "nobody was granted after the server fault")
+}
+
+// withReplicas makes every grant and refresh wait for one replica.
+func withReplicas(s *worker.Spec) { s.Replicas = 1 }
+
+// TestRedisCluster fails over a master of a Redis Cluster of three masters,
+// each with a replica, in redis-server's own cluster mode: SIGKILL of the
+// master that holds the semaphore's keys while a worker holds, one of its
+// replicas takes over, and the killed master comes back as its replica. Without WithReplicas a grant the replica had not
+// received is lost, which redissem documents; with it, every grant and
+// refresh a holder relies on is on the replica, so nothing may go wrong.
+// The broken variant holds through the failover without heeding Done: the
+// checker must catch it acting on a grant the new master let go.
+func TestRedisCluster(t *testing.T) {
+	t.Parallel()
+	variants := []struct {
+		name   string
+		opts   []option
+		expect func(t *testing.T, rep *checker.Report)
+	}{
+		{"failover", nil, expectOnlyDocumentedOverAdmission},
+		{"failover-replicas", []option{withReplicas}, func(t *testing.T, rep *checker.Report) {
+			assert.Empty(t, rep.Violations)
+			assert.NotEmpty(t, rep.PermitsBack, "nobody was granted after the failover")
+		}},
+		{"broken-ignores-done", []option{withReplicas, ignoreDone, holdFor(3 * lease)}, func(t *testing.T, rep *checker.Report) {
+			assert.Positive(t, rep.Count(checker.DoneNotFired), "the checker missed the write made on a grant lost in the failover")
+		}},
+	}
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			t.Parallel()
+			c := servers.StartCluster(t, t.TempDir(), 3, 1)
+			r := newRun(t, "redis")
+			// The workers outlast the failovers: each takes the node
+			// timeout and an election, and a lease passes before the
+			// permits come back.
+			d := currentMode().duration + time.Duration(currentMode().faults)*4*lease
+			r.start(currentMode().workers, nil, c.Addrs(), append([]option{holdFor(lease), runFor(d)}, v.opts...)...)
+			key := redissem.DefaultKeyPrefix + "{" + r.name + "}:meta"
+			for range currentMode().faults {
+				time.Sleep(lease / 2)
+				r.waitHolder()
+				old, err := c.MasterOf(key)
+				require.NoError(t, err)
+				old.Kill()
+				r.fault(history.FaultServer, "redis-master "+old.Addr())
+				now, err := c.WaitFailover(old, key, 20*time.Second)
+				require.NoError(t, err)
+				old.Restart() // it rejoins as the new master's replica
+				r.fault(history.FaultRestart, "redis-master "+now+", the old one its replica")
+			}
+			v.expect(t, r.finish())
+		})
+	}
 }

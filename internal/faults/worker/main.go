@@ -25,6 +25,7 @@ type Spec struct {
 	Semaphore  string        // the semaphore's name
 	Size       int64         // the semaphore's size
 	Lease      time.Duration // the lease of every grant
+	Replicas   int           // redissem: replicas that must confirm each grant and refresh (WithReplicas), 0 for none
 	History    string        // the worker's history file
 }
 
