@@ -46,6 +46,12 @@
 //	                      restart from the RDB snapshot
 //	TestSentinelFailover  SIGKILL of the Redis primary while a worker holds;
 //	                      the Sentinel promotes the replica
+//	TestRedisStall        stall-retries: redis-server stalls (DEBUG SLEEP)
+//	                      again and again for longer than the clients'
+//	                      read timeout, so go-redis retries what it held
+//	                      up; no release may report its lease lost.
+//	                      broken-long-stall-ignores-done: stalls past the
+//	                      lease, with holders that ignore Done
 //	TestRedisCluster      SIGKILL of the master that holds the semaphore's
 //	                      keys in a Cluster of three masters with a replica
 //	                      each; a replica takes over and the old master

@@ -256,3 +256,47 @@ func TestRedisCluster(t *testing.T) {
 		})
 	}
 }
+
+// stallReadTimeout is the workers' read timeout in the stall scenarios:
+// shorter than a stall, so that go-redis retries what a stall holds up.
+const stallReadTimeout = 150 * time.Millisecond
+
+// TestRedisStall stalls redis-server (DEBUG SLEEP) again and again for
+// longer than the clients' read timeout and shorter than the Cutoff: every
+// command a stall holds up is retried on another connection while the
+// first may still run. Nothing may go wrong, and no release may report its
+// lease lost. The broken variant stalls past the lease, so that grants do
+// end, with holders that act without checking Done: the checker must catch
+// them.
+func TestRedisStall(t *testing.T) {
+	t.Parallel()
+	variants := []struct {
+		name   string
+		stall  time.Duration
+		opts   []option
+		expect func(t *testing.T, rep *checker.Report)
+	}{
+		{"stall-retries", 250 * time.Millisecond, nil, func(t *testing.T, rep *checker.Report) {
+			assert.Empty(t, rep.Violations)
+		}},
+		{"broken-long-stall-ignores-done", lease + lease/2, []option{ignoreDone, holdFor(3 * lease)}, func(t *testing.T, rep *checker.Report) {
+			assert.Positive(t, rep.Count(checker.DoneNotFired), "the checker missed the write made on a grant a stall ended")
+		}},
+	}
+	srv := servers.StartRedis(t, t.TempDir(), "--enable-debug-command", "local")
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			r := newRun(t, "redis")
+			r.start(currentMode().workers, nil, []string{srv.Addr()},
+				append([]option{func(s *worker.Spec) { s.ReadTimeout = stallReadTimeout }}, v.opts...)...)
+			stalls := max(currentMode().faults, int(r.duration/(v.stall+holdTime)))
+			for range stalls {
+				time.Sleep(holdTime)
+				r.fault(history.FaultStall, "redis")
+				require.NoError(t, servers.Stall(srv.Addr(), v.stall))
+				r.fault(history.FaultStallEnd, "redis")
+			}
+			v.expect(t, r.finish())
+		})
+	}
+}

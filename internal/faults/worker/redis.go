@@ -17,9 +17,13 @@ type redisHandle struct {
 
 func openRedis(s Spec) (Acquirer, error) {
 	redis.SetLogger(quiet{}) // the runs break connections on purpose; the history has the errors
+	readTimeout := s.ReadTimeout
+	if readTimeout == 0 {
+		readTimeout = time.Second
+	}
 	rdb := redis.NewUniversalClient(&redis.UniversalOptions{
 		Addrs: s.Endpoints, MasterName: s.MasterName, // several Addrs: a Cluster
-		DialTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second,
+		DialTimeout: time.Second, ReadTimeout: readTimeout, WriteTimeout: time.Second,
 	})
 	opts := []redissem.Option{redissem.WithLease(s.Lease), redissem.WithTimeout(s.ReleaseTimeout)}
 	if s.Replicas > 0 {
