@@ -50,7 +50,7 @@
 //	                      again and again for longer than the clients'
 //	                      read timeout, so go-redis retries what it held
 //	                      up; no release may report its lease lost.
-//	                      broken-long-stall-ignores-done: stalls past the
+//	                      broken-ignores-done: stalls past the
 //	                      lease, with holders that ignore Done
 //	TestRedisCluster      SIGKILL of the master that holds the semaphore's
 //	                      keys in a Cluster of three masters with a replica
