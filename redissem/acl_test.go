@@ -85,7 +85,7 @@ func TestDocumentedACLSuffices(t *testing.T) {
 // A user that may not PUBLISH: the script that grants a waiter cannot
 // notify it. Redis does not roll back a script that fails halfway, so that
 // failure must not abort the script after its writes; the waiter is granted
-// by its polling instead.
+// by its handle's refresh of its queue entry instead.
 func TestDeniedPublishStillGrants(t *testing.T) {
 	rules := []string{"~*", "&*"}
 	for _, c := range aclCommands {

@@ -25,9 +25,10 @@ import (
 // If n exceeds the size it returns at once, without a round trip, an error
 // wrapping sem.ErrExceedsSize. If its first round trip fails, it returns an
 // error wrapping ErrUnavailable, after withdrawing the request on a best
-// effort basis (otherwise it expires within the lease). A failed poll while
-// it waits is retried for as long as its place in the queue can still be
-// alive, a lease after the last poll that got through. If Redis refuses
+// effort basis (otherwise it expires within the lease). While it waits, the
+// handle keeps its place in the queue alive; if Redis stays out of reach for
+// longer than the lease, the place is lost and the request joins the queue
+// again once Redis answers. If Redis refuses
 // grants after losing the semaphore's keys, the error wraps ErrStateLost;
 // with WithReplicas, a grant the replicas did not confirm is given back and
 // the error wraps ErrNotReplicated. If the handle is closed it returns
@@ -97,7 +98,8 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 }
 
 // acquire runs Acquire and AcquirePermit for n > 0: it sends the request,
-// then waits for its grant's notification, polling as a fallback.
+// then waits for its grant's notification, or for the handle's refresh of
+// its queue entry to find it granted or gone.
 func (s *Semaphore) acquire(ctx context.Context, method string, n int64, permit bool) (*grant, error) {
 	if n > s.size {
 		return nil, exceedsSize(n, s.size)
@@ -105,48 +107,39 @@ func (s *Semaphore) acquire(ctx context.Context, method string, n int64, permit 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	id, wake, err := s.newWaiter()
+	id, w, err := s.newWaiter()
 	if err != nil {
 		return nil, err
 	}
 	defer s.dropWaiter(id)
-	// queued is the send time of the last request Redis answered: a grant
-	// that follows started its lease after it.
-	queued := time.Now()
 	token, err := s.request(ctx, id, n, "wait")
 	if err != nil {
 		return nil, s.acquireError(ctx, method, id, n, err)
 	}
 	if token > 0 {
-		return s.granted(ctx, method, id, n, token, queued, permit)
+		return s.granted(ctx, method, id, n, token, s.queuedSince(w), permit)
 	}
-	delay := s.pollMin
-	timer := time.NewTimer(delay)
-	defer timer.Stop()
 	for {
 		select {
-		case t := <-wake:
-			token, err := strconv.ParseInt(t, 10, 64)
-			if err == nil {
-				return s.granted(ctx, method, id, n, token, queued, permit)
+		case t := <-w.wake:
+			if token, err := strconv.ParseInt(t, 10, 64); err == nil {
+				return s.granted(ctx, method, id, n, token, s.queuedSince(w), permit)
 			}
-			// A malformed notification: ask the server instead.
-			timer.Reset(0)
-		case <-timer.C:
+			// The handle's refresh found the entry gone (it expired while
+			// Redis was out of reach), or the notification was malformed:
+			// ask again, which queues the request anew if need be.
 			sent := time.Now()
 			token, err := s.request(ctx, id, n, "wait")
 			switch {
 			case err == nil && token > 0:
-				return s.granted(ctx, method, id, n, token, queued, permit)
+				return s.granted(ctx, method, id, n, token, s.queuedSince(w), permit)
 			case err == nil:
-				queued = sent
-				delay = min(2*delay, s.pollMax)
-			case ctx.Err() == nil && errors.Is(err, ErrUnavailable) && time.Since(queued) < s.lease:
-				// The entry outlives a failed poll; keep the place in line.
+				s.queuedAt(w, sent)
+			case ctx.Err() == nil && errors.Is(err, ErrUnavailable):
+				// The refresh asks again once Redis answers.
 			default:
 				return nil, s.acquireError(ctx, method, id, n, err)
 			}
-			timer.Reset(delay)
 		case <-ctx.Done():
 			s.withdraw(id)
 			return nil, ctx.Err()
@@ -206,18 +199,46 @@ func (s *Semaphore) hold(g *grant) (*grant, error) {
 	return g, nil
 }
 
-// newWaiter allocates a request id and the channel its grant notification
-// arrives on, before the request reaches Redis, so none is missed.
-func (s *Semaphore) newWaiter() (string, chan string, error) {
+// waiter is an Acquire whose request is, or is about to be, in the queue.
+type waiter struct {
+	// wake receives the grant's token, or "" when the request must be sent
+	// again. Only the refresher sends "", and only into an empty channel,
+	// so the one token always fits.
+	wake chan string
+	// since is the send time of the last round trip that found the request
+	// queued (at first, of the request): a grant that follows started its
+	// lease after it. Guarded by the handle's mu.
+	since time.Time
+}
+
+// newWaiter allocates a request id and the waiter its grant reaches, before
+// the request reaches Redis, so that no notification is missed.
+func (s *Semaphore) newWaiter() (string, *waiter, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return "", nil, ErrClosed
 	}
 	id := s.nextID()
-	ch := make(chan string, 1)
-	s.waiters[id] = ch
-	return id, ch, nil
+	w := &waiter{wake: make(chan string, 2), since: time.Now()}
+	s.waiters[id] = w
+	return id, w, nil
+}
+
+// queuedSince returns w.since.
+func (s *Semaphore) queuedSince(w *waiter) time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return w.since
+}
+
+// queuedAt records that a round trip sent at t found w queued.
+func (s *Semaphore) queuedAt(w *waiter, t time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t.After(w.since) {
+		w.since = t
+	}
 }
 
 func (s *Semaphore) dropWaiter(id string) {

@@ -19,19 +19,23 @@ func (s *Semaphore) dispatch(msgs <-chan *redis.Message) {
 			continue
 		}
 		s.mu.Lock()
-		ch := s.waiters[id]
+		w := s.waiters[id]
 		delete(s.waiters, id)
 		s.mu.Unlock()
-		if ch != nil {
-			ch <- token // buffered, and each id is notified once
+		if w != nil {
+			w.wake <- token // fits (see waiter), and each id gets one token
 		}
 	}
 }
 
 // refresher pushes back the leases of the handle's grants every third of the
-// lease, retries releases and withdrawals that did not reach Redis, and
+// lease, and the queue entries of its waiting Acquires (every poll interval
+// while there are any: that also catches a grant whose notification was
+// lost), retries releases and withdrawals that did not reach Redis, and
 // reports lost leases. While a refresh fails or something waits for a
-// retry, it refreshes every twelfth of the lease instead. It does not close
+// retry, it refreshes every twelfth of the lease instead. One round trip
+// serves every grant and every waiter of the handle, so a queue of W
+// waiters costs each handle one script per interval, not W. It does not close
 // the Done channels of grants whose validity ends: the expiry timer does,
 // so that a refresh stuck in a round trip cannot delay them.
 func (s *Semaphore) refresher() {
@@ -49,7 +53,7 @@ func (s *Semaphore) refresher() {
 		case <-t.C:
 		}
 		if !time.Now().Before(refreshAt) {
-			refreshAt = time.Now().Add(s.lease / 3)
+			refreshAt = time.Now().Add(s.interval())
 			if err := s.refresh(); err != nil {
 				s.report(fmt.Errorf("%s: refreshing leases on %q: %w", pkg, s.name, err))
 				refreshAt = time.Now().Add(retry)
@@ -60,6 +64,17 @@ func (s *Semaphore) refresher() {
 		}
 		t.Reset(time.Until(refreshAt))
 	}
+}
+
+// interval is the time between refreshes: a third of the lease, or the
+// poll interval while Acquires wait.
+func (s *Semaphore) interval() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.waiters) > 0 {
+		return s.pollMax
+	}
+	return s.lease / 3
 }
 
 // retrying reports whether releases or withdrawals await a retry.
@@ -98,6 +113,11 @@ func (s *Semaphore) refresh() error {
 		args = append(args, id, 0)
 		sent = append(sent, id)
 	}
+	var waiting []string
+	for id := range s.waiters {
+		args = append(args, id, -2)
+		waiting = append(waiting, id)
+	}
 	s.mu.Unlock()
 	if len(args) == 0 {
 		return nil
@@ -105,15 +125,16 @@ func (s *Semaphore) refresh() error {
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	at := time.Now()
-	missing, err := s.update(ctx, args)
+	missing, granted, err := s.updateWaiting(ctx, args)
 	if errors.Is(err, ErrStateLost) {
-		missing = make([]string, len(sentGrants))
-		for i, g := range sentGrants {
-			missing[i] = g.id
+		missing = waiting // they learn it when they ask again
+		for _, g := range sentGrants {
+			missing = append(missing, g.id)
 		}
 	} else if err != nil {
 		return err
 	}
+	s.wakeWaiters(at, waiting, missing, granted)
 	if s.replicas > 0 && len(missing) < len(sentGrants) {
 		// A lease is only as long as the replicas know it: a failover to
 		// one that missed this refresh would reap the grant a refresh early.
@@ -121,6 +142,33 @@ func (s *Semaphore) refresh() error {
 	}
 	s.refreshed(at, sent, sentGrants, missing, err == nil)
 	return err
+}
+
+// wakeWaiters hands the waiting Acquires what a refresh sent at the given
+// time found: a grant's token, or their entry gone (they send their
+// request again), or else that they are still queued.
+func (s *Semaphore) wakeWaiters(at time.Time, waiting, missing []string, granted map[string]string) {
+	gone := make(map[string]bool, len(missing))
+	for _, id := range missing {
+		gone[id] = true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, id := range waiting {
+		w := s.waiters[id]
+		switch {
+		case w == nil:
+		case granted[id] != "":
+			delete(s.waiters, id)
+			w.wake <- granted[id]
+		case gone[id]:
+			if len(w.wake) == 0 {
+				w.wake <- ""
+			}
+		case at.After(w.since):
+			w.since = at
+		}
+	}
 }
 
 // refreshed records the outcome of a refresh sent at the given time; the

@@ -67,8 +67,32 @@ func (s *Semaphore) request(ctx context.Context, id string, n int64, mode string
 // update runs the update script on pairs of id and count (see
 // updateScript); it returns the ids Redis does not know.
 func (s *Semaphore) update(ctx context.Context, pairs []any) ([]string, error) {
-	res, err := s.eval(ctx, updateScript, false, pairs...).StringSlice()
-	return res, s.scriptError(err)
+	missing, _, err := s.updateWaiting(ctx, pairs)
+	return missing, err
+}
+
+// updateWaiting is update that also returns the tokens of the granted
+// waiters among the pairs (those given with -2), by id.
+func (s *Semaphore) updateWaiting(ctx context.Context, pairs []any) ([]string, map[string]string, error) {
+	res, err := s.eval(ctx, updateScript, false, pairs...).Slice()
+	if err != nil {
+		return nil, nil, s.scriptError(err)
+	}
+	lists := make([][]string, 2)
+	for i := range lists {
+		if i < len(res) {
+			items, _ := res[i].([]any)
+			for _, x := range items {
+				str, _ := x.(string)
+				lists[i] = append(lists[i], str)
+			}
+		}
+	}
+	granted := make(map[string]string, len(lists[1])/2)
+	for i := 0; i+1 < len(lists[1]); i += 2 {
+		granted[lists[1][i]] = lists[1][i+1]
+	}
+	return lists[0], granted, nil
 }
 
 // confirm asks Redis to confirm that s.replicas replicas received

@@ -138,7 +138,6 @@ type Semaphore struct {
 	lease       time.Duration
 	margin      time.Duration // how long before its lease ends a holder stops trusting it
 	timeout     time.Duration
-	pollMin     time.Duration
 	pollMax     time.Duration
 	replicas    int
 	replicaWait time.Duration
@@ -159,7 +158,7 @@ type Semaphore struct {
 	held     int64                  // permits the callers hold through Acquire and TryAcquire
 	grants   []*grant               // every grant the handle holds, oldest first
 	pending  map[string]struct{}    // releases and withdrawals that have not reached Redis yet
-	waiters  map[string]chan string // queued request id -> its grant's token
+	waiters  map[string]*waiter     // queued request id -> its Acquire
 	expiryAt time.Time              // when expiry fires; zero when unarmed
 }
 
@@ -199,7 +198,6 @@ func New(rdb redis.UniversalClient, name string, size int64, opts ...Option) (*S
 		lease:       o.lease,
 		margin:      safetyMargin(o.lease),
 		timeout:     o.timeout,
-		pollMin:     min(PollMin, o.pollMax),
 		pollMax:     o.pollMax,
 		replicas:    o.replicas,
 		replicaWait: o.replicaWait,
@@ -208,7 +206,7 @@ func New(rdb redis.UniversalClient, name string, size int64, opts ...Option) (*S
 		done:        make(chan struct{}),
 		kick:        make(chan struct{}, 1),
 		pending:     make(map[string]struct{}),
-		waiters:     make(map[string]chan string),
+		waiters:     make(map[string]*waiter),
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	defer cancel()

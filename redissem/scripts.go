@@ -8,7 +8,7 @@ import "github.com/redis/go-redis/v9"
 // Every script starts with the same prelude. It reads the time from the
 // server (TIME), checks the semaphore's recorded size and that none of its
 // keys has gone missing, reaps holders whose lease has passed and waiters
-// that stopped polling, and defines grant(), which admits queued waiters in
+// whose handle stopped refreshing them, and defines grant(), which admits queued waiters in
 // ticket order while the head of the queue fits. Scripts that free permits
 // call grant() before they return, so a waiter is admitted by whichever
 // script first makes room for it.
@@ -185,7 +185,8 @@ local function grant()
       used = used + n
       expires(exp)
       -- pcall: a PUBLISH that fails (an ACL without the channel) must not
-      -- abort the script after its writes; the waiter's polling finds the grant.
+      -- abort the script after its writes; the waiter's handle finds the
+      -- grant when it next refreshes the entry.
       redis.pcall('PUBLISH', chan .. string.match(id, '^(.*)/'), id .. ' ' .. token)
     end
   end
@@ -256,10 +257,13 @@ return {0}
 // 0 releases the grant, or withdraws the request from the queue, and is
 // silent if Redis does not know the id (a withdrawal of a request that may
 // not have arrived yet); -1 releases too, but reports an id Redis does not
-// know. Either leaves a tombstone, so a retry finds the release done. Whoever now fits at the head of the queue is
+// know. Either leaves a tombstone, so a retry finds the release done. -2
+// is a waiter's request: its queue entry's expiry is pushed back.
+// Returns {missing, granted}: the ids given with a count other than 0 that
+// Redis does not know (their lease expired, or Redis lost them; for a
+// waiter, its entry), and id, token pairs of the waiters given that are
+// granted. Whoever now fits at the head of the queue is
 // admitted.
-// Returns the ids given with a count other than 0 that Redis does not know:
-// their lease expired, or Redis lost them.
 var updateScript = redis.NewScript(prelude + `
 local missing = {}
 local function bury(id)
@@ -267,10 +271,17 @@ local function bury(id)
   redis.call('ZADD', holders, num(now + lease), id)
   expires(now + lease)
 end
+local waiting = {}
 for i = 5, #ARGV, 2 do
   local id, keep = ARGV[i], tonumber(ARGV[i + 1])
   local r = redis.call('HGET', recs, id)
-  if not r then
+  if keep == -2 then
+    waiting[#waiting + 1] = id
+    if r and string.sub(r, 1, 1) == 'w' then
+      redis.call('ZADD', wexp, num(now + lease), id)
+      expires(now + lease)
+    end
+  elseif not r then
     if keep ~= 0 then missing[#missing + 1] = id else bury(id) end
   elseif r == 'x' then
     if keep > 0 then missing[#missing + 1] = id end
@@ -297,7 +308,17 @@ for i = 5, #ARGV, 2 do
 end
 grant()
 save()
-return missing
+local granted = {}
+for _, id in ipairs(waiting) do
+  local r = redis.call('HGET', recs, id)
+  if r and string.sub(r, 1, 1) == 'h' then
+    granted[#granted + 1] = id
+    granted[#granted + 1] = string.match(r, ' (%d+)$')
+  elseif not r or r == 'x' then
+    missing[#missing + 1] = id
+  end
+end
+return {missing, granted}
 `)
 
 // infoScript records the size if the semaphore is new and reports
