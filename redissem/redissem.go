@@ -155,11 +155,11 @@ type Semaphore struct {
 	mu       sync.Mutex
 	closed   bool
 	seq      uint64
-	held     int64                  // permits the callers hold through Acquire and TryAcquire
-	grants   []*grant               // every grant the handle holds, oldest first
-	pending  map[string]struct{}    // releases and withdrawals that have not reached Redis yet
-	waiters  map[string]*waiter     // queued request id -> its Acquire
-	expiryAt time.Time              // when expiry fires; zero when unarmed
+	held     int64               // permits the callers hold through Acquire and TryAcquire
+	grants   []*grant            // every grant the handle holds, oldest first
+	pending  map[string]struct{} // releases and withdrawals that have not reached Redis yet
+	waiters  map[string]*waiter  // queued request id -> its Acquire
+	expiryAt time.Time           // when expiry fires; zero when unarmed
 }
 
 // New returns a handle on the semaphore called name with size permits,
