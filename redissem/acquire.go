@@ -100,7 +100,7 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 // acquire runs Acquire and AcquirePermit for n > 0: it sends the request,
 // then waits for its grant's notification, or for the handle's refresh of
 // its queue entry to find it granted or gone.
-func (s *Semaphore) acquire(ctx context.Context, method string, n int64, permit bool) (*grant, error) {
+func (s *Semaphore) acquire(ctx context.Context, method string, n int64, permit bool) (g *grant, err error) {
 	if n > s.size {
 		return nil, exceedsSize(n, s.size)
 	}
@@ -112,6 +112,7 @@ func (s *Semaphore) acquire(ctx context.Context, method string, n int64, permit 
 		return nil, err
 	}
 	defer s.dropWaiter(id)
+	start := time.Now()
 	token, err := s.request(ctx, id, n, "wait")
 	if err != nil {
 		return nil, s.acquireError(ctx, method, id, n, err)
@@ -119,6 +120,7 @@ func (s *Semaphore) acquire(ctx context.Context, method string, n int64, permit 
 	if token > 0 {
 		return s.granted(ctx, method, id, n, token, s.queuedSince(w), permit)
 	}
+	defer func() { s.waited(n, start, err) }()
 	for {
 		select {
 		case t := <-w.wake:

@@ -17,6 +17,10 @@
 //   - Every grant carries a fencing token ([Permit.Token]) that increases
 //     in grant order, so a protected resource can refuse a stale holder.
 //
+// A [Semaphore] implements sem.Semaphore, sem.Closer and sem.Observer
+// (whose Waiting reads the queue in Redis, across every handle on the
+// name).
+//
 // Choose it when Redis is what you already run and the limit protects
 // capacity (renders, connections, calls to a rate-limited API). Redis
 // replicates asynchronously and may lose recent writes in a failover or a
@@ -81,6 +85,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -143,6 +148,7 @@ type Semaphore struct {
 	replicaWait time.Duration
 	onError     func(error)
 	hooks       *hooks
+	onWait      atomic.Pointer[func(sem.WaitEvent)]
 
 	ps   *redis.PubSub
 	done chan struct{} // closed by Close

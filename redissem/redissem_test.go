@@ -18,7 +18,11 @@ import (
 	"github.com/semacat/sem/semtest"
 )
 
-var _ sem.Semaphore = (*redissem.Semaphore)(nil)
+var (
+	_ sem.Semaphore = (*redissem.Semaphore)(nil)
+	_ sem.Closer    = (*redissem.Semaphore)(nil)
+	_ sem.Observer  = (*redissem.Semaphore)(nil)
+)
 
 // counter is a go-redis hook that counts round trips and the commands in
 // flight.
@@ -409,4 +413,26 @@ func TestKeyPrefix(t *testing.T) {
 	assert.True(t, other.TryAcquire(1), "a handle with another prefix is another semaphore")
 	other.Release(1)
 	s.Release(1)
+}
+
+// Waiting reads the queue in Redis: a handle sees the waiters of every
+// handle on the name.
+func TestWaitingAcrossHandles(t *testing.T) {
+	rdb := newClient(t, shared.Addr())
+	holder := newSem(t, rdb, 3)
+	other := otherHandle(t, holder)
+	require.True(t, holder.TryAcquire(3))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- other.Acquire(ctx, 2) }()
+	waitFor(t, "the waiter to queue", queued(t, rdb, holder, 1))
+	requests, permits := holder.Waiting()
+	assert.Equal(t, 1, requests)
+	assert.Equal(t, int64(2), permits)
+	cancel()
+	require.ErrorIs(t, <-done, context.Canceled)
+	requests, permits = holder.Waiting()
+	assert.Zero(t, requests)
+	assert.Zero(t, permits)
+	holder.Release(3)
 }

@@ -16,7 +16,7 @@ import "github.com/redis/go-redis/v9"
 // Keys, all in one hash slot thanks to the {name} tag:
 //
 //	KEYS[1] meta     hash: size; used (permits held); seq (last ticket or
-//	                 token); queued (waiters); reap (no expiry is earlier,
+//	                 token); queued (waiters); qn (permits they ask for); reap (no expiry is earlier,
 //	                 0: none); quiet (no grant before this server ms, set
 //	                 when the keys were found lost)
 //	KEYS[2] holders  sorted set: grant id -> lease expiry (server ms);
@@ -93,21 +93,21 @@ local function lost()
   local last = redis.call('ZRANGE', holders, -1, -1, 'WITHSCORES')
   if #last > 0 then quiet = math.max(quiet, tonumber(last[2])) end
   redis.call('DEL', holders, recs, queue, wexp)
-  redis.call('HSET', meta, 'size', ARGV[1], 'used', 0, 'seq', 0, 'queued', 0, 'reap', 0, 'quiet', num(quiet))
+  redis.call('HSET', meta, 'size', ARGV[1], 'used', 0, 'seq', 0, 'queued', 0, 'qn', 0, 'reap', 0, 'quiet', num(quiet))
   return redis.error_reply('SEMLOST ' .. num(quiet - now))
 end
 
-local m = redis.call('HMGET', meta, 'size', 'used', 'seq', 'queued', 'reap', 'quiet')
+local m = redis.call('HMGET', meta, 'size', 'used', 'seq', 'queued', 'reap', 'quiet', 'qn')
 if not m[1] then
   if ARGV[4] ~= 'new' or redis.call('EXISTS', holders, recs, queue, wexp) > 0 then return lost() end
-  m = {ARGV[1], '0', '0', '0', '0', '0'}
-  redis.call('HSET', meta, 'size', ARGV[1], 'used', 0, 'seq', 0, 'queued', 0, 'reap', 0)
+  m = {ARGV[1], '0', '0', '0', '0', '0', '0'}
+  redis.call('HSET', meta, 'size', ARGV[1], 'used', 0, 'seq', 0, 'queued', 0, 'qn', 0, 'reap', 0)
 elseif tonumber(m[1]) ~= size then
   return redis.error_reply('SEMSIZE ' .. m[1])
 end
 local used, seq, queued, reapAt = tonumber(m[2]) or 0, tonumber(m[3]) or 0, tonumber(m[4]) or 0, tonumber(m[5]) or 0
-local quiet = tonumber(m[6]) or 0
-local used0, seq0, queued0, reapAt0 = used, seq, queued, reapAt
+local quiet, qn = tonumber(m[6]) or 0, tonumber(m[7]) or 0
+local used0, seq0, queued0, reapAt0, qn0 = used, seq, queued, reapAt, qn
 
 local need = {}
 if used > 0 then need = {holders, recs} end
@@ -119,8 +119,8 @@ end
 if #need > 0 and redis.call('EXISTS', unpack(need)) < #need then return lost() end
 
 local function save()
-  if used ~= used0 or seq ~= seq0 or queued ~= queued0 or reapAt ~= reapAt0 then
-    redis.call('HSET', meta, 'used', used, 'seq', num(seq), 'queued', queued, 'reap', num(reapAt))
+  if used ~= used0 or seq ~= seq0 or queued ~= queued0 or reapAt ~= reapAt0 or qn ~= qn0 then
+    redis.call('HSET', meta, 'used', used, 'seq', num(seq), 'queued', queued, 'qn', qn, 'reap', num(reapAt))
   end
 end
 
@@ -137,7 +137,10 @@ local function expires(at)
 end
 
 local function unqueue(id)
-  if redis.call('ZREM', queue, id) == 1 then queued = queued - 1 end
+  if redis.call('ZREM', queue, id) == 1 then
+    queued = queued - 1
+    qn = qn - (tonumber(string.match(redis.call('HGET', recs, id) or '', '^w (%d+)')) or 0)
+  end
   redis.call('ZREM', wexp, id)
   redis.call('HDEL', recs, id)
 end
@@ -168,7 +171,7 @@ local function grant()
   while queued > 0 do
     local head = redis.call('ZRANGE', queue, 0, 0)
     if #head == 0 then
-      queued = 0
+      queued, qn = 0, 0
       return
     end
     local id = head[1]
@@ -242,7 +245,7 @@ end
 redis.call('ZADD', queue, num(ticket()), id)
 redis.call('ZADD', wexp, num(now + lease), id)
 redis.call('HSET', recs, id, 'w ' .. n .. ' ' .. lease)
-queued = queued + 1
+queued, qn = queued + 1, qn + n
 expires(now + lease)
 save()
 return {0}
@@ -322,9 +325,9 @@ return {missing, granted}
 `)
 
 // infoScript records the size if the semaphore is new and reports
-// {free permits, queued waiters}.
+// {free permits, queued waiters, permits they ask for}.
 var infoScript = redis.NewScript(prelude + `
 grant()
 save()
-return {size - used, queued}
+return {size - used, queued, qn}
 `)
