@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/semacat/sem"
 )
 
 // Acquire takes n permits, blocking until they are granted or ctx is done.
@@ -22,10 +24,12 @@ import (
 // timeout, and the withdrawal after ctx is done by the timeout, so it
 // returns within ctx's deadline plus one timeout at worst.
 //
-// If n exceeds the size it returns at once, without a round trip, an error
-// wrapping sem.ErrExceedsSize. If its first round trip fails, it returns an
-// error wrapping ErrUnavailable, after withdrawing the request on a best
-// effort basis (otherwise it expires within the lease). While it waits, the
+// If n exceeds the size it returns an error wrapping sem.ErrExceedsSize
+// after one round trip, in which Redis checks n against the size it holds
+// (another handle may have resized the semaphore); so does a waiting
+// Acquire that a shrink made larger than the size. If its first round trip
+// fails, it returns an error wrapping ErrUnavailable, after withdrawing the
+// request on a best effort basis (otherwise it expires within the lease). While it waits, the
 // handle keeps its place in the queue alive; if Redis stays out of reach for
 // longer than the lease, the place is lost and the request joins the queue
 // again once Redis answers. If Redis refuses
@@ -63,13 +67,11 @@ func (s *Semaphore) acquireNothing(ctx context.Context) error {
 // queued, even if n would fit (it never barges). It costs one round trip,
 // bounded by the handle's timeout (plus the replicas' wait with
 // WithReplicas); if Redis cannot be reached it reports false and passes the
-// error to the error handler. TryAcquire(0) reports true until the handle is
-// closed. It panics if n < 0.
+// error to the error handler. It reports false for n larger than the size.
+// TryAcquire(0) reports true until the handle is closed. It panics if
+// n < 0.
 func (s *Semaphore) TryAcquire(n int64) bool {
 	checkWeight("TryAcquire", n)
-	if n > s.size {
-		return false
-	}
 	if n == 0 {
 		return s.acquireNothing(context.Background()) == nil
 	}
@@ -84,11 +86,11 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 	token, err := s.request(context.Background(), id, n, "try")
 	if err == nil && token > 0 {
 		_, err = s.granted(context.Background(), "TryAcquire", id, n, token, sent, false)
-	} else if err != nil {
+	} else if err != nil && !errors.Is(err, sem.ErrExceedsSize) {
 		s.withdraw(id)
 	}
 	switch {
-	case errors.Is(err, ErrClosed):
+	case errors.Is(err, ErrClosed), errors.Is(err, sem.ErrExceedsSize):
 	case errors.Is(err, ErrNotReplicated):
 		s.report(err)
 	case err != nil:
@@ -101,9 +103,6 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 // then waits for its grant's notification, or for the handle's refresh of
 // its queue entry to find it granted or gone.
 func (s *Semaphore) acquire(ctx context.Context, method string, n int64, permit bool) (g *grant, err error) {
-	if n > s.size {
-		return nil, exceedsSize(n, s.size)
-	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -114,6 +113,9 @@ func (s *Semaphore) acquire(ctx context.Context, method string, n int64, permit 
 	defer s.dropWaiter(id)
 	start := time.Now()
 	token, err := s.request(ctx, id, n, "wait")
+	if errors.Is(err, sem.ErrExceedsSize) {
+		return nil, err // resized elsewhere: Redis refused the request
+	}
 	if err != nil {
 		return nil, s.acquireError(ctx, method, id, n, err)
 	}
@@ -137,6 +139,8 @@ func (s *Semaphore) acquire(ctx context.Context, method string, n int64, permit 
 				return s.granted(ctx, method, id, n, token, s.queuedSince(w), permit)
 			case err == nil:
 				s.queuedAt(w, sent)
+			case errors.Is(err, sem.ErrExceedsSize):
+				return nil, err // a shrink made the request impossible
 			case ctx.Err() == nil && errors.Is(err, ErrUnavailable):
 				// The refresh asks again once Redis answers.
 			default:

@@ -60,7 +60,7 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			g.hit <- struct{}{}
 			<-g.open
 			if g.fake.Load() {
-				cmd.(*redis.Cmd).SetVal([]any{int64(0)})
+				cmd.(*redis.Cmd).SetVal([]any{int64(0), int64(0), int64(2)}) // queued, size 2
 				return nil
 			}
 		}

@@ -16,7 +16,7 @@ import (
 func (s *Semaphore) Waiting() (requests int, permits int64) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	defer cancel()
-	v, err := s.ints(s.eval(ctx, infoScript, false))
+	v, err := s.info(ctx, false)
 	if err != nil {
 		s.report(fmt.Errorf("%s: Waiting on %q: %w", pkg, s.name, err))
 		return 0, 0

@@ -53,15 +53,22 @@ func (s *Semaphore) request(ctx context.Context, id string, n int64, mode string
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	v, err := s.ints(s.eval(ctx, acquireScript, false, id, n, mode))
-	switch {
-	case err != nil:
+	if err != nil {
 		return 0, err
-	case v[0] == -2:
-		return 0, fmt.Errorf("request %s was withdrawn already", id)
-	case v[0] != 1:
-		return 0, nil
 	}
-	return v[1], nil
+	if len(v) < 3 {
+		return 0, fmt.Errorf("unexpected reply %v from the acquire script", v)
+	}
+	s.size.Store(v[2])
+	switch v[0] {
+	case 1:
+		return v[1], nil
+	case -2:
+		return 0, fmt.Errorf("request %s was withdrawn already", id)
+	case -3:
+		return 0, exceedsSize(n, v[2])
+	}
+	return 0, nil
 }
 
 // update runs the update script on pairs of id and count (see
@@ -86,6 +93,11 @@ func (s *Semaphore) updateWaiting(ctx context.Context, pairs []any) ([]string, m
 				str, _ := x.(string)
 				lists[i] = append(lists[i], str)
 			}
+		}
+	}
+	if len(res) > 2 {
+		if size, ok := res[2].(int64); ok {
+			s.size.Store(size)
 		}
 	}
 	granted := make(map[string]string, len(lists[1])/2)
@@ -164,7 +176,7 @@ func (s *Semaphore) scriptError(err error) error {
 	}
 	if rest, ok := strings.CutPrefix(err.Error(), "SEMSIZE "); ok {
 		return fmt.Errorf("%w: %q has size %s in Redis, this handle expects %d; use another name or the same size",
-			ErrSizeMismatch, s.name, rest, s.size)
+			ErrSizeMismatch, s.name, rest, s.size.Load())
 	}
 	if rest, ok := strings.CutPrefix(err.Error(), "SEMLOST "); ok {
 		ms, _ := strconv.ParseInt(rest, 10, 64)

@@ -17,9 +17,10 @@
 //   - Every grant carries a fencing token ([Permit.Token]) that increases
 //     in grant order, so a protected resource can refuse a stale holder.
 //
-// A [Semaphore] implements sem.Semaphore, sem.Closer and sem.Observer
-// (whose Waiting reads the queue in Redis, across every handle on the
-// name).
+// A [Semaphore] implements sem.Semaphore, sem.Closer, sem.Resizer (the size
+// lives in Redis: a Resize through one handle holds for all) and
+// sem.Observer (whose Waiting reads the queue in Redis, across every
+// handle on the name).
 //
 // Choose it when Redis is what you already run and the limit protects
 // capacity (renders, connections, calls to a rate-limited API). Redis
@@ -136,7 +137,7 @@ var (
 type Semaphore struct {
 	rdb         redis.UniversalClient
 	name        string
-	size        int64
+	size        atomic.Int64 // as Redis last reported it
 	keys        []string
 	base        []any  // ARGV[1:3] of every script: size, channel prefix, lease ms
 	handle      string // random id of this handle
@@ -196,7 +197,6 @@ func New(rdb redis.UniversalClient, name string, size int64, opts ...Option) (*S
 	s := &Semaphore{
 		rdb:  rdb,
 		name: name,
-		size: size,
 		keys: []string{prefix + "meta", prefix + "holders", prefix + "recs",
 			prefix + "queue", prefix + "wexp"},
 		base:        []any{size, prefix + "wake:", o.lease.Milliseconds()},
@@ -214,9 +214,10 @@ func New(rdb redis.UniversalClient, name string, size int64, opts ...Option) (*S
 		pending:     make(map[string]struct{}),
 		waiters:     make(map[string]*waiter),
 	}
+	s.size.Store(size)
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	defer cancel()
-	if _, err := s.ints(s.eval(ctx, infoScript, true)); err != nil {
+	if _, err := s.info(ctx, true); err != nil {
 		return nil, fmt.Errorf("%s: New(%q, %d): %w", pkg, name, size, err)
 	}
 	s.ps = rdb.Subscribe(ctx, prefix+"wake:"+handle)
@@ -241,8 +242,10 @@ func newHandleID() string {
 // Name returns the name of the semaphore in Redis.
 func (s *Semaphore) Name() string { return s.name }
 
-// Size returns the total number of permits.
-func (s *Semaphore) Size() int64 { return s.size }
+// Size returns the total number of permits, as Redis last reported it to
+// this handle: a Resize through another handle shows after this handle's
+// next round trip.
+func (s *Semaphore) Size() int64 { return s.size.Load() }
 
 // Available returns the number of permits free at this instant across all
 // handles, after reaping expired holders. It is a snapshot for monitoring and
@@ -251,7 +254,7 @@ func (s *Semaphore) Size() int64 { return s.size }
 func (s *Semaphore) Available(ctx context.Context) (int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	v, err := s.ints(s.eval(ctx, infoScript, false))
+	v, err := s.info(ctx, false)
 	if err != nil {
 		return 0, fmt.Errorf("%s: Available on %q: %w", pkg, s.name, err)
 	}

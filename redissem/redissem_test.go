@@ -22,6 +22,7 @@ var (
 	_ sem.Semaphore = (*redissem.Semaphore)(nil)
 	_ sem.Closer    = (*redissem.Semaphore)(nil)
 	_ sem.Observer  = (*redissem.Semaphore)(nil)
+	_ sem.Resizer   = (*redissem.Semaphore)(nil)
 )
 
 // counter is a go-redis hook that counts round trips and the commands in
@@ -103,7 +104,8 @@ func TestBadInput(t *testing.T) {
 	require.ErrorIs(t, err, sem.ErrExceedsSize)
 	assert.EqualError(t, err, "redissem: Acquire(3) can never succeed on a semaphore of size 2; ask for at most 2 permits: sem: request exceeds semaphore size")
 	assert.False(t, s.TryAcquire(3))
-	assert.Equal(t, before, c.trips.Load(), "a request beyond the size must not reach Redis")
+	assert.Equal(t, before+2, c.trips.Load(), "a request beyond the size costs the one round trip in which Redis checks the size")
+	assert.Equal(t, int64(2), available(t, s), "a request beyond the size leaves nothing behind")
 }
 
 func TestSizeIsRecorded(t *testing.T) {
@@ -435,4 +437,36 @@ func TestWaitingAcrossHandles(t *testing.T) {
 	assert.Zero(t, requests)
 	assert.Zero(t, permits)
 	holder.Release(3)
+}
+
+// Resize changes the size in Redis for every handle on the name: another
+// handle's waiter larger than the new size fails, that handle reports the
+// new size after its next round trip and is admitted by it, and New with
+// the old size is refused.
+func TestResizeAcrossHandles(t *testing.T) {
+	rdb := newClient(t, shared.Addr())
+	ctx := context.Background()
+	s := newSem(t, rdb, 3)
+	other := otherHandle(t, s)
+	require.True(t, s.TryAcquire(3))
+	done := make(chan error, 1)
+	go func() { done <- other.Acquire(ctx, 3) }()
+	waitFor(t, "the waiter to queue", queued(t, rdb, s, 1))
+
+	s.Resize(2)
+	err := <-done
+	require.ErrorIs(t, err, sem.ErrExceedsSize)
+	assert.Contains(t, err.Error(), "size 2")
+	assert.Equal(t, int64(2), other.Size(), "the waiter's handle learned the new size from Redis")
+	s.Release(3)
+	assert.True(t, other.TryAcquire(2), "the other handle is admitted by the new size")
+	assert.False(t, s.TryAcquire(1), "2 of 2 held")
+	other.Release(2)
+
+	_, err = redissem.New(rdb, s.Name(), 3)
+	require.ErrorIs(t, err, redissem.ErrSizeMismatch)
+	s.Resize(4)
+	assert.True(t, other.TryAcquire(4), "grown through the other handle")
+	assert.Equal(t, int64(4), other.Size())
+	other.Release(4)
 }
