@@ -208,8 +208,8 @@ func (s *Semaphore) hold(g *grant) (*grant, error) {
 // waiter is an Acquire whose request is, or is about to be, in the queue.
 type waiter struct {
 	// wake receives the grant's token, or "" when the request must be sent
-	// again. Only the refresher sends "", and only into an empty channel,
-	// so the one token always fits.
+	// again. "" is only sent into an empty channel, and every send holds
+	// the handle's mu, so the one token always fits.
 	wake chan string
 	// since is the send time of the last round trip that found the request
 	// queued (at first, of the request): a grant that follows started its

@@ -4,28 +4,48 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// dispatch hands grant notifications to the waiting Acquires.
+// dispatch hands the notifications of the handle's own subscription to its
+// waiting Acquires.
 func (s *Semaphore) dispatch(msgs <-chan *redis.Message) {
 	defer s.wg.Done()
 	for m := range msgs {
-		id, token, ok := strings.Cut(m.Payload, " ")
-		if !ok {
-			continue
-		}
-		s.mu.Lock()
-		w := s.waiters[id]
-		delete(s.waiters, id)
-		s.mu.Unlock()
-		if w != nil {
-			w.wake <- token // fits (see waiter), and each id gets one token
-		}
+		s.deliver(m.Payload)
 	}
+}
+
+// deliver hands a notification, "<id> <token>", to the waiting Acquire of
+// that id. A payload that is not a token (a shrink failed the request, or
+// it is malformed) makes the waiter ask Redis instead.
+func (s *Semaphore) deliver(payload string) {
+	id, token, ok := strings.Cut(payload, " ")
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := s.waiters[id]
+	switch {
+	case w == nil:
+	case !isToken(token):
+		if len(w.wake) == 0 {
+			w.wake <- ""
+		}
+	default:
+		delete(s.waiters, id)
+		w.wake <- token // fits (see waiter), and each id gets one token
+	}
+}
+
+func isToken(s string) bool {
+	_, err := strconv.ParseInt(s, 10, 64)
+	return err == nil
 }
 
 // refresher pushes back the leases of the handle's grants every third of the
