@@ -529,3 +529,27 @@ func TestUnreplicatedRefreshEndsDone(t *testing.T) {
 	}
 	_ = p.Release(ctx)
 }
+
+// A notification that is not a token makes the waiter ask Redis, and keeps
+// it on its handle's books: the grant that comes later still reaches it.
+func TestMalformedNotificationKeepsWaiter(t *testing.T) {
+	rdb := newClient(t, shared.Addr())
+	ctx := context.Background()
+	holder := newSem(t, rdb, 1)
+	waiter := otherHandle(t, holder, redissem.WithLease(30*time.Second), redissem.WithPollInterval(10*time.Second))
+	require.True(t, holder.TryAcquire(1))
+	done := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		done <- waiter.Acquire(ctx, 1)
+	}()
+	waitFor(t, "the waiter to queue", queued(t, rdb, holder, 1))
+	prefix := redissem.DefaultKeyPrefix + "{" + holder.Name() + "}:"
+	id := rdb.ZRange(ctx, prefix+"queue", 0, 0).Val()[0]
+	handle, _, _ := strings.Cut(id, "/")
+	require.NoError(t, rdb.Publish(ctx, prefix+"wake:"+handle, id+" garbage").Err())
+	holder.Release(1)
+	require.NoError(t, <-done, "the grant never reached the waiter")
+	waiter.Release(1)
+}
