@@ -26,6 +26,7 @@ const (
 type Option func(*options)
 
 type options struct {
+	session     *Session
 	prefix      string
 	lease       time.Duration
 	timeout     time.Duration

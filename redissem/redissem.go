@@ -151,10 +151,12 @@ type Semaphore struct {
 	hooks       *hooks
 	onWait      atomic.Pointer[func(sem.WaitEvent)]
 
-	ps   *redis.PubSub
-	done chan struct{} // closed by Close
-	kick chan struct{} // a release or withdrawal awaits a retry
-	wg   sync.WaitGroup
+	ps      *redis.PubSub // its own subscription, nil on a Session
+	session *Session
+	channel string        // where Redis publishes the handle's grants
+	done    chan struct{} // closed by Close
+	kick    chan struct{} // a release or withdrawal awaits a retry
+	wg      sync.WaitGroup
 
 	// expiry ends grants at their end of validity (expiry.go).
 	expiry *time.Timer
@@ -177,8 +179,9 @@ type Semaphore struct {
 // another size. It panics if size is less than 1, or if name is empty or
 // holds a brace or a control character.
 //
-// The handle keeps a pub/sub subscription and a goroutine that refreshes its
-// leases; call Close when done with it.
+// The handle keeps a pub/sub subscription (its own, or a share of a
+// [Session]'s) and a goroutine that refreshes its leases; call Close when
+// done with it.
 func New(rdb redis.UniversalClient, name string, size int64, opts ...Option) (*Semaphore, error) {
 	checkName(name)
 	checkSize(size)
@@ -201,6 +204,7 @@ func New(rdb redis.UniversalClient, name string, size int64, opts ...Option) (*S
 			prefix + "queue", prefix + "wexp"},
 		base:        []any{size, prefix + "wake:", o.lease.Milliseconds()},
 		handle:      handle,
+		channel:     prefix + "wake:" + handle,
 		lease:       o.lease,
 		margin:      safetyMargin(o.lease),
 		timeout:     o.timeout,
@@ -220,14 +224,11 @@ func New(rdb redis.UniversalClient, name string, size int64, opts ...Option) (*S
 	if _, err := s.info(ctx, true); err != nil {
 		return nil, fmt.Errorf("%s: New(%q, %d): %w", pkg, name, size, err)
 	}
-	s.ps = rdb.Subscribe(ctx, prefix+"wake:"+handle)
-	if _, err := s.ps.Receive(ctx); err != nil {
-		_ = s.ps.Close()
-		return nil, fmt.Errorf("%s: New(%q, %d): subscribing: %w", pkg, name, size, s.scriptError(err))
+	if err := s.subscribe(ctx, o.session); err != nil {
+		return nil, fmt.Errorf("%s: New(%q, %d): %w", pkg, name, size, err)
 	}
 	s.startExpiry()
-	s.wg.Add(2)
-	go s.dispatch(s.ps.Channel())
+	s.wg.Add(1)
 	go s.refresher()
 	return s, nil
 }
@@ -307,7 +308,28 @@ func (s *Semaphore) Close() error {
 			err = fmt.Errorf("%s: Close of %q: releasing held permits: %w; they return when their lease expires (within %v)", pkg, s.name, uerr, s.lease)
 		}
 	}
-	err = errors.Join(err, s.ps.Close())
+	if s.session != nil {
+		err = errors.Join(err, s.session.unsubscribe(s.channel))
+	} else {
+		err = errors.Join(err, s.ps.Close())
+	}
 	s.wg.Wait()
 	return err
+}
+
+// subscribe subscribes the handle to its notification channel: through ss
+// if not nil, else on a connection of its own, confirmed before it returns.
+func (s *Semaphore) subscribe(ctx context.Context, ss *Session) error {
+	if ss != nil {
+		s.session = ss
+		return ss.subscribe(ctx, s.channel, s)
+	}
+	s.ps = s.rdb.Subscribe(ctx, s.channel)
+	if _, err := s.ps.Receive(ctx); err != nil {
+		_ = s.ps.Close()
+		return fmt.Errorf("subscribing: %w", s.scriptError(err))
+	}
+	s.wg.Add(1)
+	go s.dispatch(s.ps.Channel())
+	return nil
 }
