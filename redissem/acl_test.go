@@ -49,12 +49,7 @@ func waitAndRelease(t *testing.T, rdb *redis.Client, opts ...redissem.Option) (r
 	defer waiter.Close()
 	ctx := context.Background()
 	require.NoError(t, holder.Acquire(ctx, 1))
-	done := make(chan error, 1)
-	go func() {
-		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-		done <- waiter.Acquire(ctx, 1)
-	}()
+	done := acquireWithin(waiter, 1, 5*time.Second)
 	waitFor(t, "the waiter to queue", func() bool {
 		free, err := holder.Available(ctx)
 		return err == nil && free == 0 && queuedCount(t, holder) == 1

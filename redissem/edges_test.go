@@ -475,12 +475,7 @@ func TestMalformedNotificationKeepsWaiter(t *testing.T) {
 	holder := newSem(t, rdb, 1)
 	waiter := otherHandle(t, holder, redissem.WithLease(30*time.Second), redissem.WithPollInterval(10*time.Second))
 	require.True(t, holder.TryAcquire(1))
-	done := make(chan error, 1)
-	go func() {
-		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-		done <- waiter.Acquire(ctx, 1)
-	}()
+	done := acquireWithin(waiter, 1, 5*time.Second)
 	waitFor(t, "the waiter to queue", queued(t, rdb, holder, 1))
 	prefix := redissem.DefaultKeyPrefix + "{" + holder.Name() + "}:"
 	id := rdb.ZRange(ctx, prefix+"queue", 0, 0).Val()[0]

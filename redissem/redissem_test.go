@@ -66,6 +66,17 @@ func (c *counter) settle() {
 	}
 }
 
+// acquireWithin starts s.Acquire(n) bounded by d and returns its outcome.
+func acquireWithin(s *redissem.Semaphore, n int64, d time.Duration) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), d)
+		defer cancel()
+		done <- s.Acquire(ctx, n)
+	}()
+	return done
+}
+
 // newSem returns a handle on a fresh semaphore, closed when t ends.
 func newSem(t testing.TB, rdb redis.UniversalClient, size int64, opts ...redissem.Option) *redissem.Semaphore {
 	t.Helper()

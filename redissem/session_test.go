@@ -25,7 +25,6 @@ func pubsubClients(t *testing.T, rdb *redis.Client) int {
 // not by its refresh, which is seconds away.
 func TestSessionSharesOneConnection(t *testing.T) {
 	rdb := newClient(t, shared.Addr())
-	ctx := context.Background()
 	before := pubsubClients(t, rdb)
 	ss := redissem.NewSession(rdb)
 	var sems []*redissem.Semaphore
@@ -39,12 +38,7 @@ func TestSessionSharesOneConnection(t *testing.T) {
 
 	s := sems[3]
 	require.True(t, s.TryAcquire(1))
-	done := make(chan error, 1)
-	go func() {
-		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-		done <- s.Acquire(ctx, 1)
-	}()
+	done := acquireWithin(s, 1, 5*time.Second)
 	waitFor(t, "the waiter to queue", queued(t, rdb, s, 1))
 	start := time.Now()
 	s.Release(1)
