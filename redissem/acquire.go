@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/semacat/sem"
 )
 
 // Acquire takes n permits, blocking until they are granted or ctx is done.
@@ -22,12 +24,15 @@ import (
 // timeout, and the withdrawal after ctx is done by the timeout, so it
 // returns within ctx's deadline plus one timeout at worst.
 //
-// If n exceeds the size it returns at once, without a round trip, an error
-// wrapping sem.ErrExceedsSize. If its first round trip fails, it returns an
-// error wrapping ErrUnavailable, after withdrawing the request on a best
-// effort basis (otherwise it expires within the lease). A failed poll while
-// it waits is retried for as long as its place in the queue can still be
-// alive, a lease after the last poll that got through. If Redis refuses
+// If n exceeds the size it returns an error wrapping sem.ErrExceedsSize
+// after one round trip, in which Redis checks n against the size it holds
+// (another handle may have resized the semaphore); so does a waiting
+// Acquire that a shrink made larger than the size. If its first round trip
+// fails, it returns an error wrapping ErrUnavailable, after withdrawing the
+// request on a best effort basis (otherwise it expires within the lease). While it waits, the
+// handle keeps its place in the queue alive; if Redis stays out of reach for
+// longer than the lease, the place is lost and the request joins the queue
+// again once Redis answers. If Redis refuses
 // grants after losing the semaphore's keys, the error wraps ErrStateLost;
 // with WithReplicas, a grant the replicas did not confirm is given back and
 // the error wraps ErrNotReplicated. If the handle is closed it returns
@@ -62,13 +67,11 @@ func (s *Semaphore) acquireNothing(ctx context.Context) error {
 // queued, even if n would fit (it never barges). It costs one round trip,
 // bounded by the handle's timeout (plus the replicas' wait with
 // WithReplicas); if Redis cannot be reached it reports false and passes the
-// error to the error handler. TryAcquire(0) reports true until the handle is
-// closed. It panics if n < 0.
+// error to the error handler. It reports false for n larger than the size.
+// TryAcquire(0) reports true until the handle is closed. It panics if
+// n < 0.
 func (s *Semaphore) TryAcquire(n int64) bool {
 	checkWeight("TryAcquire", n)
-	if n > s.size {
-		return false
-	}
 	if n == 0 {
 		return s.acquireNothing(context.Background()) == nil
 	}
@@ -83,11 +86,11 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 	token, err := s.request(context.Background(), id, n, "try")
 	if err == nil && token > 0 {
 		_, err = s.granted(context.Background(), "TryAcquire", id, n, token, sent, false)
-	} else if err != nil {
+	} else if err != nil && !errors.Is(err, sem.ErrExceedsSize) {
 		s.withdraw(id)
 	}
 	switch {
-	case errors.Is(err, ErrClosed):
+	case errors.Is(err, ErrClosed), errors.Is(err, sem.ErrExceedsSize):
 	case errors.Is(err, ErrNotReplicated):
 		s.report(err)
 	case err != nil:
@@ -97,56 +100,52 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 }
 
 // acquire runs Acquire and AcquirePermit for n > 0: it sends the request,
-// then waits for its grant's notification, polling as a fallback.
-func (s *Semaphore) acquire(ctx context.Context, method string, n int64, permit bool) (*grant, error) {
-	if n > s.size {
-		return nil, exceedsSize(n, s.size)
-	}
+// then waits for its grant's notification, or for the handle's refresh of
+// its queue entry to find it granted or gone.
+func (s *Semaphore) acquire(ctx context.Context, method string, n int64, permit bool) (g *grant, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	id, wake, err := s.newWaiter()
+	id, w, err := s.newWaiter()
 	if err != nil {
 		return nil, err
 	}
 	defer s.dropWaiter(id)
-	// queued is the send time of the last request Redis answered: a grant
-	// that follows started its lease after it.
-	queued := time.Now()
+	start := time.Now()
 	token, err := s.request(ctx, id, n, "wait")
+	if errors.Is(err, sem.ErrExceedsSize) {
+		return nil, err // resized elsewhere: Redis refused the request
+	}
 	if err != nil {
 		return nil, s.acquireError(ctx, method, id, n, err)
 	}
 	if token > 0 {
-		return s.granted(ctx, method, id, n, token, queued, permit)
+		return s.granted(ctx, method, id, n, token, s.queuedSince(w), permit)
 	}
-	delay := s.pollMin
-	timer := time.NewTimer(delay)
-	defer timer.Stop()
+	defer func() { s.waited(n, start, err) }()
 	for {
 		select {
-		case t := <-wake:
-			token, err := strconv.ParseInt(t, 10, 64)
-			if err == nil {
-				return s.granted(ctx, method, id, n, token, queued, permit)
+		case t := <-w.wake:
+			if token, err := strconv.ParseInt(t, 10, 64); err == nil {
+				return s.granted(ctx, method, id, n, token, s.queuedSince(w), permit)
 			}
-			// A malformed notification: ask the server instead.
-			timer.Reset(0)
-		case <-timer.C:
+			// The handle's refresh found the entry gone (it expired while
+			// Redis was out of reach), or the notification was malformed:
+			// ask again, which queues the request anew if need be.
 			sent := time.Now()
 			token, err := s.request(ctx, id, n, "wait")
 			switch {
 			case err == nil && token > 0:
-				return s.granted(ctx, method, id, n, token, queued, permit)
+				return s.granted(ctx, method, id, n, token, s.queuedSince(w), permit)
 			case err == nil:
-				queued = sent
-				delay = min(2*delay, s.pollMax)
-			case ctx.Err() == nil && errors.Is(err, ErrUnavailable) && time.Since(queued) < s.lease:
-				// The entry outlives a failed poll; keep the place in line.
+				s.queuedAt(w, sent)
+			case errors.Is(err, sem.ErrExceedsSize):
+				return nil, err // a shrink made the request impossible
+			case ctx.Err() == nil && errors.Is(err, ErrUnavailable):
+				// The refresh asks again once Redis answers.
 			default:
 				return nil, s.acquireError(ctx, method, id, n, err)
 			}
-			timer.Reset(delay)
 		case <-ctx.Done():
 			s.withdraw(id)
 			return nil, ctx.Err()
@@ -206,18 +205,46 @@ func (s *Semaphore) hold(g *grant) (*grant, error) {
 	return g, nil
 }
 
-// newWaiter allocates a request id and the channel its grant notification
-// arrives on, before the request reaches Redis, so none is missed.
-func (s *Semaphore) newWaiter() (string, chan string, error) {
+// waiter is an Acquire whose request is, or is about to be, in the queue.
+type waiter struct {
+	// wake receives the grant's token, or "" when the request must be sent
+	// again. "" is only sent into an empty channel, and every send holds
+	// the handle's mu, so the one token always fits.
+	wake chan string
+	// since is the send time of the last round trip that found the request
+	// queued (at first, of the request): a grant that follows started its
+	// lease after it. Guarded by the handle's mu.
+	since time.Time
+}
+
+// newWaiter allocates a request id and the waiter its grant reaches, before
+// the request reaches Redis, so that no notification is missed.
+func (s *Semaphore) newWaiter() (string, *waiter, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return "", nil, ErrClosed
 	}
 	id := s.nextID()
-	ch := make(chan string, 1)
-	s.waiters[id] = ch
-	return id, ch, nil
+	w := &waiter{wake: make(chan string, 2), since: time.Now()}
+	s.waiters[id] = w
+	return id, w, nil
+}
+
+// queuedSince returns w.since.
+func (s *Semaphore) queuedSince(w *waiter) time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return w.since
+}
+
+// queuedAt records that a round trip sent at t found w queued.
+func (s *Semaphore) queuedAt(w *waiter, t time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t.After(w.since) {
+		w.since = t
+	}
 }
 
 func (s *Semaphore) dropWaiter(id string) {

@@ -4,34 +4,58 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// dispatch hands grant notifications to the waiting Acquires.
+// dispatch hands the notifications of the handle's own subscription to its
+// waiting Acquires.
 func (s *Semaphore) dispatch(msgs <-chan *redis.Message) {
 	defer s.wg.Done()
 	for m := range msgs {
-		id, token, ok := strings.Cut(m.Payload, " ")
-		if !ok {
-			continue
-		}
-		s.mu.Lock()
-		ch := s.waiters[id]
-		delete(s.waiters, id)
-		s.mu.Unlock()
-		if ch != nil {
-			ch <- token // buffered, and each id is notified once
-		}
+		s.deliver(m.Payload)
 	}
 }
 
+// deliver hands a notification, "<id> <token>", to the waiting Acquire of
+// that id. A payload that is not a token (a shrink failed the request, or
+// it is malformed) makes the waiter ask Redis instead.
+func (s *Semaphore) deliver(payload string) {
+	id, token, ok := strings.Cut(payload, " ")
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := s.waiters[id]
+	switch {
+	case w == nil:
+	case !isToken(token):
+		if len(w.wake) == 0 {
+			w.wake <- ""
+		}
+	default:
+		delete(s.waiters, id)
+		w.wake <- token // fits (see waiter), and each id gets one token
+	}
+}
+
+func isToken(s string) bool {
+	_, err := strconv.ParseInt(s, 10, 64)
+	return err == nil
+}
+
 // refresher pushes back the leases of the handle's grants every third of the
-// lease, retries releases and withdrawals that did not reach Redis, and
+// lease, and the queue entries of its waiting Acquires (every poll interval
+// while there are any: that also catches a grant whose notification was
+// lost), retries releases and withdrawals that did not reach Redis, and
 // reports lost leases. While a refresh fails or something waits for a
-// retry, it refreshes every twelfth of the lease instead. It does not close
+// retry, it refreshes every twelfth of the lease instead. One round trip
+// serves every grant and every waiter of the handle, so a queue of W
+// waiters costs each handle one script per interval, not W. It does not close
 // the Done channels of grants whose validity ends: the expiry timer does,
 // so that a refresh stuck in a round trip cannot delay them.
 func (s *Semaphore) refresher() {
@@ -49,7 +73,7 @@ func (s *Semaphore) refresher() {
 		case <-t.C:
 		}
 		if !time.Now().Before(refreshAt) {
-			refreshAt = time.Now().Add(s.lease / 3)
+			refreshAt = time.Now().Add(s.interval())
 			if err := s.refresh(); err != nil {
 				s.report(fmt.Errorf("%s: refreshing leases on %q: %w", pkg, s.name, err))
 				refreshAt = time.Now().Add(retry)
@@ -62,6 +86,17 @@ func (s *Semaphore) refresher() {
 	}
 }
 
+// interval is the time between refreshes: a third of the lease, or the
+// poll interval while Acquires wait.
+func (s *Semaphore) interval() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.waiters) > 0 {
+		return s.pollMax
+	}
+	return s.lease / 3
+}
+
 // retrying reports whether releases or withdrawals await a retry.
 func (s *Semaphore) retrying() bool {
 	s.mu.Lock()
@@ -71,7 +106,8 @@ func (s *Semaphore) retrying() bool {
 
 // refresh runs one update of every grant the handle holds and every release
 // or withdrawal still pending. A grant Redis still holds is surely valid
-// until the lease, less the margin, after the update was sent. The round
+// until the lease, less the margin, after the update was sent; with
+// WithReplicas, only once the replicas confirmed the update. The round
 // trip gives up when the first grant's validity ends: by then that grant's
 // Done is closed, and a later answer could not reopen it.
 func (s *Semaphore) refresh() error {
@@ -97,6 +133,11 @@ func (s *Semaphore) refresh() error {
 		args = append(args, id, 0)
 		sent = append(sent, id)
 	}
+	var waiting []string
+	for id := range s.waiters {
+		args = append(args, id, -2)
+		waiting = append(waiting, id)
+	}
 	s.mu.Unlock()
 	if len(args) == 0 {
 		return nil
@@ -104,21 +145,55 @@ func (s *Semaphore) refresh() error {
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	at := time.Now()
-	missing, err := s.update(ctx, args)
+	missing, granted, err := s.updateWaiting(ctx, args)
 	if errors.Is(err, ErrStateLost) {
-		missing = make([]string, len(sentGrants))
-		for i, g := range sentGrants {
-			missing[i] = g.id
+		missing = waiting // they learn it when they ask again
+		for _, g := range sentGrants {
+			missing = append(missing, g.id)
 		}
 	} else if err != nil {
 		return err
 	}
-	s.refreshed(at, sent, sentGrants, missing)
+	s.wakeWaiters(at, waiting, missing, granted)
+	if s.replicas > 0 && len(missing) < len(sentGrants) {
+		// A lease is only as long as the replicas know it: a failover to
+		// one that missed this refresh would reap the grant a refresh early.
+		err = s.confirm(ctx)
+	}
+	s.refreshed(at, sent, sentGrants, missing, err == nil)
 	return err
 }
 
-// refreshed records the outcome of a refresh sent at the given time.
-func (s *Semaphore) refreshed(at time.Time, sent []string, grants []*grant, missing []string) {
+// wakeWaiters hands the waiting Acquires what a refresh sent at the given
+// time found: a grant's token, or their entry gone (they send their
+// request again), or else that they are still queued.
+func (s *Semaphore) wakeWaiters(at time.Time, waiting, missing []string, granted map[string]string) {
+	gone := make(map[string]bool, len(missing))
+	for _, id := range missing {
+		gone[id] = true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, id := range waiting {
+		w := s.waiters[id]
+		switch {
+		case w == nil:
+		case granted[id] != "":
+			delete(s.waiters, id)
+			w.wake <- granted[id]
+		case gone[id]:
+			if len(w.wake) == 0 {
+				w.wake <- ""
+			}
+		case at.After(w.since):
+			w.since = at
+		}
+	}
+}
+
+// refreshed records the outcome of a refresh sent at the given time; the
+// grants Redis still holds are valid for a lease from then if extend.
+func (s *Semaphore) refreshed(at time.Time, sent []string, grants []*grant, missing []string, extend bool) {
 	gone := make(map[string]bool, len(missing))
 	for _, id := range missing {
 		gone[id] = true
@@ -143,7 +218,7 @@ func (s *Semaphore) refreshed(at time.Time, sent []string, grants []*grant, miss
 				pkg, g.n, s.name, g.token, ErrLeaseLost)
 			g.end(err)
 			lost = append(lost, err)
-		case !gone[g.id]:
+		case !gone[g.id] && extend:
 			g.valid = at.Add(s.lease - s.margin)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -71,13 +72,13 @@ func (c *redisCluster) ready(rdb *redis.ClusterClient, masters, replicas int) bo
 			return false
 		}
 	}
-	online := 0
+	var online atomic.Int64 // ForEachMaster calls on every master at once
 	err := rdb.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
 		info, err := m.Info(ctx, "replication").Result()
-		online += strings.Count(info, "state=online")
+		online.Add(int64(strings.Count(info, "state=online")))
 		return err
 	})
-	return err == nil && online == masters*replicas
+	return err == nil && online.Load() == int64(masters*replicas)
 }
 
 // client returns a Cluster client of c, closed when t ends.

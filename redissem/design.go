@@ -15,8 +15,8 @@
 // Design
 //
 // Every operation is one Lua script, so it is atomic and costs one round
-// trip: Acquire, TryAcquire, Release, the lease refresh, a waiter's poll and
-// a waiter's withdrawal (scripts.go holds them all). Time comes only from the
+// trip: Acquire, TryAcquire, Release, the refresh of a handle's grants and
+// queue entries, and a waiter's withdrawal (scripts.go holds them all). Time comes only from the
 // Redis server (the TIME command inside the script): every lease and expiry is
 // written and compared in the server's clock, so skew between clients cannot
 // admit anyone. The client's clock only paces its own timers and tells a
@@ -36,14 +36,16 @@
 // background goroutine refreshes all of its grants in one script every third
 // of the lease. A holder whose process dies stops refreshing, and the next
 // script that runs after its lease passes reaps it and admits the waiters that
-// now fit. A waiter's queue entry is a lease too: the waiter pushes it back
-// each time it polls, so the entry of a dead waiter expires and stops
-// blocking the queue. Polling is only the fallback, with a backoff from
-// PollMin up to a third of the lease (at most DefaultPollMax): it catches a
-// notification lost while the pub/sub connection was down and a holder that
-// expired silently. A poll that fails is retried for as long as the waiter's entry
-// can still be alive (the lease since the last poll that got through), so a
-// short outage does not cost the waiter its place. A waiter whose context is
+// now fit. A waiter's queue entry is a lease too: the handle pushes back the
+// entries of all its waiters in the same script as its grants, every poll
+// interval (a third of the lease, at most DefaultPollMax) while any wait, so
+// the entry of a dead waiter expires and stops blocking the queue, and the
+// server work per grant does not grow with the number of waiters. That
+// refresh also reports the waiters it finds granted, which catches a
+// notification lost while the pub/sub connection was down, and makes Redis
+// reap a holder that expired silently. A refresh that fails is retried, so a
+// short outage does not cost a waiter its place; a waiter whose entry is
+// found gone sends its request again. A waiter whose context is
 // done withdraws its entry (or gives back a grant that raced with the
 // cancellation), and those behind it are admitted if they now fit, so a
 // canceled Acquire leaves the semaphore as if it never happened.

@@ -6,19 +6,17 @@ import (
 	"time"
 )
 
-// Default option values, and the bounds of the polling that backs up a
-// waiting Acquire's notifications.
+// Default option values.
 const (
 	DefaultLease   = 10 * time.Second
 	DefaultTimeout = 5 * time.Second
 	// MinLease is the shortest lease WithLease accepts: a third of it must
 	// leave room for a refresh's round trip.
 	MinLease = 30 * time.Millisecond
-	// DefaultPollMax caps the fallback polling interval unless
-	// WithPollInterval says otherwise.
+	// DefaultPollMax caps the interval at which a handle refreshes its
+	// waiting Acquires' queue entries, unless WithPollInterval says
+	// otherwise.
 	DefaultPollMax = time.Second
-	// PollMin is the first interval of the fallback polling's backoff.
-	PollMin = 50 * time.Millisecond
 	// DefaultKeyPrefix starts the name of every key a semaphore keeps in
 	// Redis, unless WithKeyPrefix says otherwise.
 	DefaultKeyPrefix = "redissem:"
@@ -28,6 +26,7 @@ const (
 type Option func(*options)
 
 type options struct {
+	session     *Session
 	prefix      string
 	lease       time.Duration
 	timeout     time.Duration
@@ -91,10 +90,13 @@ func WithTimeout(d time.Duration) Option {
 	return func(o *options) { o.timeout = d }
 }
 
-// WithPollInterval caps the interval of the fallback polling of a waiting
-// Acquire (default: a third of the lease, at most DefaultPollMax). It is clamped to a
-// third of the lease, because each poll also keeps the waiter's queue entry
-// alive.
+// WithPollInterval caps the interval at which a handle with waiting
+// Acquires refreshes their queue entries in Redis, in one round trip for all
+// of them (default: a third of the lease, at most DefaultPollMax). The
+// refresh also catches a grant whose notification was lost, and makes Redis
+// reap a holder that expired silently, so the interval bounds how long such
+// a waiter waits too long. It is clamped to a third of the lease, because the
+// refresh keeps the entries alive.
 func WithPollInterval(d time.Duration) Option {
 	return func(o *options) { o.pollMax = d }
 }

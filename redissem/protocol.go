@@ -53,22 +53,58 @@ func (s *Semaphore) request(ctx context.Context, id string, n int64, mode string
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	v, err := s.ints(s.eval(ctx, acquireScript, false, id, n, mode))
-	switch {
-	case err != nil:
+	if err != nil {
 		return 0, err
-	case v[0] == -2:
-		return 0, fmt.Errorf("request %s was withdrawn already", id)
-	case v[0] != 1:
-		return 0, nil
 	}
-	return v[1], nil
+	if len(v) < 3 {
+		return 0, fmt.Errorf("unexpected reply %v from the acquire script", v)
+	}
+	s.size.Store(v[2])
+	switch v[0] {
+	case 1:
+		return v[1], nil
+	case -2:
+		return 0, fmt.Errorf("request %s was withdrawn already", id)
+	case -3:
+		return 0, exceedsSize(n, v[2])
+	}
+	return 0, nil
 }
 
 // update runs the update script on pairs of id and count (see
 // updateScript); it returns the ids Redis does not know.
 func (s *Semaphore) update(ctx context.Context, pairs []any) ([]string, error) {
-	res, err := s.eval(ctx, updateScript, false, pairs...).StringSlice()
-	return res, s.scriptError(err)
+	missing, _, err := s.updateWaiting(ctx, pairs)
+	return missing, err
+}
+
+// updateWaiting is update that also returns the tokens of the granted
+// waiters among the pairs (those given with -2), by id.
+func (s *Semaphore) updateWaiting(ctx context.Context, pairs []any) ([]string, map[string]string, error) {
+	res, err := s.eval(ctx, updateScript, false, pairs...).Slice()
+	if err != nil {
+		return nil, nil, s.scriptError(err)
+	}
+	lists := make([][]string, 2)
+	for i := range lists {
+		if i < len(res) {
+			items, _ := res[i].([]any)
+			for _, x := range items {
+				str, _ := x.(string)
+				lists[i] = append(lists[i], str)
+			}
+		}
+	}
+	if len(res) > 2 {
+		if size, ok := res[2].(int64); ok {
+			s.size.Store(size)
+		}
+	}
+	granted := make(map[string]string, len(lists[1])/2)
+	for i := 0; i+1 < len(lists[1]); i += 2 {
+		granted[lists[1][i]] = lists[1][i+1]
+	}
+	return lists[0], granted, nil
 }
 
 // confirm asks Redis to confirm that s.replicas replicas received
@@ -109,6 +145,17 @@ func (s *Semaphore) primary(ctx context.Context) (redis.Cmdable, error) {
 	return s.rdb, nil
 }
 
+// reloadClusterMap makes a Cluster client reload its map of slots, in the
+// background: after a failover, go-redis keeps sending to the dead master
+// until its map is reloaded, which it otherwise does only on a MOVED reply
+// (the dead master sends none) or at its reload interval; and the node
+// client that confirm takes from the map answers MOVED until then.
+func (s *Semaphore) reloadClusterMap() {
+	if c, ok := s.rdb.(*redis.ClusterClient); ok {
+		c.ReloadState(context.Background())
+	}
+}
+
 // scriptError turns the scripts' refusals into errors wrapping
 // ErrSizeMismatch and ErrStateLost, and a failed round trip into an error
 // wrapping ErrUnavailable. A timeout is not wrapped as
@@ -118,6 +165,9 @@ func (s *Semaphore) scriptError(err error) error {
 		return nil
 	}
 	var rerr redis.Error
+	if !errors.As(err, &rerr) || strings.HasPrefix(err.Error(), "CLUSTERDOWN") || strings.HasPrefix(err.Error(), "MOVED") {
+		s.reloadClusterMap()
+	}
 	if !errors.As(err, &rerr) {
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 			return fmt.Errorf("%w: no reply in time (%v)", ErrUnavailable, err)
@@ -126,7 +176,7 @@ func (s *Semaphore) scriptError(err error) error {
 	}
 	if rest, ok := strings.CutPrefix(err.Error(), "SEMSIZE "); ok {
 		return fmt.Errorf("%w: %q has size %s in Redis, this handle expects %d; use another name or the same size",
-			ErrSizeMismatch, s.name, rest, s.size)
+			ErrSizeMismatch, s.name, rest, s.size.Load())
 	}
 	if rest, ok := strings.CutPrefix(err.Error(), "SEMLOST "); ok {
 		ms, _ := strconv.ParseInt(rest, 10, 64)

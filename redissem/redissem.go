@@ -17,6 +17,11 @@
 //   - Every grant carries a fencing token ([Permit.Token]) that increases
 //     in grant order, so a protected resource can refuse a stale holder.
 //
+// A [Semaphore] implements sem.Semaphore, sem.Closer, sem.Resizer (the size
+// lives in Redis: a Resize through one handle holds for all) and
+// sem.Observer (whose Waiting reads the queue in Redis, across every
+// handle on the name).
+//
 // Choose it when Redis is what you already run and the limit protects
 // capacity (renders, connections, calls to a rate-limited API). Redis
 // replicates asynchronously and may lose recent writes in a failover or a
@@ -44,7 +49,8 @@
 // tenth of the lease (for the holder to stop) and a hundredth (for its
 // clock running slower than the server's). It closes on time even while a
 // refresh is stuck on a cut connection, and a process that resumes from a
-// pause past that time finds it closed.
+// pause past that time finds it closed (after a suspend to RAM, which stops
+// Go's timers, within a twelfth of the lease).
 //
 // # What Redis cannot promise
 //
@@ -53,8 +59,9 @@
 // are admitted while its holder still works, until the holder's next
 // refresh closes its Done. [WithReplicas] narrows the window of a failover
 // without closing it; appendfsync always closes that of a restart. The
-// fencing tokens keep increasing across both as long as the servers'
-// clocks agree within the failover time. If Redis evicts or loses the
+// fencing tokens keep increasing across a restart, and across a failover
+// to a replica that received the last grant; to one that did not, as long
+// as its clock is behind the old primary's by less than the failover took. If Redis evicts or loses the
 // semaphore's keys, grants are refused with an error wrapping
 // [ErrStateLost] until every earlier lease could have run out; use
 // maxmemory-policy noeviction or a volatile-* policy.
@@ -79,6 +86,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -129,24 +137,26 @@ var (
 type Semaphore struct {
 	rdb         redis.UniversalClient
 	name        string
-	size        int64
+	size        atomic.Int64 // as Redis last reported it
 	keys        []string
 	base        []any  // ARGV[1:3] of every script: size, channel prefix, lease ms
 	handle      string // random id of this handle
 	lease       time.Duration
 	margin      time.Duration // how long before its lease ends a holder stops trusting it
 	timeout     time.Duration
-	pollMin     time.Duration
 	pollMax     time.Duration
 	replicas    int
 	replicaWait time.Duration
 	onError     func(error)
 	hooks       *hooks
+	onWait      atomic.Pointer[func(sem.WaitEvent)]
 
-	ps   *redis.PubSub
-	done chan struct{} // closed by Close
-	kick chan struct{} // a release or withdrawal awaits a retry
-	wg   sync.WaitGroup
+	ps      *redis.PubSub // its own subscription, nil on a Session
+	session *Session
+	channel string        // where Redis publishes the handle's grants
+	done    chan struct{} // closed by Close
+	kick    chan struct{} // a release or withdrawal awaits a retry
+	wg      sync.WaitGroup
 
 	// expiry ends grants at their end of validity (expiry.go).
 	expiry *time.Timer
@@ -154,11 +164,11 @@ type Semaphore struct {
 	mu       sync.Mutex
 	closed   bool
 	seq      uint64
-	held     int64                  // permits the callers hold through Acquire and TryAcquire
-	grants   []*grant               // every grant the handle holds, oldest first
-	pending  map[string]struct{}    // releases and withdrawals that have not reached Redis yet
-	waiters  map[string]chan string // queued request id -> its grant's token
-	expiryAt time.Time              // when expiry fires; zero when unarmed
+	held     int64               // permits the callers hold through Acquire and TryAcquire
+	grants   []*grant            // every grant the handle holds, oldest first
+	pending  map[string]struct{} // releases and withdrawals that have not reached Redis yet
+	waiters  map[string]*waiter  // queued request id -> its Acquire
+	expiryAt time.Time           // when expiry fires; zero when unarmed
 }
 
 // New returns a handle on the semaphore called name with size permits,
@@ -169,8 +179,9 @@ type Semaphore struct {
 // another size. It panics if size is less than 1, or if name is empty or
 // holds a brace or a control character.
 //
-// The handle keeps a pub/sub subscription and a goroutine that refreshes its
-// leases; call Close when done with it.
+// The handle keeps a pub/sub subscription (its own, or a share of a
+// [Session]'s) and a goroutine that refreshes its leases; call Close when
+// done with it.
 func New(rdb redis.UniversalClient, name string, size int64, opts ...Option) (*Semaphore, error) {
 	checkName(name)
 	checkSize(size)
@@ -189,15 +200,14 @@ func New(rdb redis.UniversalClient, name string, size int64, opts ...Option) (*S
 	s := &Semaphore{
 		rdb:  rdb,
 		name: name,
-		size: size,
 		keys: []string{prefix + "meta", prefix + "holders", prefix + "recs",
 			prefix + "queue", prefix + "wexp"},
 		base:        []any{size, prefix + "wake:", o.lease.Milliseconds()},
 		handle:      handle,
+		channel:     prefix + "wake:" + handle,
 		lease:       o.lease,
 		margin:      safetyMargin(o.lease),
 		timeout:     o.timeout,
-		pollMin:     min(PollMin, o.pollMax),
 		pollMax:     o.pollMax,
 		replicas:    o.replicas,
 		replicaWait: o.replicaWait,
@@ -206,21 +216,19 @@ func New(rdb redis.UniversalClient, name string, size int64, opts ...Option) (*S
 		done:        make(chan struct{}),
 		kick:        make(chan struct{}, 1),
 		pending:     make(map[string]struct{}),
-		waiters:     make(map[string]chan string),
+		waiters:     make(map[string]*waiter),
 	}
+	s.size.Store(size)
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	defer cancel()
-	if _, err := s.ints(s.eval(ctx, infoScript, true)); err != nil {
+	if _, err := s.info(ctx, true); err != nil {
 		return nil, fmt.Errorf("%s: New(%q, %d): %w", pkg, name, size, err)
 	}
-	s.ps = rdb.Subscribe(ctx, prefix+"wake:"+handle)
-	if _, err := s.ps.Receive(ctx); err != nil {
-		_ = s.ps.Close()
-		return nil, fmt.Errorf("%s: New(%q, %d): subscribing: %w", pkg, name, size, s.scriptError(err))
+	if err := s.subscribe(ctx, o.session); err != nil {
+		return nil, fmt.Errorf("%s: New(%q, %d): %w", pkg, name, size, err)
 	}
 	s.startExpiry()
-	s.wg.Add(2)
-	go s.dispatch(s.ps.Channel())
+	s.wg.Add(1)
 	go s.refresher()
 	return s, nil
 }
@@ -235,8 +243,10 @@ func newHandleID() string {
 // Name returns the name of the semaphore in Redis.
 func (s *Semaphore) Name() string { return s.name }
 
-// Size returns the total number of permits.
-func (s *Semaphore) Size() int64 { return s.size }
+// Size returns the total number of permits, as Redis last reported it to
+// this handle: a Resize through another handle shows after this handle's
+// next round trip.
+func (s *Semaphore) Size() int64 { return s.size.Load() }
 
 // Available returns the number of permits free at this instant across all
 // handles, after reaping expired holders. It is a snapshot for monitoring and
@@ -245,7 +255,7 @@ func (s *Semaphore) Size() int64 { return s.size }
 func (s *Semaphore) Available(ctx context.Context) (int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	v, err := s.ints(s.eval(ctx, infoScript, false))
+	v, err := s.info(ctx, false)
 	if err != nil {
 		return 0, fmt.Errorf("%s: Available on %q: %w", pkg, s.name, err)
 	}
@@ -298,7 +308,28 @@ func (s *Semaphore) Close() error {
 			err = fmt.Errorf("%s: Close of %q: releasing held permits: %w; they return when their lease expires (within %v)", pkg, s.name, uerr, s.lease)
 		}
 	}
-	err = errors.Join(err, s.ps.Close())
+	if s.session != nil {
+		err = errors.Join(err, s.session.unsubscribe(s.channel))
+	} else {
+		err = errors.Join(err, s.ps.Close())
+	}
 	s.wg.Wait()
 	return err
+}
+
+// subscribe subscribes the handle to its notification channel: through ss
+// if not nil, else on a connection of its own, confirmed before it returns.
+func (s *Semaphore) subscribe(ctx context.Context, ss *Session) error {
+	if ss != nil {
+		s.session = ss
+		return ss.subscribe(ctx, s.channel, s)
+	}
+	s.ps = s.rdb.Subscribe(ctx, s.channel)
+	if _, err := s.ps.Receive(ctx); err != nil {
+		_ = s.ps.Close()
+		return fmt.Errorf("subscribing: %w", s.scriptError(err))
+	}
+	s.wg.Add(1)
+	go s.dispatch(s.ps.Channel())
+	return nil
 }

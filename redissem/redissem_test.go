@@ -18,7 +18,12 @@ import (
 	"github.com/semacat/sem/semtest"
 )
 
-var _ sem.Semaphore = (*redissem.Semaphore)(nil)
+var (
+	_ sem.Semaphore = (*redissem.Semaphore)(nil)
+	_ sem.Closer    = (*redissem.Semaphore)(nil)
+	_ sem.Observer  = (*redissem.Semaphore)(nil)
+	_ sem.Resizer   = (*redissem.Semaphore)(nil)
+)
 
 // counter is a go-redis hook that counts round trips and the commands in
 // flight.
@@ -61,6 +66,17 @@ func (c *counter) settle() {
 	}
 }
 
+// acquireWithin starts s.Acquire(n) bounded by d and returns its outcome.
+func acquireWithin(s *redissem.Semaphore, n int64, d time.Duration) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), d)
+		defer cancel()
+		done <- s.Acquire(ctx, n)
+	}()
+	return done
+}
+
 // newSem returns a handle on a fresh semaphore, closed when t ends.
 func newSem(t testing.TB, rdb redis.UniversalClient, size int64, opts ...redissem.Option) *redissem.Semaphore {
 	t.Helper()
@@ -99,7 +115,8 @@ func TestBadInput(t *testing.T) {
 	require.ErrorIs(t, err, sem.ErrExceedsSize)
 	assert.EqualError(t, err, "redissem: Acquire(3) can never succeed on a semaphore of size 2; ask for at most 2 permits: sem: request exceeds semaphore size")
 	assert.False(t, s.TryAcquire(3))
-	assert.Equal(t, before, c.trips.Load(), "a request beyond the size must not reach Redis")
+	assert.Equal(t, before+2, c.trips.Load(), "a request beyond the size costs the one round trip in which Redis checks the size")
+	assert.Equal(t, int64(2), available(t, s), "a request beyond the size leaves nothing behind")
 }
 
 func TestSizeIsRecorded(t *testing.T) {
@@ -164,8 +181,9 @@ func TestTokensIncrease(t *testing.T) {
 	require.NoError(t, next.Release(ctx))
 }
 
-// A waiter is woken by the release's notification, not by polling: with
-// the fallback poll at its slowest, it is still served at once.
+// A waiter is woken by the release's notification, not by the handle's
+// refresh of its entry: with the refresh seconds away, it is still served
+// at once.
 func TestNotificationWakesWaiter(t *testing.T) {
 	c := new(counter)
 	rdb := newClient(t, shared.Addr(), c)
@@ -174,14 +192,13 @@ func TestNotificationWakesWaiter(t *testing.T) {
 	done := make(chan error)
 	go func() { done <- s.Acquire(context.Background(), 1) }()
 	c.settle()
-	time.Sleep(time.Second) // past the first fallback polls (50ms, 100ms, ... 800ms)
 	trips := c.trips.Load()
 	s.Release(1)
 	select {
 	case err := <-done:
 		require.NoError(t, err)
 	case <-time.After(5 * time.Second):
-		t.Fatal("the waiter was not woken within 5s of the release; the next poll is due in more than 5s")
+		t.Fatal("the waiter was not woken within 5s of the release; the next refresh is due later")
 	}
 	assert.Equal(t, trips+1, c.trips.Load(), "the release is the only round trip: the waiter is granted by it")
 	s.Release(1)
@@ -409,4 +426,58 @@ func TestKeyPrefix(t *testing.T) {
 	assert.True(t, other.TryAcquire(1), "a handle with another prefix is another semaphore")
 	other.Release(1)
 	s.Release(1)
+}
+
+// Waiting reads the queue in Redis: a handle sees the waiters of every
+// handle on the name.
+func TestWaitingAcrossHandles(t *testing.T) {
+	rdb := newClient(t, shared.Addr())
+	holder := newSem(t, rdb, 3)
+	other := otherHandle(t, holder)
+	require.True(t, holder.TryAcquire(3))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- other.Acquire(ctx, 2) }()
+	waitFor(t, "the waiter to queue", queued(t, rdb, holder, 1))
+	requests, permits := holder.Waiting()
+	assert.Equal(t, 1, requests)
+	assert.Equal(t, int64(2), permits)
+	cancel()
+	require.ErrorIs(t, <-done, context.Canceled)
+	requests, permits = holder.Waiting()
+	assert.Zero(t, requests)
+	assert.Zero(t, permits)
+	holder.Release(3)
+}
+
+// Resize changes the size in Redis for every handle on the name: another
+// handle's waiter larger than the new size fails, that handle reports the
+// new size after its next round trip and is admitted by it, and New with
+// the old size is refused.
+func TestResizeAcrossHandles(t *testing.T) {
+	rdb := newClient(t, shared.Addr())
+	ctx := context.Background()
+	s := newSem(t, rdb, 3)
+	other := otherHandle(t, s)
+	require.True(t, s.TryAcquire(3))
+	done := make(chan error, 1)
+	go func() { done <- other.Acquire(ctx, 3) }()
+	waitFor(t, "the waiter to queue", queued(t, rdb, s, 1))
+
+	s.Resize(2)
+	err := <-done
+	require.ErrorIs(t, err, sem.ErrExceedsSize)
+	assert.Contains(t, err.Error(), "size 2")
+	assert.Equal(t, int64(2), other.Size(), "the waiter's handle learned the new size from Redis")
+	s.Release(3)
+	assert.True(t, other.TryAcquire(2), "the other handle is admitted by the new size")
+	assert.False(t, s.TryAcquire(1), "2 of 2 held")
+	other.Release(2)
+
+	_, err = redissem.New(rdb, s.Name(), 3)
+	require.ErrorIs(t, err, redissem.ErrSizeMismatch)
+	s.Resize(4)
+	assert.True(t, other.TryAcquire(4), "grown through the other handle")
+	assert.Equal(t, int64(4), other.Size())
+	other.Release(4)
 }

@@ -8,7 +8,7 @@ import "github.com/redis/go-redis/v9"
 // Every script starts with the same prelude. It reads the time from the
 // server (TIME), checks the semaphore's recorded size and that none of its
 // keys has gone missing, reaps holders whose lease has passed and waiters
-// that stopped polling, and defines grant(), which admits queued waiters in
+// whose handle stopped refreshing them, and defines grant(), which admits queued waiters in
 // ticket order while the head of the queue fits. Scripts that free permits
 // call grant() before they return, so a waiter is admitted by whichever
 // script first makes room for it.
@@ -16,14 +16,15 @@ import "github.com/redis/go-redis/v9"
 // Keys, all in one hash slot thanks to the {name} tag:
 //
 //	KEYS[1] meta     hash: size; used (permits held); seq (last ticket or
-//	                 token); queued (waiters); reap (no expiry is earlier,
+//	                 token); queued (waiters); qn (permits they ask for); reap (no expiry is earlier,
 //	                 0: none); quiet (no grant before this server ms, set
 //	                 when the keys were found lost)
 //	KEYS[2] holders  sorted set: grant id -> lease expiry (server ms);
 //	                 tombstone id -> when it is forgotten (server ms)
 //	KEYS[3] recs     hash: id -> "h n token" (a grant of n permits),
-//	                 "w n lease_ms" (a queued request for n) or "x" (a
-//	                 tombstone: the request was withdrawn or released)
+//	                 "w n lease_ms" (a queued request for n), "x" (a
+//	                 tombstone: the request was withdrawn or released) or
+//	                 "e" (a tombstone: a shrink made it larger than the size)
 //	KEYS[4] queue    sorted set: waiter id -> ticket (arrival order)
 //	KEYS[5] wexp     sorted set: waiter id -> expiry of its queue entry (server ms)
 //
@@ -93,21 +94,22 @@ local function lost()
   local last = redis.call('ZRANGE', holders, -1, -1, 'WITHSCORES')
   if #last > 0 then quiet = math.max(quiet, tonumber(last[2])) end
   redis.call('DEL', holders, recs, queue, wexp)
-  redis.call('HSET', meta, 'size', ARGV[1], 'used', 0, 'seq', 0, 'queued', 0, 'reap', 0, 'quiet', num(quiet))
+  redis.call('HSET', meta, 'size', ARGV[1], 'used', 0, 'seq', 0, 'queued', 0, 'qn', 0, 'reap', 0, 'quiet', num(quiet))
   return redis.error_reply('SEMLOST ' .. num(quiet - now))
 end
 
-local m = redis.call('HMGET', meta, 'size', 'used', 'seq', 'queued', 'reap', 'quiet')
+local m = redis.call('HMGET', meta, 'size', 'used', 'seq', 'queued', 'reap', 'quiet', 'qn')
 if not m[1] then
   if ARGV[4] ~= 'new' or redis.call('EXISTS', holders, recs, queue, wexp) > 0 then return lost() end
-  m = {ARGV[1], '0', '0', '0', '0', '0'}
-  redis.call('HSET', meta, 'size', ARGV[1], 'used', 0, 'seq', 0, 'queued', 0, 'reap', 0)
-elseif tonumber(m[1]) ~= size then
+  m = {ARGV[1], '0', '0', '0', '0', '0', '0'}
+  redis.call('HSET', meta, 'size', ARGV[1], 'used', 0, 'seq', 0, 'queued', 0, 'qn', 0, 'reap', 0)
+elseif ARGV[4] == 'new' and tonumber(m[1]) ~= size then
   return redis.error_reply('SEMSIZE ' .. m[1])
 end
+size = tonumber(m[1]) -- as recorded: a Resize may have changed it since New
 local used, seq, queued, reapAt = tonumber(m[2]) or 0, tonumber(m[3]) or 0, tonumber(m[4]) or 0, tonumber(m[5]) or 0
-local quiet = tonumber(m[6]) or 0
-local used0, seq0, queued0, reapAt0 = used, seq, queued, reapAt
+local quiet, qn = tonumber(m[6]) or 0, tonumber(m[7]) or 0
+local used0, seq0, queued0, reapAt0, qn0 = used, seq, queued, reapAt, qn
 
 local need = {}
 if used > 0 then need = {holders, recs} end
@@ -119,8 +121,8 @@ end
 if #need > 0 and redis.call('EXISTS', unpack(need)) < #need then return lost() end
 
 local function save()
-  if used ~= used0 or seq ~= seq0 or queued ~= queued0 or reapAt ~= reapAt0 then
-    redis.call('HSET', meta, 'used', used, 'seq', num(seq), 'queued', queued, 'reap', num(reapAt))
+  if used ~= used0 or seq ~= seq0 or queued ~= queued0 or reapAt ~= reapAt0 or qn ~= qn0 then
+    redis.call('HSET', meta, 'used', used, 'seq', num(seq), 'queued', queued, 'qn', qn, 'reap', num(reapAt))
   end
 end
 
@@ -136,8 +138,19 @@ local function expires(at)
   if reapAt == 0 or at < reapAt then reapAt = at end
 end
 
+-- bury leaves a tombstone for an ended request (see above): 'x' for one
+-- withdrawn or released, 'e' for one a shrink made impossible.
+local function bury(id, mark)
+  redis.call('HSET', recs, id, mark)
+  redis.call('ZADD', holders, num(now + lease), id)
+  expires(now + lease)
+end
+
 local function unqueue(id)
-  if redis.call('ZREM', queue, id) == 1 then queued = queued - 1 end
+  if redis.call('ZREM', queue, id) == 1 then
+    queued = queued - 1
+    qn = qn - (tonumber(string.match(redis.call('HGET', recs, id) or '', '^w (%d+)')) or 0)
+  end
   redis.call('ZREM', wexp, id)
   redis.call('HDEL', recs, id)
 end
@@ -162,19 +175,30 @@ local function reap()
   if #w > 0 then expires(tonumber(w[2])) end
 end
 
+-- refuse fails a queued request that a shrink made larger than the size:
+-- its waiter is told (any payload but a token makes it ask again) and
+-- finds the tombstone.
+local function refuse(id)
+  unqueue(id)
+  bury(id, 'e')
+  redis.pcall('PUBLISH', chan .. string.match(id, '^(.*)/'), id .. ' exceeds')
+end
+
 -- Admit waiters in ticket order while the head of the queue fits; a head
 -- that does not fit blocks those behind it (FIFO, so no starvation).
 local function grant()
   while queued > 0 do
     local head = redis.call('ZRANGE', queue, 0, 0)
     if #head == 0 then
-      queued = 0
+      queued, qn = 0, 0
       return
     end
     local id = head[1]
     local n, ttl = string.match(redis.call('HGET', recs, id) or '', '^w (%d+) (%d+)')
     if not n then
       unqueue(id)
+    elseif tonumber(n) > size then
+      refuse(id)
     else
       n = tonumber(n)
       if used + n > size then return end
@@ -184,7 +208,10 @@ local function grant()
       redis.call('HSET', recs, id, 'h ' .. n .. ' ' .. token)
       used = used + n
       expires(exp)
-      redis.call('PUBLISH', chan .. string.match(id, '^(.*)/'), id .. ' ' .. token)
+      -- pcall: a PUBLISH that fails (an ACL without the channel) must not
+      -- abort the script after its writes; the waiter's handle finds the
+      -- grant when it next refreshes the entry.
+      redis.pcall('PUBLISH', chan .. string.match(id, '^(.*)/'), id .. ' ' .. token)
     end
   end
 end
@@ -196,9 +223,11 @@ if reapAt > 0 and now >= reapAt then reap() end
 // idempotent in its id, so a retried call never takes permits twice.
 //
 // ARGV[5] id, ARGV[6] n, ARGV[7] "try" or "wait".
-// Returns {1, token} when the id holds its permits, {0} when it is queued
-// (its entry's expiry pushed back), {-1} when a "try" was refused, {-2}
-// when the request was withdrawn already. While
+// Returns {code, token, size}, size being the semaphore's: code 1 when the
+// id holds its permits (with their token), 0 when it is queued (its
+// entry's expiry pushed back), -1 when a "try" was refused, -2 when the
+// request was withdrawn already, -3 when n exceeds the size (the request
+// was refused, or a shrink failed it). While
 // grants are refused after a loss of the keys, it fails with SEMLOST and
 // the milliseconds left.
 var acquireScript = redis.NewScript(prelude + `
@@ -211,17 +240,21 @@ grant()
 local r = redis.call('HGET', recs, id)
 if r == 'x' then
   save()
-  return {-2}
+  return {-2, 0, size}
+end
+if r == 'e' or (not r and n > size) then
+  save()
+  return {-3, 0, size}
 end
 if r and string.sub(r, 1, 1) == 'h' then
   save()
-  return {1, string.match(r, ' (%d+)$')}
+  return {1, string.match(r, ' (%d+)$'), size}
 end
 if r then
   redis.call('ZADD', wexp, num(now + lease), id)
   expires(now + lease)
   save()
-  return {0}
+  return {0, 0, size}
 end
 if queued == 0 and used + n <= size then
   local token = num(ticket())
@@ -230,19 +263,19 @@ if queued == 0 and used + n <= size then
   used = used + n
   expires(now + lease)
   save()
-  return {1, token}
+  return {1, token, size}
 end
 if ARGV[7] == 'try' then
   save()
-  return {-1}
+  return {-1, 0, size}
 end
 redis.call('ZADD', queue, num(ticket()), id)
 redis.call('ZADD', wexp, num(now + lease), id)
 redis.call('HSET', recs, id, 'w ' .. n .. ' ' .. lease)
-queued = queued + 1
+queued, qn = queued + 1, qn + n
 expires(now + lease)
 save()
-return {0}
+return {0, 0, size}
 `)
 
 // updateScript releases and refreshes grants, and withdraws requests. It is
@@ -254,35 +287,40 @@ return {0}
 // 0 releases the grant, or withdraws the request from the queue, and is
 // silent if Redis does not know the id (a withdrawal of a request that may
 // not have arrived yet); -1 releases too, but reports an id Redis does not
-// know. Either leaves a tombstone, so a retry finds the release done. Whoever now fits at the head of the queue is
+// know. Either leaves a tombstone, so a retry finds the release done. -2
+// is a waiter's request: its queue entry's expiry is pushed back.
+// Returns {missing, granted}: the ids given with a count other than 0 that
+// Redis does not know (their lease expired, or Redis lost them; for a
+// waiter, its entry), and id, token pairs of the waiters given that are
+// granted. Whoever now fits at the head of the queue is
 // admitted.
-// Returns the ids given with a count other than 0 that Redis does not know:
-// their lease expired, or Redis lost them.
 var updateScript = redis.NewScript(prelude + `
 local missing = {}
-local function bury(id)
-  redis.call('HSET', recs, id, 'x')
-  redis.call('ZADD', holders, num(now + lease), id)
-  expires(now + lease)
-end
+local waiting = {}
 for i = 5, #ARGV, 2 do
   local id, keep = ARGV[i], tonumber(ARGV[i + 1])
   local r = redis.call('HGET', recs, id)
-  if not r then
-    if keep ~= 0 then missing[#missing + 1] = id else bury(id) end
-  elseif r == 'x' then
+  if keep == -2 then
+    waiting[#waiting + 1] = id
+    if r and string.sub(r, 1, 1) == 'w' then
+      redis.call('ZADD', wexp, num(now + lease), id)
+      expires(now + lease)
+    end
+  elseif not r then
+    if keep ~= 0 then missing[#missing + 1] = id else bury(id, 'x') end
+  elseif r == 'x' or r == 'e' then
     if keep > 0 then missing[#missing + 1] = id end
   elseif string.sub(r, 1, 1) == 'w' then
     if keep <= 0 then
       unqueue(id)
-      bury(id)
+      bury(id, 'x')
     end
   else
     local n, token = string.match(r, '^h (%d+) (%d+)$')
     n = tonumber(n)
     if keep <= 0 then
       used = used - n
-      bury(id)
+      bury(id, 'x')
     else
       if keep < n then
         used = used - (n - keep)
@@ -295,13 +333,39 @@ for i = 5, #ARGV, 2 do
 end
 grant()
 save()
-return missing
+local granted = {}
+for _, id in ipairs(waiting) do
+  local r = redis.call('HGET', recs, id)
+  if r and string.sub(r, 1, 1) == 'h' then
+    granted[#granted + 1] = id
+    granted[#granted + 1] = string.match(r, ' (%d+)$')
+  elseif not r or r == 'x' or r == 'e' then
+    missing[#missing + 1] = id
+  end
+end
+return {missing, granted, size}
 `)
 
 // infoScript records the size if the semaphore is new and reports
-// {free permits, queued waiters}.
+// {free permits, queued waiters, permits they ask for}.
 var infoScript = redis.NewScript(prelude + `
 grant()
 save()
-return {size - used, queued}
+return {size - used, queued, qn, size}
+`)
+
+// resizeScript sets the size to ARGV[5]. Growing admits the waiters that
+// now fit; shrinking revokes no grant (none is admitted until fewer than
+// the new size are held) and fails every queued request larger than the
+// new size. Returns what infoScript does.
+var resizeScript = redis.NewScript(prelude + `
+size = tonumber(ARGV[5])
+redis.call('HSET', meta, 'size', size)
+for _, id in ipairs(redis.call('ZRANGE', queue, 0, -1)) do
+  local n = tonumber(string.match(redis.call('HGET', recs, id) or '', '^w (%d+)'))
+  if n and n > size then refuse(id) end
+end
+grant()
+save()
+return {size - used, queued, qn, size}
 `)

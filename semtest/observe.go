@@ -176,6 +176,7 @@ func (c *config) testOnWaitCanceled(t *testing.T) {
 		sc.settle()
 		c.sleep(3)
 		sc.finishWaiter(canceled)
+		sc.finishWaiter(expired) // reads its done flag: its err is then safe to read
 		if !errors.Is(canceled.err, context.Canceled) || !errors.Is(expired.err, context.DeadlineExceeded) {
 			t.Fatalf("the canceled Acquire(1) returned %v, the expired Acquire(2) %v; want context.Canceled and context.DeadlineExceeded", canceled.err, expired.err)
 		}

@@ -5,7 +5,8 @@
 //
 //   - servers: a 3-member etcd cluster whose members are this test binary
 //     re-executed in member mode, redis-server snapshotting to RDB, and a
-//     primary, replica and redis-sentinel.
+//     primary, replica and redis-sentinel, and a Redis Cluster in
+//     redis-server's cluster mode.
 //   - proxy: a toxiproxy proxy per worker and server, run in the test
 //     process, that blackholes, delays or cuts connections.
 //   - worker: this test binary re-executed as a client that loops acquire,
@@ -45,6 +46,20 @@
 //	                      restart from the RDB snapshot
 //	TestSentinelFailover  SIGKILL of the Redis primary while a worker holds;
 //	                      the Sentinel promotes the replica
+//	TestRedisStall        stall-retries: redis-server stalls (DEBUG SLEEP)
+//	                      again and again for longer than the clients'
+//	                      read timeout, so go-redis retries what it held
+//	                      up; no release may report its lease lost.
+//	                      broken-ignores-done: stalls past the
+//	                      lease, with holders that ignore Done
+//	TestRedisCluster      SIGKILL of the master that holds the semaphore's
+//	                      keys in a Cluster of three masters with a replica
+//	                      each; a replica takes over and the old master
+//	                      rejoins as its replica. failover: without
+//	                      WithReplicas (over-admission reported);
+//	                      failover-replicas: with it (no violation);
+//	                      broken-ignores-done: holders that act through the
+//	                      failover without checking Done
 //
 // Losing Redis's unsnapshotted or unreplicated writes may admit a second
 // holder, which no lease-based semaphore can prevent once its server forgot

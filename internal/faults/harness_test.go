@@ -118,6 +118,7 @@ type run struct {
 	nemesis  *history.Writer
 	procs    []*proc
 	files    []string
+	duration time.Duration // the longest run of its workers
 }
 
 // proc is one worker process.
@@ -162,6 +163,9 @@ const actDelay = holdTime
 
 func slowActs(s *worker.Spec) { s.ActDelay = actDelay }
 
+// runFor makes every worker run for d instead of the mode's duration.
+func runFor(d time.Duration) option { return func(s *worker.Spec) { s.Duration = d } }
+
 // holdFor makes every grant last d.
 func holdFor(d time.Duration) option { return func(s *worker.Spec) { s.Hold = d } }
 
@@ -196,6 +200,7 @@ func (r *run) start(n int, upstreams, endpoints []string, opts ...option) {
 		for _, o := range opts {
 			o(&spec)
 		}
+		r.duration = max(r.duration, spec.Duration)
 		exe, err := os.Executable()
 		require.NoError(r.t, err)
 		p.cmd = exec.Command(exe, "-test.run=^$")
@@ -349,7 +354,7 @@ func (r *run) partitionHolder(d time.Duration) {
 // which the checker reports as vanished), checks the histories, logs the
 // violations and the summary row, and returns the report.
 func (r *run) finish() *checker.Report {
-	deadline := time.After(currentMode().duration + 6*lease)
+	deadline := time.After(r.duration + 6*lease)
 	for _, p := range r.procs {
 		select {
 		case <-p.exited:
@@ -362,6 +367,7 @@ func (r *run) finish() *checker.Report {
 	}
 	events, err := checker.Load(r.files...)
 	require.NoError(r.t, err)
+
 	rep := checker.Check(checkConfig, events)
 	for _, v := range rep.Violations {
 		r.t.Logf("violation: %v", v)

@@ -7,10 +7,13 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/semacat/sem/internal/faults/checker"
 	"github.com/semacat/sem/internal/faults/history"
 	"github.com/semacat/sem/internal/faults/servers"
+	"github.com/semacat/sem/internal/faults/worker"
+	"github.com/semacat/sem/redissem"
 )
 
 // scenario is one fault applied to holders of a size-1 semaphore, repeated
@@ -197,4 +200,103 @@ func expectOnlyDocumentedOverAdmission(t *testing.T, rep *checker.Report) {
 		t.Logf("over-admission after Redis lost writes (documented by redissem): %d episodes", n)
 	}
 	assert.NotEmpty(t, rep.PermitsBack, "nobody was granted after the server fault")
+}
+
+// withReplicas makes every grant and refresh wait for one replica.
+func withReplicas(s *worker.Spec) { s.Replicas = 1 }
+
+// TestRedisCluster fails over a master of a Redis Cluster of three masters,
+// each with a replica, in redis-server's own cluster mode: SIGKILL of the
+// master that holds the semaphore's keys while a worker holds, one of its
+// replicas takes over, and the killed master comes back as its replica. Without WithReplicas a grant the replica had not
+// received is lost, which redissem documents; with it, every grant and
+// refresh a holder relies on is on the replica, so nothing may go wrong.
+// The broken variant holds through the failover without heeding Done: the
+// checker must catch it acting on a grant the new master let go.
+func TestRedisCluster(t *testing.T) {
+	t.Parallel()
+	variants := []struct {
+		name   string
+		opts   []option
+		expect func(t *testing.T, rep *checker.Report)
+	}{
+		{"failover", nil, expectOnlyDocumentedOverAdmission},
+		{"failover-replicas", []option{withReplicas}, func(t *testing.T, rep *checker.Report) {
+			assert.Empty(t, rep.Violations)
+			assert.NotEmpty(t, rep.PermitsBack, "nobody was granted after the failover")
+		}},
+		{"broken-ignores-done", []option{withReplicas, ignoreDone, holdFor(3 * lease)}, func(t *testing.T, rep *checker.Report) {
+			assert.Positive(t, rep.Count(checker.DoneNotFired), "the checker missed the write made on a grant lost in the failover")
+		}},
+	}
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			t.Parallel()
+			c := servers.StartCluster(t, t.TempDir(), 3, 1)
+			r := newRun(t, "redis")
+			// The workers outlast the failovers: each takes the node
+			// timeout and an election, and a lease passes before the
+			// permits come back.
+			d := currentMode().duration + time.Duration(currentMode().faults)*4*lease
+			r.start(currentMode().workers, nil, c.Addrs(), append([]option{holdFor(lease), runFor(d)}, v.opts...)...)
+			key := redissem.DefaultKeyPrefix + "{" + r.name + "}:meta"
+			for range currentMode().faults {
+				time.Sleep(lease / 2)
+				r.waitHolder()
+				old, err := c.MasterOf(key)
+				require.NoError(t, err)
+				old.Kill()
+				r.fault(history.FaultServer, "redis-master "+old.Addr())
+				now, err := c.WaitFailover(old, key, 20*time.Second)
+				require.NoError(t, err)
+				old.Restart() // it rejoins as the new master's replica
+				r.fault(history.FaultRestart, "redis-master "+now+", the old one its replica")
+			}
+			v.expect(t, r.finish())
+		})
+	}
+}
+
+// stallReadTimeout is the workers' read timeout in the stall scenarios:
+// shorter than a stall, so that go-redis retries what a stall holds up.
+const stallReadTimeout = 150 * time.Millisecond
+
+// TestRedisStall stalls redis-server (DEBUG SLEEP) again and again for
+// longer than the clients' read timeout and shorter than the Cutoff: every
+// command a stall holds up is retried on another connection while the
+// first may still run. Nothing may go wrong, and no release may report its
+// lease lost. The broken variant stalls past the lease, so that grants do
+// end, with holders that act without checking Done: the checker must catch
+// them.
+func TestRedisStall(t *testing.T) {
+	t.Parallel()
+	variants := []struct {
+		name   string
+		stall  time.Duration
+		opts   []option
+		expect func(t *testing.T, rep *checker.Report)
+	}{
+		{"stall-retries", 250 * time.Millisecond, nil, func(t *testing.T, rep *checker.Report) {
+			assert.Empty(t, rep.Violations)
+		}},
+		{"broken-ignores-done", lease + lease/2, []option{ignoreDone, holdFor(3 * lease)}, func(t *testing.T, rep *checker.Report) {
+			assert.Positive(t, rep.Count(checker.DoneNotFired), "the checker missed the write made on a grant a stall ended")
+		}},
+	}
+	srv := servers.StartRedis(t, t.TempDir(), "--enable-debug-command", "local")
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			r := newRun(t, "redis")
+			r.start(currentMode().workers, nil, []string{srv.Addr()},
+				append([]option{func(s *worker.Spec) { s.ReadTimeout = stallReadTimeout }}, v.opts...)...)
+			stalls := max(currentMode().faults, int(r.duration/(v.stall+holdTime)))
+			for range stalls {
+				time.Sleep(holdTime)
+				r.fault(history.FaultStall, "redis")
+				require.NoError(t, servers.Stall(srv.Addr(), v.stall))
+				r.fault(history.FaultStallEnd, "redis")
+			}
+			v.expect(t, r.finish())
+		})
+	}
 }

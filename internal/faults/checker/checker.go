@@ -32,6 +32,9 @@
 //     lease sees Done fire within the lease of the cut.
 //   - Permits back: after a holder is cut off, another worker is granted
 //     within Lease + BackBound. The delay is reported for every fault.
+//   - No false loss (leaselost.go): a release that says its lease was
+//     lost, while nothing could have ended that lease, tells a fenced user
+//     their work may have overlapped another's when it did not.
 //   - No stranded waiter and no vanished worker: every acquire-start ends
 //     in a grant or an error, and every worker that was not killed logged
 //     its exit.
@@ -74,6 +77,7 @@ const (
 	PermitsNotBack    = "permits-not-back"
 	Stranded          = "stranded-waiter"
 	Vanished          = "vanished-worker"
+	FalseLeaseLost    = "false-lease-lost"
 )
 
 // Violation is one broken promise.
@@ -152,13 +156,14 @@ func Check(cfg Config, events []history.Event) *Report {
 	checkDone(r, cfg, run, grants)
 	checkBack(r, cfg, run, grants)
 	checkWaiters(r, run)
+	checkLeaseLost(r, cfg, run)
 	return r
 }
 
 // recovery says whether f records the end of a fault rather than a fault.
 func recovery(f history.Event) bool {
 	switch f.Detail {
-	case history.FaultCont, history.FaultHeal, history.FaultRestart:
+	case history.FaultCont, history.FaultHeal, history.FaultRestart, history.FaultStallEnd:
 		return true
 	}
 	return false

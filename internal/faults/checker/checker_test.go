@@ -360,3 +360,33 @@ func TestWriteLoggedLateIsNotLate(t *testing.T) {
 	assert.Empty(t, r.Violations)
 	assert.Equal(t, 0, r.LateWrites)
 }
+
+// lostRelease adds a's release of token at ms, whose error says the lease
+// was lost.
+func (x h) lostRelease(ms int, worker string, token int64) h {
+	x = x.add(ms, worker, history.ReleaseStart, token).add(ms+1, worker, history.Released, token)
+	x[len(x)-1].Err = "redissem: Permit.Release(1): redissem: " + checker.LeaseLostText + ": Redis no longer holds the grant"
+	return x
+}
+
+// A release that reports its lease lost is false unless something could
+// have ended the lease: a server stall shorter than the Cutoff cannot; a
+// longer one, a server kill, or a long stop of the holder can.
+func TestFalseLeaseLost(t *testing.T) {
+	held := func(fault func(h) h) []string {
+		events := fault(h{}.grant(0, "a", 10).store(2, "a", history.WriteAccepted, 10)).
+			lostRelease(1500, "a", 10).exit(1600, "a")
+		return kinds(checker.Check(cfg, events))
+	}
+	assert.Equal(t, []string{checker.FalseLeaseLost}, held(func(x h) h { return x }))
+	assert.Equal(t, []string{checker.FalseLeaseLost}, held(func(x h) h {
+		return x.fault(100, history.FaultStall, "redis").fault(350, history.FaultStallEnd, "redis")
+	}), "a stall shorter than the Cutoff ends no lease")
+	assert.Empty(t, held(func(x h) h {
+		return x.fault(100, history.FaultStall, "redis").fault(1200, history.FaultStallEnd, "redis")
+	}), "a stall longer than the Cutoff may end the lease")
+	assert.Empty(t, held(func(x h) h { return x.fault(100, history.FaultServer, "redis") }))
+	assert.Empty(t, held(func(x h) h {
+		return x.fault(100, history.FaultStop, "a").fault(1200, history.FaultCont, "a")
+	}))
+}

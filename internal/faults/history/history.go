@@ -66,6 +66,8 @@ const (
 	FaultHeal      = "heal"      // the partition ends
 	FaultServer    = "server"    // a server was killed (Target names it): every worker is affected
 	FaultRestart   = "restart"   // a killed server is back
+	FaultStall     = "stall"     // a server stops answering for a while (DEBUG SLEEP), then goes on where it was
+	FaultStallEnd  = "stall-end" // the stalled server answers again
 )
 
 // Event is one line of a history.

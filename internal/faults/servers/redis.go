@@ -86,12 +86,24 @@ func expect(addr, want string, args ...string) error {
 // integer or a bulk string as is, an array as its elements joined by
 // spaces. It needs no client library, so it leaves no goroutine behind.
 func Command(addr string, args ...string) (string, error) {
+	return commandWithin(addr, 2*time.Second, args...)
+}
+
+// Stall makes the Redis server at addr stop answering for d (DEBUG SLEEP;
+// the server needs --enable-debug-command) and returns when it answers
+// again. Commands that arrive meanwhile wait, and run after it.
+func Stall(addr string, d time.Duration) error {
+	_, err := commandWithin(addr, d+2*time.Second, "DEBUG", "SLEEP", strconv.FormatFloat(d.Seconds(), 'f', 3, 64))
+	return err
+}
+
+func commandWithin(addr string, timeout time.Duration, args ...string) (string, error) {
 	c, err := net.DialTimeout("tcp", addr, time.Second)
 	if err != nil {
 		return "", err
 	}
 	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(2 * time.Second))
+	_ = c.SetDeadline(time.Now().Add(timeout))
 	var b strings.Builder
 	fmt.Fprintf(&b, "*%d\r\n", len(args))
 	for _, a := range args {

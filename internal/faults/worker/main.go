@@ -19,13 +19,15 @@ const SpecEnv = "FAULTS_WORKER_SPEC"
 // how to reach its server, and its history file.
 type Spec struct {
 	Config
-	Strategy   string        // "etcd" or "redis"
-	Endpoints  []string      // etcd client URLs, Redis addresses, or Sentinel addresses
-	MasterName string        // with Sentinel: the monitored primary's name
-	Semaphore  string        // the semaphore's name
-	Size       int64         // the semaphore's size
-	Lease      time.Duration // the lease of every grant
-	History    string        // the worker's history file
+	Strategy    string        // "etcd" or "redis"
+	Endpoints   []string      // etcd client URLs, Redis addresses, or Sentinel addresses
+	MasterName  string        // with Sentinel: the monitored primary's name
+	Semaphore   string        // the semaphore's name
+	Size        int64         // the semaphore's size
+	Lease       time.Duration // the lease of every grant
+	Replicas    int           // redissem: replicas that must confirm each grant and refresh (WithReplicas), 0 for none
+	ReadTimeout time.Duration // redissem: the client's read timeout, after which go-redis retries; 0 for a second
+	History     string        // the worker's history file
 }
 
 // Env returns the environment entry that hands s to a worker process.

@@ -17,11 +17,19 @@ type redisHandle struct {
 
 func openRedis(s Spec) (Acquirer, error) {
 	redis.SetLogger(quiet{}) // the runs break connections on purpose; the history has the errors
+	readTimeout := s.ReadTimeout
+	if readTimeout == 0 {
+		readTimeout = time.Second
+	}
 	rdb := redis.NewUniversalClient(&redis.UniversalOptions{
-		Addrs: s.Endpoints, MasterName: s.MasterName,
-		DialTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second,
+		Addrs: s.Endpoints, MasterName: s.MasterName, // several Addrs: a Cluster
+		DialTimeout: time.Second, ReadTimeout: readTimeout, WriteTimeout: time.Second,
 	})
-	sem, err := redissem.New(rdb, s.Semaphore, s.Size, redissem.WithLease(s.Lease), redissem.WithTimeout(s.ReleaseTimeout))
+	opts := []redissem.Option{redissem.WithLease(s.Lease), redissem.WithTimeout(s.ReleaseTimeout)}
+	if s.Replicas > 0 {
+		opts = append(opts, redissem.WithReplicas(s.Replicas, s.Lease/4))
+	}
+	sem, err := redissem.New(rdb, s.Semaphore, s.Size, opts...)
 	if err != nil {
 		_ = rdb.Close()
 		return nil, err
