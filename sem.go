@@ -61,7 +61,7 @@
 //	weighted  Semaphore  New, NewAvailable           yes      yes     yes
 //	spinsem   Semaphore  New, NewAvailable           yes      yes     yes
 //	etcdsem   Semaphore  New(client, name, size)     no       yes     no
-//	redissem  Semaphore  New(client, name, size)     no       yes     no
+//	redissem  Semaphore  New(client, name, size)     yes      yes     yes
 //
 // # The contract
 //
