@@ -55,3 +55,11 @@ func (s *Semaphore) Tracked(key string) bool {
 	_, ok := s.keys[key]
 	return ok
 }
+
+// SweepScheduled reports whether s sweeps its keys at every keep-alive
+// for now, as it does after a write of unknown outcome.
+func (s *Semaphore) SweepScheduled() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return time.Now().Before(s.sweepUntil)
+}

@@ -21,11 +21,16 @@ type queueState struct {
 func (q *queueState) fits(n, size int64) bool { return q.sum+n <= size }
 
 // enqueue writes a new key of weight n, attached to the lease, and reads
-// the queue ahead of it in the same transaction. The transaction only puts
-// the key if it does not exist yet, so it is retried safely when its
-// outcome is unknown (an unavailable server, a leader election). If it
-// gives up after an unknown outcome, it deletes the key and has the handle
-// sweep its keys for a while, in case the put lands after the delete.
+// the queue ahead of it in the same transaction. The transaction is sent
+// under the handle's timeout, not ctx: a request abandoned when ctx ends
+// could still land after the deletion meant to undo it, leaving a key that
+// holds permits nobody tracks. The caller learns the outcome and undoes it
+// itself if ctx ended meanwhile. The transaction only puts the key if it
+// does not exist yet, so it is retried safely when its outcome is unknown
+// (an unavailable server, a leader election, a timeout). If it gives up
+// after an unknown outcome, it has the key deleted in the background (the
+// server is unlikely to answer at once) and the handle sweep its keys for a
+// while, in case the put lands after the delete.
 func (s *Semaphore) enqueue(ctx context.Context, n int64) (*entry, *queueState, error) {
 	if err := s.usable(); err != nil {
 		return nil, nil, err
@@ -37,7 +42,7 @@ func (s *Semaphore) enqueue(ctx context.Context, n int64) (*entry, *queueState, 
 	put := clientv3.OpPut(e.key, s.value(n), clientv3.WithLease(s.lease.id))
 	read := clientv3.OpGet(s.queue, clientv3.WithPrefix())
 	for attempt := 0; ; attempt++ {
-		resp, err := s.sendEnqueue(ctx, e.key, put, read)
+		resp, err := s.sendEnqueue(e.key, put, read)
 		if err == nil {
 			if resp.Succeeded {
 				s.hook.wrote(resp.Header.Revision)
@@ -53,20 +58,25 @@ func (s *Semaphore) enqueue(ctx context.Context, n int64) (*entry, *queueState, 
 			s.forget(e)
 			return nil, nil, s.leaseGone()
 		}
+		s.sweepSoon() // the put may have landed, or may still land
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			continue // the attempt timed out, the caller has time: send it again
+		}
 		if err = s.backoff(ctx, "Acquire: joining the queue", err, attempt); err != nil {
-			s.sweepSoon()
-			s.drop(e)
+			s.dropLater(e)
 			return nil, nil, err
 		}
 	}
 }
 
-// sendEnqueue sends enqueue's transaction: put the key unless it exists,
-// and read the queue.
-func (s *Semaphore) sendEnqueue(ctx context.Context, key string, put, read clientv3.Op) (*clientv3.TxnResponse, error) {
+// sendEnqueue sends enqueue's transaction, bounded by the timeout: put the
+// key unless it exists, and read the queue.
+func (s *Semaphore) sendEnqueue(key string, put, read clientv3.Op) (*clientv3.TxnResponse, error) {
 	if err := s.hook.faultEnqueue(key); err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithTimeout(s.lease.ctx, s.opts.timeout)
+	defer cancel()
 	return s.cli.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
 		Then(put, read).

@@ -107,6 +107,19 @@ func (s *Semaphore) drop(e *entry) {
 	}
 }
 
+// dropLater has e's key deleted by the janitor, for a caller that gives up
+// on a server that did not answer and should not wait for it once more.
+func (s *Semaphore) dropLater(e *entry) {
+	if s.usable() != nil {
+		return
+	}
+	s.mu.Lock()
+	e.weight = 0
+	s.dirty[e.key] = e
+	s.mu.Unlock()
+	s.startJanitor()
+}
+
 // forget stops tracking e, whose key is known not to exist.
 func (s *Semaphore) forget(e *entry) {
 	s.mu.Lock()
