@@ -4,21 +4,28 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 
-	"go.etcd.io/etcd/api/v3/mvccpb"
+	"go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// queueState is what a key's waiter knows of the keys created before it.
+// queueState is what a waiting key knows of the queue ahead of it. When
+// every key ahead holds (the key is the head of the waiters), it knows
+// them all, at most size of them, and their sum; otherwise it knows only
+// pred, the key just ahead, itself a waiter, and watches nothing else.
 type queueState struct {
-	ahead map[string]int64 // key -> weight
+	ahead map[string]int64 // key -> weight, when every key ahead holds
 	sum   int64            // sum of ahead's weights
+	pred  string           // the key just ahead, when it waits
 	rev   int64            // the revision at which this was true
+	stale bool             // the queue must be read again before use
 }
 
-func (q *queueState) fits(n, size int64) bool { return q.sum+n <= size }
+// fits reports whether a key of weight n may hold, by what q knows.
+func (q *queueState) fits(n, size int64) bool { return !q.stale && q.pred == "" && q.sum+n <= size }
 
 // enqueue writes a new key of weight n, attached to the lease, and reads
 // the queue ahead of it in the same transaction. The transaction is sent
@@ -40,19 +47,10 @@ func (s *Semaphore) enqueue(ctx context.Context, n int64) (*entry, *queueState, 
 	s.keys[e.key] = e // before the put is sent: a sweep must never take it
 	s.mu.Unlock()
 	put := clientv3.OpPut(e.key, s.value(n), clientv3.WithLease(s.lease.id))
-	read := clientv3.OpGet(s.queue, clientv3.WithPrefix())
 	for attempt := 0; ; attempt++ {
-		resp, err := s.sendEnqueue(e.key, put, read)
+		resp, err := s.sendEnqueue(e.key, put)
 		if err == nil {
-			if resp.Succeeded {
-				s.hook.wrote(resp.Header.Revision)
-			}
-			kvs := resp.Responses[len(resp.Responses)-1].GetResponseRange().Kvs
-			if q, ok := s.queueAhead(e, resp.Header.Revision, kvs); ok {
-				return e, q, nil
-			}
-			s.forget(e)
-			return nil, nil, s.keyGone(e)
+			return s.enqueued(e, resp)
 		}
 		if errors.Is(err, rpctypes.ErrLeaseNotFound) {
 			s.forget(e)
@@ -70,8 +68,9 @@ func (s *Semaphore) enqueue(ctx context.Context, n int64) (*entry, *queueState, 
 }
 
 // sendEnqueue sends enqueue's transaction, bounded by the timeout: put the
-// key unless it exists, and read the queue.
-func (s *Semaphore) sendEnqueue(key string, put, read clientv3.Op) (*clientv3.TxnResponse, error) {
+// key unless it exists, and read the queue ahead of it (see readOps). If
+// the key exists (an earlier attempt landed), read the key itself.
+func (s *Semaphore) sendEnqueue(key string, put clientv3.Op) (*clientv3.TxnResponse, error) {
 	if err := s.hook.faultEnqueue(key); err != nil {
 		return nil, err
 	}
@@ -79,131 +78,74 @@ func (s *Semaphore) sendEnqueue(key string, put, read clientv3.Op) (*clientv3.Tx
 	defer cancel()
 	return s.cli.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(put, read).
-		Else(read).
+		Then(append([]clientv3.Op{put}, s.readOps(0)...)...).
+		Else(clientv3.OpGet(key)).
 		Commit()
 }
 
-// queueAhead builds the state of the keys ahead of e from a read of the
-// queue at revision rev, and records e's create revision. It reports false
-// if e is not in the read, or is there with another create revision than
-// the one recorded: e's key was deleted.
-func (s *Semaphore) queueAhead(e *entry, rev int64, kvs []*mvccpb.KeyValue) (*queueState, bool) {
-	var created int64
-	for _, kv := range kvs {
-		if string(kv.Key) == e.key {
-			created = kv.CreateRevision
+// enqueued returns the entry and what it knows of the queue after
+// enqueue's transaction.
+func (s *Semaphore) enqueued(e *entry, resp *clientv3.TxnResponse) (*entry, *queueState, error) {
+	if !resp.Succeeded { // an earlier attempt put the key: learn its place
+		if kvs := resp.Responses[0].GetResponseRange().Kvs; len(kvs) == 1 {
+			e.rev = kvs[0].CreateRevision
+			return e, &queueState{rev: resp.Header.Revision, stale: true}, nil
 		}
+		s.forget(e)
+		return nil, nil, s.keyGone(e)
 	}
-	if created == 0 || (e.rev != 0 && created != e.rev) {
+	s.hook.wrote(e.key, resp.Header.Revision)
+	q, ok := s.queueAhead(e, resp.Header.Revision, resp.Responses[1:])
+	if !ok {
+		s.forget(e)
+		return nil, nil, s.keyGone(e)
+	}
+	return e, q, nil
+}
+
+// readOps reads what a key created at revision rev (0: the newest key)
+// needs of the queue, whatever its length: the first keys in line, as many
+// as can hold at once (each holds at least one permit) and one more, and
+// the key itself with the one just ahead of it.
+func (s *Semaphore) readOps(rev int64) []clientv3.Op {
+	first := []clientv3.OpOption{clientv3.WithPrefix(),
+		clientv3.WithSort(clientv3.SortByCreateRevision, clientv3.SortAscend), clientv3.WithLimit(min(s.size, math.MaxInt64-1) + 1)}
+	last := []clientv3.OpOption{clientv3.WithPrefix(),
+		clientv3.WithSort(clientv3.SortByCreateRevision, clientv3.SortDescend), clientv3.WithLimit(2)}
+	if rev != 0 {
+		first = append(first, clientv3.WithMaxCreateRev(rev))
+		last = append(last, clientv3.WithMaxCreateRev(rev))
+	}
+	return []clientv3.Op{clientv3.OpGet(s.queue, first...), clientv3.OpGet(s.queue, last...)}
+}
+
+// queueAhead builds what e knows of the queue from the responses of
+// readOps at revision rev, and records e's create revision. It reports
+// false if e is not in the read, or is there with another create revision
+// than the one recorded: e's key was deleted.
+func (s *Semaphore) queueAhead(e *entry, rev int64, reads []*etcdserverpb.ResponseOp) (*queueState, bool) {
+	first := reads[0].GetResponseRange().Kvs
+	last := reads[1].GetResponseRange().Kvs
+	if len(last) == 0 || string(last[0].Key) != e.key || (e.rev != 0 && last[0].CreateRevision != e.rev) {
 		return nil, false
 	}
-	e.rev = created
-	q := &queueState{ahead: make(map[string]int64, len(kvs)), rev: rev}
-	for _, kv := range kvs {
-		if kv.CreateRevision < e.rev {
-			w := s.weightOf(kv.Value)
-			q.ahead[string(kv.Key)] = w
-			q.sum += w
-		}
+	e.rev = last[0].CreateRevision
+	q := &queueState{ahead: make(map[string]int64), rev: rev}
+	if len(last) == 1 {
+		return q, true // nobody ahead
 	}
-	return q, true
-}
-
-// wait watches the queue from q.rev until the keys ahead of e leave room for
-// e's weight, then reads e's place again and returns nil only if that read
-// agrees (see the package's design). After a watch fails (compaction, a
-// member without a leader) it reads the queue again too and watches from
-// there.
-func (s *Semaphore) wait(ctx context.Context, e *entry, q *queueState) error {
-	defer s.hook.wait(ctx, q)()
-	for attempt := 0; ; {
-		fits, err := s.watch(ctx, e, q)
-		if err != nil {
-			return err
+	for _, kv := range first {
+		if kv.CreateRevision >= e.rev {
+			return q, true // every key ahead holds
 		}
-		if err := ctx.Err(); err != nil {
-			return err
+		w := s.weightOf(kv.Value)
+		if q.sum+w > s.size {
+			break // kv waits, and so does every key behind it
 		}
-		if fits {
-			s.hook.confirming(e.key)
-		}
-		resp, err := s.cli.Get(ctx, s.queue, clientv3.WithPrefix(), clientv3.WithMaxCreateRev(e.rev))
-		if err != nil {
-			if err = s.backoff(ctx, "Acquire: reading the queue", err, attempt); err != nil {
-				return err
-			}
-			attempt++
-			continue
-		}
-		attempt = 0
-		nq, ok := s.queueAhead(e, resp.Header.Revision, resp.Kvs)
-		if !ok {
-			return s.keyGone(e)
-		}
-		*q = *nq
-		s.hook.saw(q)
-		if q.fits(e.weight, s.size) {
-			return nil
-		}
+		q.ahead[string(kv.Key)] = w
+		q.sum += w
 	}
-}
-
-// watch applies the queue's changes after q.rev to q until e fits (true),
-// e's key disappears or the handle can no longer be used (an error), or the
-// watch ends (neither: the caller reads the queue again).
-func (s *Semaphore) watch(ctx context.Context, e *entry, q *queueState) (fits bool, err error) {
-	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
-	defer cancel()
-	wch := s.cli.Watch(wctx, s.queue, clientv3.WithPrefix(), clientv3.WithRev(q.rev+1))
-	for {
-		var wr clientv3.WatchResponse
-		var ok bool
-		s.hook.leave()
-		select {
-		case wr, ok = <-wch:
-		case <-s.lease.dead:
-		}
-		s.hook.enter()
-		if err := s.usable(); err != nil {
-			return false, err
-		}
-		if !ok || wr.Canceled || wr.Err() != nil {
-			return false, nil
-		}
-		for _, ev := range wr.Events {
-			if string(ev.Kv.Key) == e.key {
-				if ev.Type == mvccpb.DELETE {
-					return false, s.keyGone(e)
-				}
-				continue
-			}
-			q.apply(ev, s.weightOf)
-		}
-		q.rev = wr.Header.Revision
-		s.hook.saw(q)
-		if q.fits(e.weight, s.size) {
-			return true, nil
-		}
-	}
-}
-
-// apply updates q with one event of the queue: a key ahead left or shrank.
-// Keys created after q's own are not ahead and do not count.
-func (q *queueState) apply(ev *clientv3.Event, weightOf func([]byte) int64) {
-	k := string(ev.Kv.Key)
-	w, ahead := q.ahead[k]
-	if !ahead {
-		return
-	}
-	if ev.Type == mvccpb.DELETE {
-		delete(q.ahead, k)
-		q.sum -= w
-		return
-	}
-	nw := weightOf(ev.Kv.Value)
-	q.ahead[k] = nw
-	q.sum += nw - w
+	return &queueState{pred: string(last[1].Key), rev: rev}, true
 }
 
 // keyGone is the error of a call whose key was deleted by someone else than

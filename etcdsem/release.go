@@ -235,7 +235,7 @@ func (s *Semaphore) write(ctx context.Context, ops []clientv3.Op) (absent []bool
 		}
 		absent[0] = resp.Deleted == 0
 		if !absent[0] {
-			s.hook.wrote(resp.Header.Revision)
+			s.hook.wroteOp(ops[0], resp.Header.Revision)
 		}
 		return absent, nil
 	}
@@ -250,7 +250,7 @@ func (s *Semaphore) write(ctx context.Context, ops []clientv3.Op) (absent []bool
 			absent[i] = !t.Succeeded
 		}
 		if !absent[i] {
-			s.hook.wrote(resp.Header.Revision)
+			s.hook.wroteOp(ops[i], resp.Header.Revision)
 		}
 	}
 	return absent, nil

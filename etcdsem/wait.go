@@ -1,0 +1,196 @@
+package etcdsem
+
+import (
+	"context"
+
+	"go.etcd.io/etcd/api/v3/etcdserverpb"
+	"go.etcd.io/etcd/api/v3/mvccpb"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// waiter is an Acquire whose key does not hold yet.
+type waiter struct {
+	s        *Semaphore
+	ctx      context.Context
+	e        *entry
+	q        *queueState
+	failures int // round trips failed in a row
+}
+
+// wait waits until e's key holds, and returns nil once a read made after
+// the key was touched (see confirm) agrees. While other keys wait ahead,
+// it watches only the one just ahead; once every key ahead holds, it
+// watches the queue and counts the permits given back ahead of it. Server
+// work per change is so one event for the head of the waiters and one for
+// the waiter behind the key that changed, however long the queue.
+func (s *Semaphore) wait(ctx context.Context, e *entry, q *queueState) error {
+	defer s.hook.wait(ctx, q)()
+	w := &waiter{s: s, ctx: ctx, e: e, q: q}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !q.fits(e.weight, s.size) {
+			if err := w.watch(); err != nil {
+				return err
+			}
+			continue
+		}
+		granted, err := w.confirm()
+		if granted || err != nil {
+			return err
+		}
+	}
+}
+
+// read reads the queue ahead of the key again.
+func (w *waiter) read() error {
+	s := w.s
+	resp, err := s.cli.Txn(w.ctx).Then(s.readOps(w.e.rev)...).Commit()
+	if err != nil {
+		return w.failed("Acquire: reading the queue", err)
+	}
+	return w.update(resp.Header.Revision, resp.Responses)
+}
+
+// confirm touches the key, rewriting its weight in place, and reads the
+// queue ahead again in the same transaction. The read tells whether the
+// key holds: the watch that said so may be stale, and the key may have
+// gone with its lease (the check etcd's own Mutex makes after waiting).
+// The touch tells the waiter behind, which watches this key alone, that
+// it is now first among the waiters. The put happens only while the key
+// exists, so it never brings a deleted key back.
+func (w *waiter) confirm() (granted bool, err error) {
+	s, e := w.s, w.e
+	s.hook.confirming(e.key)
+	touch := clientv3.OpPut(e.key, s.value(e.weight), clientv3.WithLease(s.lease.id))
+	resp, err := s.cli.Txn(w.ctx).
+		If(clientv3.Compare(clientv3.CreateRevision(e.key), "=", e.rev)).
+		Then(append([]clientv3.Op{touch}, s.readOps(e.rev)...)...).
+		Commit()
+	if err != nil {
+		return false, w.failed("Acquire: confirming the grant", err)
+	}
+	if !resp.Succeeded {
+		return false, s.keyGone(e)
+	}
+	s.hook.wrote(e.key, resp.Header.Revision)
+	if err := w.update(resp.Header.Revision, resp.Responses[1:]); err != nil {
+		return false, err
+	}
+	return w.q.fits(e.weight, s.size), nil
+}
+
+// update replaces what the waiter knows by a read at revision rev.
+func (w *waiter) update(rev int64, reads []*etcdserverpb.ResponseOp) error {
+	w.failures = 0
+	q, ok := w.s.queueAhead(w.e, rev, reads)
+	if !ok {
+		return w.s.keyGone(w.e)
+	}
+	*w.q = *q
+	w.s.hook.saw(w.q)
+	return nil
+}
+
+// failed returns nil after a pause if the round trip that failed with err
+// is worth trying again, and the error to return otherwise.
+func (w *waiter) failed(what string, err error) error {
+	w.failures++
+	return w.s.backoff(w.ctx, what, err, w.failures-1)
+}
+
+// watch watches what the waiter needs until its view changes: the key
+// just ahead if it waits (any change of it), else the queue (the keys
+// ahead leaving or shrinking, until the key fits, and the key itself
+// leaving). The watch starts at the server's current revision, which
+// costs the server nothing to catch up, and the queue is read again if the
+// waiter's view is older than that; events the view already holds are
+// skipped. It returns with the view stale when it must be read again.
+func (w *waiter) watch() error {
+	s, e, q := w.s, w.e, w.q
+	pred := q.pred
+	key, opts := pred, []clientv3.OpOption{clientv3.WithCreatedNotify()}
+	if pred == "" {
+		key, opts = s.queue, append(opts, clientv3.WithPrefix())
+	}
+	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(w.ctx))
+	defer cancel()
+	wch := s.cli.Watch(wctx, key, opts...)
+	for {
+		wr, err := w.next(wch)
+		if err != nil || wr == nil {
+			return err
+		}
+		if wr.Created {
+			if q.stale || wr.Header.Revision > q.rev {
+				q.stale = true
+				if err := w.read(); err != nil {
+					return err
+				}
+			}
+			if q.stale || q.pred != pred || q.fits(e.weight, s.size) {
+				return nil
+			}
+			continue
+		}
+		changed := false
+		for _, ev := range wr.Events {
+			if ev.Kv.ModRevision <= q.rev {
+				continue // the view holds it already
+			}
+			if pred != "" || string(ev.Kv.Key) == e.key {
+				changed = true // the key ahead changed, or this one left
+				continue
+			}
+			q.apply(ev, s.weightOf)
+		}
+		q.rev = max(q.rev, wr.Header.Revision)
+		s.hook.saw(q)
+		if changed || q.fits(e.weight, s.size) {
+			q.stale = changed
+			return nil
+		}
+	}
+}
+
+// next returns the watch's next response, nil with the view marked stale
+// if the watch ended (compaction, a member without a leader), or an error
+// if the handle can no longer be used.
+func (w *waiter) next(wch clientv3.WatchChan) (*clientv3.WatchResponse, error) {
+	s := w.s
+	var wr clientv3.WatchResponse
+	var ok bool
+	s.hook.leave()
+	select {
+	case wr, ok = <-wch:
+	case <-s.lease.dead:
+	}
+	s.hook.enter()
+	if err := s.usable(); err != nil {
+		return nil, err
+	}
+	if !ok || wr.Canceled || wr.Err() != nil {
+		w.q.stale = true
+		return nil, nil
+	}
+	return &wr, nil
+}
+
+// apply updates q with one event of the queue: a key ahead left or shrank.
+// Keys created after q's own are not ahead and do not count.
+func (q *queueState) apply(ev *clientv3.Event, weightOf func([]byte) int64) {
+	k := string(ev.Kv.Key)
+	w, ahead := q.ahead[k]
+	if !ahead {
+		return
+	}
+	if ev.Type == mvccpb.DELETE {
+		delete(q.ahead, k)
+		q.sum -= w
+		return
+	}
+	nw := weightOf(ev.Kv.Value)
+	q.ahead[k] = nw
+	q.sum += nw - w
+}
