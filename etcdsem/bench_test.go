@@ -3,6 +3,7 @@ package etcdsem_test
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -51,7 +52,7 @@ var contenders = []struct {
 			tb.Fatal(err)
 		}
 		return semLocker{s}
-	}, func(name string) string { return etcdsem.DefaultPrefix + name + "/q/" }},
+	}, func(name string) string { return etcdsem.DefaultPrefix + url.PathEscape(name) + "/q/" }},
 	{"etcdmutex", func(tb testing.TB, c *clientv3.Client, name string) locker {
 		s, err := concurrency.NewSession(c)
 		if err != nil {

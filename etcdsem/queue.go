@@ -7,7 +7,7 @@ import (
 	"math"
 	"strconv"
 
-	"go.etcd.io/etcd/api/v3/etcdserverpb"
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -68,7 +68,7 @@ func (s *Semaphore) enqueue(ctx context.Context, n int64) (*entry, *queueState, 
 }
 
 // sendEnqueue sends enqueue's transaction, bounded by the timeout: put the
-// key unless it exists, and read the queue ahead of it (see readOps). If
+// key unless it exists, and read the queue ahead of it (see view). If
 // the key exists (an earlier attempt landed), read the key itself.
 func (s *Semaphore) sendEnqueue(key string, put clientv3.Op) (*clientv3.TxnResponse, error) {
 	if err := s.hook.faultEnqueue(key); err != nil {
@@ -78,7 +78,7 @@ func (s *Semaphore) sendEnqueue(key string, put clientv3.Op) (*clientv3.TxnRespo
 	defer cancel()
 	return s.cli.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(append([]clientv3.Op{put}, s.readOps(0)...)...).
+		Then(put, s.firstKeys(0), s.lastKeys(0, 0)).
 		Else(clientv3.OpGet(key)).
 		Commit()
 }
@@ -95,48 +95,58 @@ func (s *Semaphore) enqueued(e *entry, resp *clientv3.TxnResponse) (*entry, *que
 		return nil, nil, s.keyGone(e)
 	}
 	s.hook.wrote(e.key, resp.Header.Revision)
-	q, ok := s.queueAhead(e, resp.Header.Revision, resp.Responses[1:])
-	if !ok {
+	q, gone := s.view(e, resp.Header.Revision,
+		resp.Responses[1].GetResponseRange().Kvs, resp.Responses[2].GetResponseRange().Kvs)
+	if gone {
 		s.forget(e)
 		return nil, nil, s.keyGone(e)
 	}
 	return e, q, nil
 }
 
-// readOps reads what a key created at revision rev (0: the newest key)
-// needs of the queue, whatever its length: the first keys in line, as many
-// as can hold at once (each holds at least one permit) and one more, and
-// the key itself with the one just ahead of it.
-func (s *Semaphore) readOps(rev int64) []clientv3.Op {
-	first := []clientv3.OpOption{clientv3.WithPrefix(),
-		clientv3.WithSort(clientv3.SortByCreateRevision, clientv3.SortAscend), clientv3.WithLimit(min(s.size, math.MaxInt64-1) + 1)}
-	last := []clientv3.OpOption{clientv3.WithPrefix(),
-		clientv3.WithSort(clientv3.SortByCreateRevision, clientv3.SortDescend), clientv3.WithLimit(2)}
+// firstKeys reads the first keys in line, up to the key created at
+// revision rev (0: up to the newest key), as many as can hold at once
+// (each holds at least one permit) and one more: what the head of the
+// waiters needs, whatever the queue's length.
+func (s *Semaphore) firstKeys(rev int64) clientv3.Op {
+	opts := []clientv3.OpOption{clientv3.WithPrefix(),
+		clientv3.WithSort(clientv3.SortByCreateRevision, clientv3.SortAscend),
+		clientv3.WithLimit(min(s.size, math.MaxInt64-1) + 1)}
 	if rev != 0 {
-		first = append(first, clientv3.WithMaxCreateRev(rev))
-		last = append(last, clientv3.WithMaxCreateRev(rev))
+		opts = append(opts, clientv3.WithMaxCreateRev(rev))
 	}
-	return []clientv3.Op{clientv3.OpGet(s.queue, first...), clientv3.OpGet(s.queue, last...)}
+	return clientv3.OpGet(s.queue, opts...)
 }
 
-// queueAhead builds what e knows of the queue from the responses of
-// readOps at revision rev, and records e's create revision. It reports
-// false if e is not in the read, or is there with another create revision
-// than the one recorded: e's key was deleted.
-func (s *Semaphore) queueAhead(e *entry, rev int64, reads []*etcdserverpb.ResponseOp) (*queueState, bool) {
-	first := reads[0].GetResponseRange().Kvs
-	last := reads[1].GetResponseRange().Kvs
-	if len(last) == 0 || string(last[0].Key) != e.key || (e.rev != 0 && last[0].CreateRevision != e.rev) {
-		return nil, false
+// lastKeys reads the key created at revision rev (0: the newest key) and
+// the key just ahead of it, at the revision at (0: the current one).
+func (s *Semaphore) lastKeys(rev, at int64) clientv3.Op {
+	opts := []clientv3.OpOption{clientv3.WithPrefix(),
+		clientv3.WithSort(clientv3.SortByCreateRevision, clientv3.SortDescend), clientv3.WithLimit(2)}
+	if rev != 0 {
+		opts = append(opts, clientv3.WithMaxCreateRev(rev))
 	}
-	e.rev = last[0].CreateRevision
-	q := &queueState{ahead: make(map[string]int64), rev: rev}
-	if len(last) == 1 {
-		return q, true // nobody ahead
+	if at != 0 {
+		opts = append(opts, clientv3.WithRev(at))
 	}
+	return clientv3.OpGet(s.queue, opts...)
+}
+
+// view builds what e knows of the queue from reads at revision rev of
+// firstKeys and lastKeys, and records e's create revision. It reports gone
+// if e is not in the reads, or is there with another create revision than
+// the one recorded: e's key was deleted. When first shows that a key ahead
+// waits and last was not read (nil), it returns neither a view nor gone:
+// read last.
+func (s *Semaphore) view(e *entry, rev int64, first, last []*mvccpb.KeyValue) (q *queueState, gone bool) {
+	q = &queueState{ahead: make(map[string]int64), rev: rev}
 	for _, kv := range first {
-		if kv.CreateRevision >= e.rev {
-			return q, true // every key ahead holds
+		if string(kv.Key) == e.key {
+			if e.rev != 0 && kv.CreateRevision != e.rev {
+				return nil, true
+			}
+			e.rev = kv.CreateRevision
+			return q, false // every key ahead holds
 		}
 		w := s.weightOf(kv.Value)
 		if q.sum+w > s.size {
@@ -145,7 +155,14 @@ func (s *Semaphore) queueAhead(e *entry, rev int64, reads []*etcdserverpb.Respon
 		q.ahead[string(kv.Key)] = w
 		q.sum += w
 	}
-	return &queueState{pred: string(last[1].Key), rev: rev}, true
+	if last == nil {
+		return nil, false
+	}
+	if len(last) < 2 || string(last[0].Key) != e.key || (e.rev != 0 && last[0].CreateRevision != e.rev) {
+		return nil, true // (with nobody ahead, e would have been in first)
+	}
+	e.rev = last[0].CreateRevision
+	return &queueState{pred: string(last[1].Key), rev: rev}, false
 }
 
 // keyGone is the error of a call whose key was deleted by someone else than

@@ -3,7 +3,6 @@ package etcdsem
 import (
 	"context"
 
-	"go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -43,30 +42,45 @@ func (s *Semaphore) wait(ctx context.Context, e *entry, q *queueState) error {
 	}
 }
 
-// read reads the queue ahead of the key again.
+// read reads the queue ahead of the key again: the first keys in line,
+// enough when every key ahead holds, and the key just ahead only when not.
 func (w *waiter) read() error {
-	s := w.s
-	resp, err := s.cli.Txn(w.ctx).Then(s.readOps(w.e.rev)...).Commit()
+	s, e := w.s, w.e
+	first, err := s.cli.Do(w.ctx, s.firstKeys(e.rev))
 	if err != nil {
 		return w.failed("Acquire: reading the queue", err)
 	}
-	return w.update(resp.Header.Revision, resp.Responses)
+	rev := first.Get().Header.Revision
+	q, gone := s.view(e, rev, first.Get().Kvs, nil)
+	if q == nil && !gone {
+		last, err := s.cli.Do(w.ctx, s.lastKeys(e.rev, rev))
+		if err != nil {
+			return w.failed("Acquire: reading the queue", err)
+		}
+		q, gone = s.view(e, rev, first.Get().Kvs, last.Get().Kvs)
+	}
+	if gone {
+		return s.keyGone(e)
+	}
+	w.failures = 0
+	*w.q = *q
+	s.hook.saw(w.q)
+	return nil
 }
 
-// confirm touches the key, rewriting its weight in place, and reads the
-// queue ahead again in the same transaction. The read tells whether the
-// key holds: the watch that said so may be stale, and the key may have
-// gone with its lease (the check etcd's own Mutex makes after waiting).
-// The touch tells the waiter behind, which watches this key alone, that
-// it is now first among the waiters. The put happens only while the key
-// exists, so it never brings a deleted key back.
+// confirm makes sure the key still exists, and touches it (rewrites its
+// weight in place) in the same transaction. The watch says the key fits,
+// and the keys ahead only ever leave or shrink, so it holds if it still
+// exists: it may have gone with its lease meanwhile (the check etcd's own
+// Mutex makes after waiting). The touch tells the waiter behind, which
+// watches this key alone, that it is now first among the waiters. The put
+// happens only while the key exists, so it never brings a deleted key back.
 func (w *waiter) confirm() (granted bool, err error) {
 	s, e := w.s, w.e
 	s.hook.confirming(e.key)
-	touch := clientv3.OpPut(e.key, s.value(e.weight), clientv3.WithLease(s.lease.id))
 	resp, err := s.cli.Txn(w.ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(e.key), "=", e.rev)).
-		Then(append([]clientv3.Op{touch}, s.readOps(e.rev)...)...).
+		Then(clientv3.OpPut(e.key, s.value(e.weight), clientv3.WithLease(s.lease.id))).
 		Commit()
 	if err != nil {
 		return false, w.failed("Acquire: confirming the grant", err)
@@ -75,22 +89,7 @@ func (w *waiter) confirm() (granted bool, err error) {
 		return false, s.keyGone(e)
 	}
 	s.hook.wrote(e.key, resp.Header.Revision)
-	if err := w.update(resp.Header.Revision, resp.Responses[1:]); err != nil {
-		return false, err
-	}
-	return w.q.fits(e.weight, s.size), nil
-}
-
-// update replaces what the waiter knows by a read at revision rev.
-func (w *waiter) update(rev int64, reads []*etcdserverpb.ResponseOp) error {
-	w.failures = 0
-	q, ok := w.s.queueAhead(w.e, rev, reads)
-	if !ok {
-		return w.s.keyGone(w.e)
-	}
-	*w.q = *q
-	w.s.hook.saw(w.q)
-	return nil
+	return true, nil
 }
 
 // failed returns nil after a pause if the round trip that failed with err
@@ -105,11 +104,15 @@ func (w *waiter) failed(what string, err error) error {
 // ahead leaving or shrinking, until the key fits, and the key itself
 // leaving). The watch starts at the server's current revision, which
 // costs the server nothing to catch up, and the queue is read again if the
-// waiter's view is older than that; events the view already holds are
-// skipped. It returns with the view stale when it must be read again.
+// waiter's view is stale or older than that; events the view already holds
+// are skipped. It returns when the key fits, when the view must be read
+// again (stale), or when it calls for another watch.
 func (w *waiter) watch() error {
 	s, e, q := w.s, w.e, w.q
 	pred := q.pred
+	if q.stale {
+		pred = "" // the key ahead changed: most likely it holds now, and this key is the head
+	}
 	key, opts := pred, []clientv3.OpOption{clientv3.WithCreatedNotify()}
 	if pred == "" {
 		key, opts = s.queue, append(opts, clientv3.WithPrefix())
