@@ -12,10 +12,12 @@ import (
 // it still trusts. If ctx is already done it returns ctx.Err() without
 // writing anything; if ctx is done before Acquire learns that its key
 // holds, even when the key has just come to hold, it deletes its key (so
-// the queue is as if it never came) and returns ctx.Err(). That deletion is
-// the one request that may outlive ctx: it is bounded by the timeout (see
-// [WithTimeout]), so Acquire returns at worst one timeout after ctx's
-// deadline. If n exceeds the size it returns at once, with no round trip, an
+// the queue is as if it never came) and returns ctx.Err(). Two requests may
+// outlive ctx, each bounded by the timeout (see [WithTimeout]): the write
+// that joins the queue, whose outcome Acquire waits for rather than leave
+// a key it cannot account for, and that deletion. With a server that
+// answers, Acquire returns at worst a round trip or two after ctx's
+// deadline; with one that does not, at worst one timeout after it. If n exceeds the size it returns at once, with no round trip, an
 // error wrapping sem.ErrExceedsSize. Other errors wrap [ErrUnavailable]
 // (after retrying unavailable servers until ctx is done), [ErrLeaseLost] or
 // [ErrClosed]; the handle holds nothing new after any error, and an Acquire

@@ -3,10 +3,12 @@ package etcdsem_test
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"testing"
 
+	"go.etcd.io/etcd/api/v3/etcdserverpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
 	"go.uber.org/zap"
@@ -37,43 +39,71 @@ func (l mutexLocker) lock(ctx context.Context) error   { return l.m.Lock(ctx) }
 func (l mutexLocker) unlock(ctx context.Context) error { return l.m.Unlock(ctx) }
 func (l mutexLocker) close()                           { _ = l.s.Close() }
 
-// contenders builds, for one shared name, a handle of each implementation.
+// contenders builds, for one shared name, a handle of each implementation,
+// and says under which prefix its queue keys live.
 var contenders = []struct {
-	name string
-	new  func(b *testing.B, c *clientv3.Client, name string) locker
+	name  string
+	new   func(tb testing.TB, c *clientv3.Client, name string) locker
+	queue func(name string) string
 }{
-	{"etcdsem", func(b *testing.B, c *clientv3.Client, name string) locker {
+	{"etcdsem", func(tb testing.TB, c *clientv3.Client, name string) locker {
 		s, err := etcdsem.New(c, name, 1)
 		if err != nil {
-			b.Fatal(err)
+			tb.Fatal(err)
 		}
 		return semLocker{s}
-	}},
-	{"etcdmutex", func(b *testing.B, c *clientv3.Client, name string) locker {
+	}, func(name string) string { return etcdsem.DefaultPrefix + url.PathEscape(name) + "/q/" }},
+	{"etcdmutex", func(tb testing.TB, c *clientv3.Client, name string) locker {
 		s, err := concurrency.NewSession(c)
 		if err != nil {
-			b.Fatal(err)
+			tb.Fatal(err)
 		}
 		return mutexLocker{s, concurrency.NewMutex(s, "/bench-mutex/"+name)}
-	}},
+	}, func(name string) string { return "/bench-mutex/" + name + "/" }},
 }
 
-// countingClient returns a client of the test server that counts its unary
-// calls: the round trips (lease keep-alives and watches are streams).
-func countingClient(b *testing.B, calls *atomic.Int64) *clientv3.Client {
-	count := func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
-		calls.Add(1)
+// counts are what a client of the test server received: its unary calls
+// (round trips; lease keep-alives and watches are streams) and the watch
+// events the server delivered to it.
+type counts struct {
+	calls, events atomic.Int64
+}
+
+// countingClient returns a client of the test server that counts its
+// round trips and the watch events it receives in c.
+func countingClient(tb testing.TB, c *counts) *clientv3.Client {
+	unary := func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		c.calls.Add(1)
 		return invoker(ctx, method, req, reply, cc, opts...)
 	}
-	c, err := clientv3.New(clientv3.Config{
-		Endpoints:   server.Endpoints,
-		Logger:      zap.NewNop(),
-		DialOptions: []grpc.DialOption{grpc.WithChainUnaryInterceptor(count)},
+	stream := func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+		cs, err := streamer(ctx, desc, cc, method, opts...)
+		return eventCounter{cs, &c.events}, err
+	}
+	cli, err := clientv3.New(clientv3.Config{
+		Endpoints: server.Endpoints,
+		Logger:    zap.NewNop(),
+		DialOptions: []grpc.DialOption{
+			grpc.WithChainUnaryInterceptor(unary), grpc.WithChainStreamInterceptor(stream)},
 	})
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	return c
+	return cli
+}
+
+// eventCounter counts the events of the watch responses a stream receives.
+type eventCounter struct {
+	grpc.ClientStream
+	events *atomic.Int64
+}
+
+func (s eventCounter) RecvMsg(m any) error {
+	err := s.ClientStream.RecvMsg(m)
+	if wr, ok := m.(*etcdserverpb.WatchResponse); ok && err == nil {
+		s.events.Add(int64(len(wr.Events)))
+	}
+	return err
 }
 
 // BenchmarkLock compares Acquire(1)+Release(1) on a semaphore of size 1 with
@@ -99,10 +129,11 @@ func BenchmarkLock(b *testing.B) {
 	for _, scenario := range []string{"uncontended", "contended"} {
 		for _, impl := range contenders {
 			b.Run(scenario+"/impl="+impl.name, func(b *testing.B) {
-				var calls atomic.Int64
+				var n counts
+				calls := &n.calls
 				name := uniqueName(b)
 				if scenario == "uncontended" {
-					c := countingClient(b, &calls)
+					c := countingClient(b, &n)
 					defer c.Close()
 					l := impl.new(b, c, name)
 					defer l.close()
@@ -130,7 +161,7 @@ func BenchmarkLock(b *testing.B) {
 				}()
 				b.ReportAllocs()
 				b.RunParallel(func(pb *testing.PB) {
-					c := countingClient(b, &calls)
+					c := countingClient(b, &n)
 					l := impl.new(b, c, name)
 					mu.Lock()
 					ls, cs = append(ls, l), append(cs, c)

@@ -16,28 +16,42 @@ back without anyone's help. The <n> in a key's name is a request id, never
 reused by the handle: it tells the keys the handle tracks from keys it no
 longer knows of (see the sweep below).
 
-Acquire(n) writes its key and reads the queue in one transaction, so the
-key's create revision is its place in line. The queue is the set of keys
+Acquire(n) writes its key and reads the queue ahead of it in one
+transaction, so the key's create revision is its place in line. The queue is the set of keys
 ordered by create revision, and the rule is:
 
 	a key holds its permits when its weight plus the weights of all keys
 	created before it is at most the size.
 
 The keys that hold are therefore always a prefix of the queue whose weights
-sum to at most the size: never more than size permits are held. Keys only
-ever leave the queue or shrink (never grow, and new keys join at the back),
-so the sum in front of a key only goes down: once a key holds, it holds
-until it is deleted, and admission is first come, first served for any
-weights, with no clock and no counter anybody must update. A waiter that
-does not fit watches the queue from the revision it read and subtracts the
-weights of earlier keys as their deletions arrive; it never polls. When the
-watch says the sum fits, the waiter reads its place once more (its own key
-with its create revision, and the keys before it) and reports the grant only
-if that read agrees: a watch event may be stale, and the key may have gone
-with an expired lease meanwhile (the check etcd's own Mutex makes after
-waiting). TryAcquire uses the same transaction and, if the key does not
-fit, deletes it again: it fails whenever anyone is ahead, so it never
-barges past a waiter.
+sum to at most the size: never more than size permits are held, and never
+more than size keys hold. Keys only ever leave the queue or shrink (never
+grow, and new keys join at the back), so the sum in front of a key only goes
+down: once a key holds, it holds until it is deleted, and admission is first
+come, first served for any weights, with no clock and no counter anybody
+must update.
+
+A waiter reads only what the rule needs, whatever the queue's length: the
+first size+1 keys in line (as many as can hold, and one more) and the key
+just ahead of its own (readOps). If every key ahead holds, it is the head of
+the waiters: it knows those keys and their weights, and watches the queue,
+subtracting the weights of earlier keys as their deletions arrive; it never
+polls. Otherwise the key just ahead waits too, and the waiter watches that
+key alone, as etcd's Mutex watches its predecessor. When the key ahead
+changes (deleted, or touched because it holds now) the waiter reads again;
+so each change of the queue sends one event to the head and one to the
+waiter behind the changed key, not one to every waiter. A watch starts at
+the server's current revision (a watch from a past revision waits for the
+server to catch up, up to its resync period), and the waiter reads again if
+its view is older. When the head's watch says its key fits, it confirms
+(confirm): one transaction that touches its key (rewrites it in place, only
+if it still exists with its create revision) and reads the queue again. The
+grant is reported only if that read agrees: a watch event may be stale, and
+the key may have gone with an expired lease meanwhile (the check etcd's own
+Mutex makes after waiting). The touch is how the waiter behind learns that it
+is now the head. TryAcquire uses the enqueue transaction and, if the key
+does not fit, deletes it again: it fails whenever anyone is ahead, so it
+never barges past a waiter.
 
 Release(n) deletes keys of this handle, oldest first. When n is not the sum
 of whole keys, the last key touched is rewritten in place with its weight
@@ -55,11 +69,10 @@ every sweepEvery keep-alives in any case.
 
 Cost: an uncontended Acquire is one round trip, Release one round trip,
 TryAcquire one round trip on success and two on failure. An Acquire that
-waits costs one more round trip, its re-read, per time a watch says it
-fits; etcd's Mutex, which makes the same check, reads more than once while
-it waits. A waiter costs a watch (a message on the client's shared watch
-stream) and receives every change to the queue until it is admitted.
-BenchmarkLock counts the round trips of both.
+waits costs its confirming transaction, and a read each time the key ahead
+changes; a waiter costs a watch (a message on the client's shared watch
+stream). BenchmarkLock counts the round trips against etcd's Mutex;
+BenchmarkDrain counts the watch events per grant while a long queue drains.
 
 Guarantees and limits. FIFO admission for any weights, no starvation of
 large requests and no barging are structural: they follow from the rule

@@ -11,18 +11,18 @@ func init() { newTestHook = func() *testHook { return &testHook{} } }
 func SafetyMargin(ttl time.Duration) time.Duration { return safetyMargin(ttl) }
 
 // Settled reports whether every call on s has returned or is parked on a
-// watch, with a live context, that has seen every write s made to the
-// queue: nothing on this handle can move until someone acts.
+// watch, with a live context, that has seen every write s made that
+// concerns it (to the queue if it watches the queue, else to the key it
+// watches): nothing on this handle can move until someone acts.
 func (s *Semaphore) Settled() bool {
 	h := s.hook
 	if h.busy.Load() != 0 {
 		return false
 	}
-	last := h.lastWrite.Load()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, p := range h.waiting {
-		if p.ctx.Err() != nil || p.seen.Load() < last {
+		if p.ctx.Err() != nil || h.lagging(p) {
 			return false
 		}
 	}
@@ -54,4 +54,12 @@ func (s *Semaphore) Tracked(key string) bool {
 	defer s.mu.Unlock()
 	_, ok := s.keys[key]
 	return ok
+}
+
+// SweepScheduled reports whether s sweeps its keys at every keep-alive
+// for now, as it does after a write of unknown outcome.
+func (s *Semaphore) SweepScheduled() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return time.Now().Before(s.sweepUntil)
 }

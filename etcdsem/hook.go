@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // testHook lets the package's tests watch a handle and steer it at chosen
@@ -11,10 +13,11 @@ import (
 // below is then a nil check.
 type testHook struct {
 	// Tests must tell when every call has either returned or is parked on a
-	// watch that has seen all of this handle's writes.
+	// watch that has seen all of this handle's writes that concern it.
 	busy      atomic.Int64 // calls under way and not parked on a watch
 	lastWrite atomic.Int64 // revision of this handle's latest write to the queue
 	mu        sync.Mutex
+	wroteTo   map[string]int64 // key -> revision of this handle's latest write to it
 	waiting   map[*queueState]*parked
 
 	// Faults and pauses, set before the handle is used.
@@ -28,7 +31,8 @@ type testHook struct {
 // parked is what Settled needs of a waiting call.
 type parked struct {
 	ctx  context.Context
-	seen atomic.Int64 // the revision the waiter's view of the queue is at
+	seen int64  // the revision the waiter's view of the queue is at
+	pred string // the one key it watches, if it does not watch the queue
 }
 
 func (h *testHook) enter() {
@@ -43,17 +47,36 @@ func (h *testHook) leave() {
 	}
 }
 
-// wrote records that the handle changed the queue at revision rev.
-func (h *testHook) wrote(rev int64) {
+// wrote records that the handle wrote key at revision rev.
+func (h *testHook) wrote(key string, rev int64) {
 	if h == nil {
 		return
 	}
 	for {
 		last := h.lastWrite.Load()
 		if rev <= last || h.lastWrite.CompareAndSwap(last, rev) {
-			return
+			break
 		}
 	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.wroteTo == nil {
+		h.wroteTo = make(map[string]int64)
+	}
+	h.wroteTo[key] = max(h.wroteTo[key], rev)
+}
+
+// wroteOp records that the handle wrote at revision rev with op, a put,
+// a delete, or a transaction whose first op is one.
+func (h *testHook) wroteOp(op clientv3.Op, rev int64) {
+	if h == nil {
+		return
+	}
+	if op.IsTxn() {
+		_, then, _ := op.Txn()
+		op = then[0]
+	}
+	h.wrote(string(op.KeyBytes()), rev)
 }
 
 // wait records that q's call waits with ctx; done ends the record.
@@ -66,9 +89,7 @@ func (h *testHook) wait(ctx context.Context, q *queueState) (done func()) {
 	if h.waiting == nil {
 		h.waiting = make(map[*queueState]*parked)
 	}
-	p := &parked{ctx: ctx}
-	p.seen.Store(q.rev)
-	h.waiting[q] = p
+	h.waiting[q] = &parked{ctx: ctx, seen: q.rev, pred: q.pred}
 	return func() {
 		h.mu.Lock()
 		defer h.mu.Unlock()
@@ -82,11 +103,20 @@ func (h *testHook) saw(q *queueState) {
 		return
 	}
 	h.mu.Lock()
-	p := h.waiting[q]
-	h.mu.Unlock()
-	if p != nil {
-		p.seen.Store(q.rev)
+	defer h.mu.Unlock()
+	if p := h.waiting[q]; p != nil {
+		p.seen, p.pred = q.rev, q.pred
 	}
+}
+
+// lagging reports whether p has yet to see a write of the handle that
+// concerns it: any write to the queue if it watches the queue, else a
+// write to the key it watches. Call it with h.mu held.
+func (h *testHook) lagging(p *parked) bool {
+	if p.pred == "" {
+		return p.seen < h.lastWrite.Load()
+	}
+	return p.seen < h.wroteTo[p.pred]
 }
 
 func (h *testHook) faultEnqueue(key string) error {

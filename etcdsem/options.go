@@ -40,8 +40,8 @@ func WithLease(d time.Duration) Option {
 
 // WithTimeout bounds the calls that take no context (New, TryAcquire,
 // Release, Close), each round trip of [Semaphore.ReleaseErr] and
-// [Permit.Release], and the clean-up an Acquire does after its context
-// ended. The default is [DefaultTimeout].
+// [Permit.Release], each attempt of an Acquire to join the queue, and the
+// clean-up an Acquire does after its context ended. The default is [DefaultTimeout].
 func WithTimeout(d time.Duration) Option {
 	return func(o *options) { o.timeout = d }
 }

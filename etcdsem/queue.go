@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
@@ -11,21 +12,32 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// queueState is what a key's waiter knows of the keys created before it.
+// queueState is what a waiting key knows of the queue ahead of it. When
+// every key ahead holds (the key is the head of the waiters), it knows
+// them all, at most size of them, and their sum; otherwise it knows only
+// pred, the key just ahead, itself a waiter, and watches nothing else.
 type queueState struct {
-	ahead map[string]int64 // key -> weight
+	ahead map[string]int64 // key -> weight, when every key ahead holds
 	sum   int64            // sum of ahead's weights
+	pred  string           // the key just ahead, when it waits
 	rev   int64            // the revision at which this was true
+	stale bool             // the queue must be read again before use
 }
 
-func (q *queueState) fits(n, size int64) bool { return q.sum+n <= size }
+// fits reports whether a key of weight n may hold, by what q knows.
+func (q *queueState) fits(n, size int64) bool { return !q.stale && q.pred == "" && q.sum+n <= size }
 
 // enqueue writes a new key of weight n, attached to the lease, and reads
-// the queue ahead of it in the same transaction. The transaction only puts
-// the key if it does not exist yet, so it is retried safely when its
-// outcome is unknown (an unavailable server, a leader election). If it
-// gives up after an unknown outcome, it deletes the key and has the handle
-// sweep its keys for a while, in case the put lands after the delete.
+// the queue ahead of it in the same transaction. The transaction is sent
+// under the handle's timeout, not ctx: a request abandoned when ctx ends
+// could still land after the deletion meant to undo it, leaving a key that
+// holds permits nobody tracks. The caller learns the outcome and undoes it
+// itself if ctx ended meanwhile. The transaction only puts the key if it
+// does not exist yet, so it is retried safely when its outcome is unknown
+// (an unavailable server, a leader election, a timeout). If it gives up
+// after an unknown outcome, it has the key deleted in the background (the
+// server is unlikely to answer at once) and the handle sweep its keys for a
+// while, in case the put lands after the delete.
 func (s *Semaphore) enqueue(ctx context.Context, n int64) (*entry, *queueState, error) {
 	if err := s.usable(); err != nil {
 		return nil, nil, err
@@ -35,165 +47,122 @@ func (s *Semaphore) enqueue(ctx context.Context, n int64) (*entry, *queueState, 
 	s.keys[e.key] = e // before the put is sent: a sweep must never take it
 	s.mu.Unlock()
 	put := clientv3.OpPut(e.key, s.value(n), clientv3.WithLease(s.lease.id))
-	read := clientv3.OpGet(s.queue, clientv3.WithPrefix())
 	for attempt := 0; ; attempt++ {
-		resp, err := s.sendEnqueue(ctx, e.key, put, read)
+		resp, err := s.sendEnqueue(e.key, put)
 		if err == nil {
-			if resp.Succeeded {
-				s.hook.wrote(resp.Header.Revision)
-			}
-			kvs := resp.Responses[len(resp.Responses)-1].GetResponseRange().Kvs
-			if q, ok := s.queueAhead(e, resp.Header.Revision, kvs); ok {
-				return e, q, nil
-			}
-			s.forget(e)
-			return nil, nil, s.keyGone(e)
+			return s.enqueued(e, resp)
 		}
 		if errors.Is(err, rpctypes.ErrLeaseNotFound) {
 			s.forget(e)
 			return nil, nil, s.leaseGone()
 		}
+		s.sweepSoon() // the put may have landed, or may still land
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			continue // the attempt timed out, the caller has time: send it again
+		}
 		if err = s.backoff(ctx, "Acquire: joining the queue", err, attempt); err != nil {
-			s.sweepSoon()
-			s.drop(e)
+			s.dropLater(e)
 			return nil, nil, err
 		}
 	}
 }
 
-// sendEnqueue sends enqueue's transaction: put the key unless it exists,
-// and read the queue.
-func (s *Semaphore) sendEnqueue(ctx context.Context, key string, put, read clientv3.Op) (*clientv3.TxnResponse, error) {
+// sendEnqueue sends enqueue's transaction, bounded by the timeout: put the
+// key unless it exists, and read the queue ahead of it (see view). If
+// the key exists (an earlier attempt landed), read the key itself.
+func (s *Semaphore) sendEnqueue(key string, put clientv3.Op) (*clientv3.TxnResponse, error) {
 	if err := s.hook.faultEnqueue(key); err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithTimeout(s.lease.ctx, s.opts.timeout)
+	defer cancel()
 	return s.cli.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(put, read).
-		Else(read).
+		Then(put, s.firstKeys(0), s.lastKeys(0, 0)).
+		Else(clientv3.OpGet(key)).
 		Commit()
 }
 
-// queueAhead builds the state of the keys ahead of e from a read of the
-// queue at revision rev, and records e's create revision. It reports false
-// if e is not in the read, or is there with another create revision than
-// the one recorded: e's key was deleted.
-func (s *Semaphore) queueAhead(e *entry, rev int64, kvs []*mvccpb.KeyValue) (*queueState, bool) {
-	var created int64
-	for _, kv := range kvs {
-		if string(kv.Key) == e.key {
-			created = kv.CreateRevision
+// enqueued returns the entry and what it knows of the queue after
+// enqueue's transaction.
+func (s *Semaphore) enqueued(e *entry, resp *clientv3.TxnResponse) (*entry, *queueState, error) {
+	if !resp.Succeeded { // an earlier attempt put the key: learn its place
+		if kvs := resp.Responses[0].GetResponseRange().Kvs; len(kvs) == 1 {
+			e.rev = kvs[0].CreateRevision
+			return e, &queueState{rev: resp.Header.Revision, stale: true}, nil
 		}
+		s.forget(e)
+		return nil, nil, s.keyGone(e)
 	}
-	if created == 0 || (e.rev != 0 && created != e.rev) {
+	s.hook.wrote(e.key, resp.Header.Revision)
+	q, gone := s.view(e, resp.Header.Revision,
+		resp.Responses[1].GetResponseRange().Kvs, resp.Responses[2].GetResponseRange().Kvs)
+	if gone {
+		s.forget(e)
+		return nil, nil, s.keyGone(e)
+	}
+	return e, q, nil
+}
+
+// firstKeys reads the first keys in line, up to the key created at
+// revision rev (0: up to the newest key), as many as can hold at once
+// (each holds at least one permit) and one more: what the head of the
+// waiters needs, whatever the queue's length.
+func (s *Semaphore) firstKeys(rev int64) clientv3.Op {
+	opts := []clientv3.OpOption{clientv3.WithPrefix(),
+		clientv3.WithSort(clientv3.SortByCreateRevision, clientv3.SortAscend),
+		clientv3.WithLimit(min(s.size, math.MaxInt64-1) + 1)}
+	if rev != 0 {
+		opts = append(opts, clientv3.WithMaxCreateRev(rev))
+	}
+	return clientv3.OpGet(s.queue, opts...)
+}
+
+// lastKeys reads the key created at revision rev (0: the newest key) and
+// the key just ahead of it, at the revision at (0: the current one).
+func (s *Semaphore) lastKeys(rev, at int64) clientv3.Op {
+	opts := []clientv3.OpOption{clientv3.WithPrefix(),
+		clientv3.WithSort(clientv3.SortByCreateRevision, clientv3.SortDescend), clientv3.WithLimit(2)}
+	if rev != 0 {
+		opts = append(opts, clientv3.WithMaxCreateRev(rev))
+	}
+	if at != 0 {
+		opts = append(opts, clientv3.WithRev(at))
+	}
+	return clientv3.OpGet(s.queue, opts...)
+}
+
+// view builds what e knows of the queue from reads at revision rev of
+// firstKeys and lastKeys, and records e's create revision. It reports gone
+// if e is not in the reads, or is there with another create revision than
+// the one recorded: e's key was deleted. When first shows that a key ahead
+// waits and last was not read (nil), it returns neither a view nor gone:
+// read last.
+func (s *Semaphore) view(e *entry, rev int64, first, last []*mvccpb.KeyValue) (q *queueState, gone bool) {
+	q = &queueState{ahead: make(map[string]int64), rev: rev}
+	for _, kv := range first {
+		if string(kv.Key) == e.key {
+			if e.rev != 0 && kv.CreateRevision != e.rev {
+				return nil, true
+			}
+			e.rev = kv.CreateRevision
+			return q, false // every key ahead holds
+		}
+		w := s.weightOf(kv.Value)
+		if q.sum+w > s.size {
+			break // kv waits, and so does every key behind it
+		}
+		q.ahead[string(kv.Key)] = w
+		q.sum += w
+	}
+	if last == nil {
 		return nil, false
 	}
-	e.rev = created
-	q := &queueState{ahead: make(map[string]int64, len(kvs)), rev: rev}
-	for _, kv := range kvs {
-		if kv.CreateRevision < e.rev {
-			w := s.weightOf(kv.Value)
-			q.ahead[string(kv.Key)] = w
-			q.sum += w
-		}
+	if len(last) < 2 || string(last[0].Key) != e.key || (e.rev != 0 && last[0].CreateRevision != e.rev) {
+		return nil, true // (with nobody ahead, e would have been in first)
 	}
-	return q, true
-}
-
-// wait watches the queue from q.rev until the keys ahead of e leave room for
-// e's weight, then reads e's place again and returns nil only if that read
-// agrees (see the package's design). After a watch fails (compaction, a
-// member without a leader) it reads the queue again too and watches from
-// there.
-func (s *Semaphore) wait(ctx context.Context, e *entry, q *queueState) error {
-	defer s.hook.wait(ctx, q)()
-	for attempt := 0; ; {
-		fits, err := s.watch(ctx, e, q)
-		if err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if fits {
-			s.hook.confirming(e.key)
-		}
-		resp, err := s.cli.Get(ctx, s.queue, clientv3.WithPrefix(), clientv3.WithMaxCreateRev(e.rev))
-		if err != nil {
-			if err = s.backoff(ctx, "Acquire: reading the queue", err, attempt); err != nil {
-				return err
-			}
-			attempt++
-			continue
-		}
-		attempt = 0
-		nq, ok := s.queueAhead(e, resp.Header.Revision, resp.Kvs)
-		if !ok {
-			return s.keyGone(e)
-		}
-		*q = *nq
-		s.hook.saw(q)
-		if q.fits(e.weight, s.size) {
-			return nil
-		}
-	}
-}
-
-// watch applies the queue's changes after q.rev to q until e fits (true),
-// e's key disappears or the handle can no longer be used (an error), or the
-// watch ends (neither: the caller reads the queue again).
-func (s *Semaphore) watch(ctx context.Context, e *entry, q *queueState) (fits bool, err error) {
-	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
-	defer cancel()
-	wch := s.cli.Watch(wctx, s.queue, clientv3.WithPrefix(), clientv3.WithRev(q.rev+1))
-	for {
-		var wr clientv3.WatchResponse
-		var ok bool
-		s.hook.leave()
-		select {
-		case wr, ok = <-wch:
-		case <-s.lease.dead:
-		}
-		s.hook.enter()
-		if err := s.usable(); err != nil {
-			return false, err
-		}
-		if !ok || wr.Canceled || wr.Err() != nil {
-			return false, nil
-		}
-		for _, ev := range wr.Events {
-			if string(ev.Kv.Key) == e.key {
-				if ev.Type == mvccpb.DELETE {
-					return false, s.keyGone(e)
-				}
-				continue
-			}
-			q.apply(ev, s.weightOf)
-		}
-		q.rev = wr.Header.Revision
-		s.hook.saw(q)
-		if q.fits(e.weight, s.size) {
-			return true, nil
-		}
-	}
-}
-
-// apply updates q with one event of the queue: a key ahead left or shrank.
-// Keys created after q's own are not ahead and do not count.
-func (q *queueState) apply(ev *clientv3.Event, weightOf func([]byte) int64) {
-	k := string(ev.Kv.Key)
-	w, ahead := q.ahead[k]
-	if !ahead {
-		return
-	}
-	if ev.Type == mvccpb.DELETE {
-		delete(q.ahead, k)
-		q.sum -= w
-		return
-	}
-	nw := weightOf(ev.Kv.Value)
-	q.ahead[k] = nw
-	q.sum += nw - w
+	e.rev = last[0].CreateRevision
+	return &queueState{pred: string(last[1].Key), rev: rev}, false
 }
 
 // keyGone is the error of a call whose key was deleted by someone else than

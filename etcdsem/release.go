@@ -90,21 +90,37 @@ func (s *Semaphore) release(ctx context.Context, touched ...*entry) error {
 
 // drop deletes e's key, which holds nothing the caller keeps: a waiter that
 // gave up, a TryAcquire that did not fit, a write whose outcome is unknown.
-// A closed handle or an untrusted lease needs no deletion: the lease takes
-// the key.
 func (s *Semaphore) drop(e *entry) {
-	if s.usable() != nil {
+	if !s.markDropped(e) {
 		return
 	}
-	s.mu.Lock()
-	e.weight = 0
-	s.dirty[e.key] = e
-	s.mu.Unlock()
 	ctx, cancel := s.opCtx()
 	defer cancel()
 	if err := s.sync(ctx); err != nil {
 		s.report(err)
 	}
+}
+
+// dropLater has e's key deleted by the janitor, for a caller that gives up
+// on a server that did not answer and should not wait for it once more.
+func (s *Semaphore) dropLater(e *entry) {
+	if s.markDropped(e) {
+		s.startJanitor()
+	}
+}
+
+// markDropped records that e's key must be deleted, and reports whether a
+// deletion is needed: a closed handle or an untrusted lease needs none, the
+// lease takes the key.
+func (s *Semaphore) markDropped(e *entry) bool {
+	if s.usable() != nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e.weight = 0
+	s.dirty[e.key] = e
+	return true
 }
 
 // forget stops tracking e, whose key is known not to exist.
@@ -222,7 +238,7 @@ func (s *Semaphore) write(ctx context.Context, ops []clientv3.Op) (absent []bool
 		}
 		absent[0] = resp.Deleted == 0
 		if !absent[0] {
-			s.hook.wrote(resp.Header.Revision)
+			s.hook.wroteOp(ops[0], resp.Header.Revision)
 		}
 		return absent, nil
 	}
@@ -237,7 +253,7 @@ func (s *Semaphore) write(ctx context.Context, ops []clientv3.Op) (absent []bool
 			absent[i] = !t.Succeeded
 		}
 		if !absent[i] {
-			s.hook.wrote(resp.Header.Revision)
+			s.hook.wroteOp(ops[i], resp.Header.Revision)
 		}
 	}
 	return absent, nil
