@@ -2,9 +2,12 @@ package chansem_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 
+	"github.com/semacat/sem"
 	"github.com/semacat/sem/chansem"
 )
 
@@ -34,4 +37,115 @@ func BenchmarkContended(b *testing.B) {
 		})
 	}
 	wg.Wait()
+}
+
+// BenchmarkFloor measures what chansem pays on top of a raw channel, both
+// uncontended (one goroutine) and in the convoy of 16 goroutines on a
+// semaphore of size 1. Compare the contenders with benchstat -col /impl:
+//
+//   - chan: a raw buffered channel, a send to acquire and a receive to
+//     release;
+//   - chan+count: the same channel, plus an atomic count of the permits
+//     held, added to after the send and taken from with a compare-and-swap
+//     that refuses an over-release before the receive: the least that
+//     exact over-release detection costs, since the buffer's length also
+//     counts slots not yet held;
+//   - chansem.
+func BenchmarkFloor(b *testing.B) {
+	contenders := []struct {
+		name string
+		new  func() sem.Semaphore
+	}{
+		{"chan", func() sem.Semaphore { return make(rawChan, 1) }},
+		{"chan+count", func() sem.Semaphore { return &countedChan{c: make(chan struct{}, 1)} }},
+		{"chansem", func() sem.Semaphore { return chansem.New(1) }},
+	}
+	for _, goroutines := range []int{1, 16} {
+		for _, c := range contenders {
+			b.Run(fmt.Sprintf("goroutines=%d/impl=%s", goroutines, c.name), func(b *testing.B) {
+				cycle(b, c.new(), goroutines)
+			})
+		}
+	}
+}
+
+// cycle runs b.N Acquire(1)+Release(1) cycles on s, a semaphore of size 1,
+// from the given number of goroutines, which start queued behind a permit
+// held until the timer starts.
+func cycle(b *testing.B, s sem.Semaphore, goroutines int) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	if err := s.Acquire(ctx, 1); err != nil {
+		b.Fatal(err)
+	}
+	var started, done sync.WaitGroup
+	for i := range goroutines {
+		n := b.N / goroutines
+		if i < b.N%goroutines {
+			n++
+		}
+		started.Add(1)
+		done.Go(func() {
+			started.Done()
+			for range n {
+				if err := s.Acquire(ctx, 1); err != nil {
+					b.Error(err)
+					return
+				}
+				s.Release(1)
+			}
+		})
+	}
+	started.Wait()
+	b.ResetTimer()
+	s.Release(1)
+	done.Wait()
+}
+
+// rawChan is the hand-written channel semaphore: a send to acquire, a
+// receive to release.
+type rawChan chan struct{}
+
+func (c rawChan) Acquire(context.Context, int64) error { c <- struct{}{}; return nil }
+func (c rawChan) TryAcquire(int64) bool {
+	select {
+	case c <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+func (c rawChan) Release(int64) { <-c }
+
+// countedChan is rawChan with an exact count of the permits held.
+type countedChan struct {
+	held atomic.Int64
+	c    chan struct{}
+}
+
+func (c *countedChan) Acquire(context.Context, int64) error {
+	c.c <- struct{}{}
+	c.held.Add(1)
+	return nil
+}
+
+func (c *countedChan) TryAcquire(int64) bool {
+	if !rawChan(c.c).TryAcquire(1) {
+		return false
+	}
+	c.held.Add(1)
+	return true
+}
+
+func (c *countedChan) Release(int64) {
+	for {
+		held := c.held.Load()
+		if held < 1 {
+			panic("countedChan: released more than held")
+		}
+		if c.held.CompareAndSwap(held, held-1) {
+			break
+		}
+	}
+	<-c.c
 }

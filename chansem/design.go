@@ -74,6 +74,17 @@ package chansem
 // and a compare-and-swap in Release on top of the channel's own lock; see
 // BenchmarkSemaphore in benchmarks, chansem against the raw channel.
 //
+// That is the floor of exact over-release detection, uncontended: a
+// Release must take its permits off a count that Acquire adds to, with a
+// read-modify-write that two Releases cannot both pass, since the buffer's
+// length also counts slots a waiter has taken but not yet counted held.
+// BenchmarkFloor in this package sets the raw channel, the raw channel with
+// that count and nothing else, and chansem side by side; alone, chansem
+// costs what the counted channel does. In the convoy the count hides in
+// the hand-off, and what chansem pays beyond the counted channel is its
+// waiting path: the two adds that keep Waiting's count, and the looks at
+// the context and the observer.
+//
 // Beyond the contract
 //
 // chansem offers Waiting and OnWait (sem.Observer) and NewAvailable; it

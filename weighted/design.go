@@ -92,8 +92,23 @@ package weighted
 // wakes the same way: what is left between this package and the channel is
 // its mutex, which a channel does not need.
 //
+// The floor. A raw channel keeps its queue under its own lock and parks
+// the sender on it, so each of its calls takes one lock. A semaphore with
+// weights cannot be a channel: it keeps its queue under a mutex of its own
+// and parks each waiter on a channel of the waiter's, so each call takes
+// the mutex as well as a channel's lock, and a woken waiter takes the mutex
+// once more to give its node back. BenchmarkHandOff in this package sets
+// three contenders side by side in the convoy: the raw channel, the same
+// channel with one mutex section per call (the least any queue kept under a
+// lock of its own adds), and this package; the first gap is the price of a
+// lock of one's own, the second what this package pays on top of it: its
+// third mutex section, the grant's bookkeeping and the observation hooks.
+//
 // Measured and rejected, for want of a gain beyond the benchmarks' noise in
 // paired runs of BenchmarkSemaphore: spinning on TryLock before blocking on
 // the mutex (a mutex profile showed more time blocked, not less); waking
-// the first grantee after unlocking; and handing nodes back through an
-// atomic slot instead of taking the mutex to recycle them.
+// the first grantee after unlocking; handing nodes back through an
+// atomic slot, or through a lock-free stack, instead of taking the mutex to
+// recycle them (the stack cost more than the mutex it saved, in the convoy
+// at GOMAXPROCS 1); and skipping the read-modify-write that sets the flag
+// when a load finds it set already.

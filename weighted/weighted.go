@@ -207,7 +207,7 @@ func (s *Semaphore) acquireSlow(ctx context.Context, n int64) error {
 
 // park blocks the queued waiter w until its grant, its failure, or ctx.
 func (s *Semaphore) park(ctx context.Context, w *waitq.Waiter) error {
-	done := ctx.Done()
+	done := w.Done
 	if done == nil {
 		<-w.Woken()
 		return s.recycle(w)
@@ -255,7 +255,9 @@ func (s *Semaphore) enqueue(ctx context.Context, n int64) (*waitq.Waiter, error)
 			}
 		}
 		s.wanted += n
-		return s.q.PushBack(ctx, n), nil
+		w := s.q.PushBack(ctx, n)
+		w.Done = ctx.Done()
+		return w, nil
 	}
 }
 
@@ -304,9 +306,17 @@ func (s *Semaphore) grant() {
 			}
 			return
 		}
-		if err := w.Ctx.Err(); err != nil {
-			s.fail(w, err)
-			continue
+		// A receive that cannot block, from the channel the waiter
+		// kept when it queued, tells whether its context is done as Err
+		// would, calling no method of the context; Err is called only to
+		// fail the head. A context that can never be done has no channel.
+		if w.Done != nil {
+			select {
+			case <-w.Done:
+				s.fail(w, w.Ctx.Err())
+				continue
+			default:
+			}
 		}
 		old := s.state.Load()
 		if free(old) < w.N {

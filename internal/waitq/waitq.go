@@ -29,6 +29,10 @@ type Waiter struct {
 	// it at the moment it would grant the permits, so that a cancellation
 	// that came first wins and a grant, once made, is final.
 	Ctx context.Context
+	// Done is free for the semaphore to keep Ctx.Done() in, read once
+	// when the waiter queues, so that a later look at the context needs
+	// no call of its methods.
+	Done <-chan struct{}
 	// Granted is set by the semaphore, under its mutex, when it hands the
 	// waiter its permits directly; its meaning is the semaphore's.
 	Granted bool
@@ -124,7 +128,7 @@ func (q *Queue) Recycle(w *Waiter) {
 	case <-w.wake:
 	default:
 	}
-	w.N, w.Ctx, w.Granted, w.Since, w.Err = 0, nil, false, 0, nil
+	w.N, w.Ctx, w.Done, w.Granted, w.Since, w.Err = 0, nil, nil, false, 0, nil
 	w.next = q.free
 	q.free = w
 }
