@@ -111,4 +111,3 @@ func git(repo string, args ...string) ([]byte, error) {
 	}
 	return out, nil
 }
-
