@@ -43,7 +43,7 @@ package adaptive
 // memory per request.
 //
 // The minimum, not the mean. Each algorithm reads the window's fastest
-// successful request as its current latency. When the backend is
+// successful request as its current latency (Gradient's Mean aside). When the backend is
 // overloaded every request slows, the fastest too, while a slow tail of
 // requests that are slow by nature moves the mean but not the minimum: the
 // minimum tells congestion from a tail. Failed requests count as failures
@@ -73,14 +73,25 @@ package adaptive
 // backend whose no-load latency rises for good holds Vegas low until the
 // Limiter is made anew.
 //
-// Gradient, after Netflix's Gradient2: the window's mean latency, not its
-// minimum, is the short-term latency, since Gradient2 reads a mean; a
-// long-term exponential average of it (600 windows, the first ten averaged
-// plainly) stands for the latency of a backend that copes. Their ratio,
-// clamped to [0.5, 1], scales the limit and a fixed queue allowance is
-// added; the result is smoothed by a fifth. When the backend recovers after
-// a long overload, an average more than twice the window's latency loses a
-// tenth per window, so a slow past does not hide a new queue. Failures do
-// not move it: Gradient2 reads latencies only. Under steady overload the
-// average follows the latency up at the pace of its span, so the limit
-// creeps up slowly; a span of many windows is what keeps that creep small.
+// Gradient, after Netflix's Gradient2: a long-term exponential average of
+// the window's latency (600 windows, the first ten averaged plainly) stands
+// for the latency of a backend that copes. The ratio of the average to the
+// window's latency, clamped to [0.5, 1], scales the limit and a fixed queue
+// allowance is added; the result is smoothed by a fifth. When the backend
+// recovers after a long overload, an average more than twice the window's
+// latency loses a tenth per window, so a slow past does not hide a new
+// queue. Failures do not move it: Gradient2 reads latencies only. Two of
+// its settings differ from Gradient2's defaults, for reasons its rule
+// gives. The limit settles where the shrinking balances the allowance,
+// limit × (1 − average/latency) = allowance: on a backend whose latency
+// grows with the queue, the capacity plus the allowance, so the allowance
+// is the queue kept in the backend, and Gradient2's four requests are a
+// fifth of a capacity of twenty; two keep the queue small and still climb
+// steadily. And Gradient2's window reads the mean latency by default, or a
+// chosen percentile; a slow tail moves the mean from window to window, the
+// gradient dips at random and the limit stays low, so Gradient reads the
+// window's fastest request, the lowest percentile, which a tail does not
+// move (Mean restores the mean). Under steady overload the average follows
+// the latency up at the pace of its span, so the limit creeps up slowly; a
+// span of many windows is what keeps that creep small. The docs' adaptive
+// page shows each setting measured on the simulator.

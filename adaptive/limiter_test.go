@@ -175,26 +175,42 @@ func TestVegas(t *testing.T) {
 	assert.Equal(t, 40.0, custom.Next(ms(40, 40, 2*noLoad, 0)), "20 queued is within 50%")
 }
 
-// mean is a full window of limit requests whose mean latency is d.
-func mean(limit float64, d time.Duration) adaptive.Window {
+// latencies is a full window of limit requests whose fastest took lowest
+// and whose mean latency is mean.
+func latencies(limit float64, lowest, mean time.Duration) adaptive.Window {
 	return adaptive.Window{Limit: limit, InFlight: int64(limit), Samples: 20,
-		MinRTT: noLoad, MeanRTT: d, NoLoadRTT: noLoad}
+		MinRTT: lowest, MeanRTT: mean, NoLoadRTT: noLoad}
 }
 
 func TestGradient(t *testing.T) {
 	g := &adaptive.Gradient{}
-	assert.InDelta(t, 100.8, g.Next(mean(100, noLoad)), 1e-9, "as fast as the average: 0.2 of the way to limit + 4")
-	w := mean(100, noLoad)
+	assert.InDelta(t, 100.4, g.Next(latencies(100, noLoad, 3*noLoad)), 1e-9,
+		"the fastest as fast as the average, whatever the mean: 0.2 of the way to limit + 2")
+	w := latencies(100, noLoad, noLoad)
 	w.InFlight = 49
 	assert.Equal(t, 100.0, g.Next(w), "under half the limit in use: unchanged")
-	// The average of the three windows so far is (10+10+40)/3 = 20ms:
-	// gradient 0.5, estimate 100 × 0.5 + 4, a fifth of the way there.
-	assert.InDelta(t, 100-0.2*46, g.Next(mean(100, 4*noLoad)), 1e-9, "slower than the average: scaled down")
-	assert.Equal(t, 100.0, g.Next(mean(100, 0)), "no success, no latency: unchanged")
+	// The average of the three windows' fastest is (10+10+40)/3 = 20ms:
+	// gradient 0.5, estimate 100 × 0.5 + 2, a fifth of the way there.
+	assert.InDelta(t, 100-0.2*48, g.Next(latencies(100, 4*noLoad, 4*noLoad)), 1e-9, "slower than the average: scaled down")
+	assert.Equal(t, 100.0, g.Next(latencies(100, 0, 0)), "no success, no latency: unchanged")
 
 	tolerant := &adaptive.Gradient{Tolerance: 2, QueueSize: 10, Smoothing: 1}
-	tolerant.Next(mean(100, noLoad))
-	assert.InDelta(t, 110, tolerant.Next(mean(100, 3*noLoad/2)), 1e-9, "within the tolerance: + QueueSize")
+	tolerant.Next(latencies(100, noLoad, noLoad))
+	assert.InDelta(t, 110, tolerant.Next(latencies(100, 3*noLoad/2, 3*noLoad/2)), 1e-9, "within the tolerance: + QueueSize")
+}
+
+// TestGradientMean: with Mean set, a window whose mean doubles while its
+// fastest request is as fast as ever shrinks the limit; by default it
+// does not.
+func TestGradientMean(t *testing.T) {
+	lowest, mean := &adaptive.Gradient{}, &adaptive.Gradient{Mean: true}
+	for _, g := range []*adaptive.Gradient{lowest, mean} {
+		g.Next(latencies(100, noLoad, noLoad))
+	}
+	tail := latencies(100, noLoad, 2*noLoad)
+	assert.InDelta(t, 100.4, lowest.Next(tail), 1e-9, "the fastest holds: + QueueSize, smoothed")
+	// The average of the means is 15ms: gradient 0.75, estimate 77.
+	assert.InDelta(t, 100-0.2*23, mean.Next(tail), 1e-9, "the mean is slower than its average: scaled down")
 }
 
 // TestGradientForgets: once the backend recovers, an average more than
@@ -203,12 +219,12 @@ func TestGradient(t *testing.T) {
 func TestGradientForgets(t *testing.T) {
 	g := &adaptive.Gradient{Smoothing: 1}
 	for range 10 {
-		g.Next(mean(100, 4*noLoad)) // the average becomes 40ms
+		g.Next(latencies(100, 4*noLoad, 4*noLoad)) // the average becomes 40ms
 	}
 	for range 10 {
-		g.Next(mean(100, noLoad)) // recovered: 40ms × 0.9^10 is below 20ms
+		g.Next(latencies(100, noLoad, noLoad)) // recovered: 40ms × 0.9^10 is below 20ms
 	}
-	assert.Less(t, g.Next(mean(100, 5*noLoad/2)), 100.0,
+	assert.Less(t, g.Next(latencies(100, 5*noLoad/2, 5*noLoad/2)), 100.0,
 		"25ms is slower than the forgotten average; without forgetting it is far faster than 40ms")
 }
 
