@@ -41,3 +41,40 @@ func BenchmarkAcquireRelease(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkAcquireReleaseParallel is BenchmarkAcquireRelease from every
+// processor at once: what a request's way through the Limiter shares with
+// the others' shows here, on top of the wrapped semaphore's own state.
+func BenchmarkAcquireReleaseParallel(b *testing.B) {
+	ctx := context.Background()
+	pair := func(b *testing.B, s sem.Semaphore) {
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if err := s.Acquire(ctx, 1); err != nil {
+					b.Error(err)
+					return
+				}
+				s.Release(1)
+			}
+		})
+	}
+	b.Run("impl=weighted", func(b *testing.B) { pair(b, weighted.New(64)) })
+	b.Run("impl=adaptive", func(b *testing.B) {
+		pair(b, adaptive.New(weighted.New(1), 64, &adaptive.Vegas{}))
+	})
+	b.Run("impl=adaptive-token", func(b *testing.B) {
+		l := adaptive.New(weighted.New(1), 64, &adaptive.Vegas{})
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				tok, err := l.Start(ctx, 1)
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				tok.Done(true)
+			}
+		})
+	})
+}

@@ -15,19 +15,24 @@ package adaptive
 //
 // Sampling. Reading the clock costs more than the rest of a request's way
 // through the Limiter, so a Token measures the latency of one request in
-// N, chosen by a counter of starts that sits on a cache line of its own;
-// the others cost that count and nothing more, and a caller-measured
-// latency (Report) of an unsampled request is dropped unread. Failures are
-// always recorded, since they are rare when all is well and matter most
-// when it is not. N is a power of two, set when each window closes so that
-// the next, if as busy, holds about twenty samples: every request while
-// requests are few, up to one in 256 when they are many. An algorithm reads
-// a window's fastest and mean latency; when the backend is slow for all,
-// the fastest of twenty sampled requests is as slow as the fastest of all,
-// and one request in N spreads over the window as evenly as the requests
-// do, so twenty give the mean within a few percent unless a tail is heavy.
-// BenchmarkAcquireRelease measures the token path against the bare
-// semaphore.
+// N, chosen by a random draw (math/rand/v2's, whose state belongs to the
+// thread, or WithRand's): a draw shares nothing with other requests, where
+// a counter of starts would be one cache line written by every request on
+// every processor. The others cost that draw and nothing more, and a
+// caller-measured latency (Report) of an unsampled request is dropped
+// unread. Failures are always recorded, since they are rare when all is
+// well and matter most when it is not. N is a power of two, set when each
+// window closes so that the next, if as busy, holds about twenty samples:
+// the window's sampled requests times its N tell how many it saw. Every
+// request is measured while requests are few, up to one in 256 when they
+// are many. An algorithm reads a window's fastest and mean latency; when
+// the backend is slow for all, the fastest of twenty sampled requests is as
+// slow as the fastest of all, and requests drawn at random spread over the
+// window as evenly as the requests do, so twenty give the mean within a
+// few percent unless a tail is heavy. BenchmarkAcquireRelease measures the
+// token path against the bare semaphore on one goroutine, and
+// BenchmarkAcquireReleaseParallel on every processor at once, where a
+// counter shared by every request would cost the most.
 //
 // Windows. A sample (latency, success, permits in use) is added to a
 // window with atomic operations only: a count, a count of failures, a sum

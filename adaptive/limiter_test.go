@@ -258,13 +258,20 @@ func TestBadInput(t *testing.T) {
 	assert.PanicsWithValue(t, "adaptive: Start(-1): negative weight", func() { l.Start(context.Background(), -1) })
 }
 
+// counting is a source of random numbers that counts, so that a Limiter
+// that samples one request in 2^k samples exactly every 2^k-th.
+type counting struct{ n uint64 }
+
+func (c *counting) Uint64() uint64 { c.n++; return c.n - 1 }
+
 // TestSampling: after a window of 791 requests the Limiter measures one in
 // 32 (the largest power of two that leaves at least twenty samples in as
-// many requests), while every failure still counts.
+// many requests), while every failure still counts; it tells how many
+// requests a window saw from the samples, so it keeps one in 32.
 func TestSampling(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := &recorder{next: []float64{1000, 1000, 1000}}
-		l := adaptive.New(weighted.New(1), 1000, r)
+		r := &recorder{next: []float64{1000, 1000, 1000, 1000}}
+		l := adaptive.New(weighted.New(1), 1000, r, adaptive.WithRand(&counting{}))
 		burst := func(n int, ok bool) {
 			for _, tok := range started(t, l, n) {
 				tok.Report(noLoad, ok)
@@ -276,13 +283,45 @@ func TestSampling(t *testing.T) {
 		burst(1, true) // closes the second window: 791 requests started in it
 		require.Len(t, r.seen, 2)
 		assert.EqualValues(t, 791, r.seen[1].Samples, "every request measured while few were seen")
-		burst(800, true)
-		burst(10, false)
+		for range 2 {
+			burst(800, true)
+			burst(10, false)
+			time.Sleep(2 * noLoad)
+			burst(32, true)
+		}
+		require.Len(t, r.seen, 4)
+		for _, w := range r.seen[2:] {
+			assert.EqualValues(t, 832/32, w.Samples-w.Drops, "one success in 32")
+			assert.EqualValues(t, 10, w.Drops, "every failure")
+		}
+	})
+}
+
+// TestSamplingDraws: by default the sampled requests are drawn at random,
+// about one in 32 after a window of 791 requests.
+func TestSamplingDraws(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := &recorder{next: []float64{1000, 1000, 1000}}
+		l := adaptive.New(weighted.New(1), 1000, r)
+		burst := func(n int) {
+			for _, tok := range started(t, l, n) {
+				tok.Report(noLoad, true)
+			}
+		}
+		burst(10)
+		burst(790)
 		time.Sleep(2 * noLoad)
-		burst(32, true)
-		require.Len(t, r.seen, 3)
-		successes := r.seen[2].Samples - r.seen[2].Drops
-		assert.InDelta(t, 832/32, successes, 1, "one success in 32")
-		assert.EqualValues(t, 10, r.seen[2].Drops, "every failure")
+		burst(1)
+		require.Len(t, r.seen, 2)
+		for range 4 {
+			burst(800)
+		}
+		time.Sleep(2 * noLoad)
+		for len(r.seen) < 3 { // the first sampled request closes the window
+			burst(1)
+		}
+		// 3200 draws and a few, each sampled with chance 1/32: about 100
+		// expected, with a standard deviation under 10.
+		assert.InDelta(t, 100, r.seen[2].Samples, 50, "about one in 32")
 	})
 }
