@@ -12,6 +12,23 @@ type Algorithm interface {
 // down during w: then no signal says the limit could be higher.
 func appLimited(w Window) bool { return float64(w.InFlight)*2 < w.Limit }
 
+// The algorithms' defaults, taken by the fields left zero. design.go says
+// why each is what it is; the docs' adaptive page quotes this block.
+const (
+	aimdIncrease  = 1   // added per window without congestion
+	aimdBackoff   = 0.9 // multiplies the limit on congestion
+	aimdTolerance = 1.1 // the fastest request's latency over the no-load latency that is congestion
+
+	vegasAlpha = 0.05 // the least queue, as a fraction of the limit
+	vegasBeta  = 0.1  // the most queue, as a fraction of the limit
+
+	gradientTolerance   = 1   // the window's latency over the long-term average that shrinks the limit
+	gradientQueueSize   = 2   // the growth per window while latency holds
+	gradientSmoothing   = 0.2 // the fraction of the way to each new estimate
+	gradientLongWindows = 600 // the span of the long-term average, in windows
+	gradientWarmup      = 10  // windows averaged plainly before the average decays
+)
+
 // or returns v, or def when v is zero (a field left unset).
 func or(v, def float64) float64 {
 	if v == 0 {
@@ -40,14 +57,14 @@ type AIMD struct {
 
 // Next implements [Algorithm].
 func (a *AIMD) Next(w Window) float64 {
-	slow := float64(w.MinRTT) > or(a.Tolerance, 1.1)*float64(w.NoLoadRTT)
+	slow := float64(w.MinRTT) > or(a.Tolerance, aimdTolerance)*float64(w.NoLoadRTT)
 	switch {
 	case w.Drops > 0 || slow || w.MinRTT == 0:
-		return w.Limit * or(a.Backoff, 0.9)
+		return w.Limit * or(a.Backoff, aimdBackoff)
 	case appLimited(w):
 		return w.Limit
 	}
-	return w.Limit + or(a.Increase, 1)
+	return w.Limit + or(a.Increase, aimdIncrease)
 }
 
 // Vegas estimates how many requests wait inside the backend, from how much
@@ -63,8 +80,8 @@ type Vegas struct {
 
 // Next implements [Algorithm].
 func (v *Vegas) Next(w Window) float64 {
-	alpha := max(1, or(v.Alpha, 0.05)*w.Limit)
-	beta := max(2, or(v.Beta, 0.1)*w.Limit)
+	alpha := max(1, or(v.Alpha, vegasAlpha)*w.Limit)
+	beta := max(2, or(v.Beta, vegasBeta)*w.Limit)
 	if w.MinRTT == 0 || w.Drops > 0 {
 		return w.Limit - beta
 	}
@@ -80,17 +97,19 @@ func (v *Vegas) Next(w Window) float64 {
 
 // Gradient is Netflix's Gradient2: it compares a long-term average of the
 // latency, which stands for the latency the backend has when it copes,
-// with the mean latency of the last window. Their ratio, times Tolerance
-// and clamped to [0.5, 1], scales the limit, and QueueSize is added, so the
+// with the latency of the last window. Their ratio, times Tolerance and
+// clamped to [0.5, 1], scales the limit, and QueueSize is added, so the
 // limit grows by QueueSize while the window is no slower than the average
 // and shrinks in proportion when it is. The result is smoothed. It needs no
 // no-load latency, so it follows a backend whose latency drifts on its own.
-// The zero value is ready to use.
+// The window's latency is its fastest request's unless Mean is set. The
+// zero value is ready to use.
 type Gradient struct {
 	// Tolerance is how much slower than the long-term average a window may
 	// be before the limit shrinks; default 1.
 	Tolerance float64
-	// QueueSize is the growth per window while latency holds; default 4.
+	// QueueSize is the growth per window while latency holds, and so about
+	// the queue the limit keeps in the backend; default 2.
 	QueueSize float64
 	// Smoothing moves the limit this fraction of the way to each new
 	// estimate; default 0.2.
@@ -98,21 +117,24 @@ type Gradient struct {
 	// LongWindows is the span, in windows, of the long-term exponential
 	// average; default 600. The first ten windows are averaged plainly.
 	LongWindows float64
+	// Mean makes the window's mean latency, not its lowest, the latency
+	// compared with the average, as in Gradient2's default window. A slow
+	// tail moves the mean from window to window and holds the limit low.
+	Mean bool
 
 	long   float64 // the long-term average latency, in nanoseconds
 	warmed int     // windows in long, up to gradientWarmup
 }
 
-// gradientWarmup is the number of windows the long-term average takes as
-// a plain mean before it starts to decay.
-const gradientWarmup = 10
-
 // Next implements [Algorithm].
 func (g *Gradient) Next(w Window) float64 {
-	if w.MeanRTT == 0 { // no latency to learn from
+	if w.MinRTT == 0 { // no success, no latency to learn from
 		return w.Limit
 	}
-	short := float64(w.MeanRTT)
+	short := float64(w.MinRTT)
+	if g.Mean {
+		short = float64(w.MeanRTT)
+	}
 	g.average(short)
 	if g.long > 2*short { // the backend recovered: forget the slow past faster
 		g.long *= 0.9
@@ -120,9 +142,9 @@ func (g *Gradient) Next(w Window) float64 {
 	if appLimited(w) {
 		return w.Limit
 	}
-	gradient := min(max(or(g.Tolerance, 1)*g.long/short, 0.5), 1)
-	next := w.Limit*gradient + or(g.QueueSize, 4)
-	return w.Limit + or(g.Smoothing, 0.2)*(next-w.Limit)
+	gradient := min(max(or(g.Tolerance, gradientTolerance)*g.long/short, 0.5), 1)
+	next := w.Limit*gradient + or(g.QueueSize, gradientQueueSize)
+	return w.Limit + or(g.Smoothing, gradientSmoothing)*(next-w.Limit)
 }
 
 // average adds one window's latency to the long-term average.
@@ -132,5 +154,5 @@ func (g *Gradient) average(short float64) {
 		g.long += (short - g.long) / float64(g.warmed)
 		return
 	}
-	g.long += (short - g.long) * 2 / (or(g.LongWindows, 600) + 1)
+	g.long += (short - g.long) * 2 / (or(g.LongWindows, gradientLongWindows) + 1)
 }

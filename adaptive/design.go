@@ -15,19 +15,24 @@ package adaptive
 //
 // Sampling. Reading the clock costs more than the rest of a request's way
 // through the Limiter, so a Token measures the latency of one request in
-// N, chosen by a counter of starts that sits on a cache line of its own;
-// the others cost that count and nothing more, and a caller-measured
-// latency (Report) of an unsampled request is dropped unread. Failures are
-// always recorded, since they are rare when all is well and matter most
-// when it is not. N is a power of two, set when each window closes so that
-// the next, if as busy, holds about twenty samples: every request while
-// requests are few, up to one in 256 when they are many. An algorithm reads
-// a window's fastest and mean latency; when the backend is slow for all,
-// the fastest of twenty sampled requests is as slow as the fastest of all,
-// and one request in N spreads over the window as evenly as the requests
-// do, so twenty give the mean within a few percent unless a tail is heavy.
-// BenchmarkAcquireRelease measures the token path against the bare
-// semaphore.
+// N, chosen by a random draw (math/rand/v2's, whose state belongs to the
+// thread, or WithRand's): a draw shares nothing with other requests, where
+// a counter of starts would be one cache line written by every request on
+// every processor. The others cost that draw and nothing more, and a
+// caller-measured latency (Report) of an unsampled request is dropped
+// unread. Failures are always recorded, since they are rare when all is
+// well and matter most when it is not. N is a power of two, set when each
+// window closes so that the next, if as busy, holds about twenty samples:
+// the window's sampled requests times its N tell how many it saw. Every
+// request is measured while requests are few, up to one in 256 when they
+// are many. An algorithm reads a window's fastest and mean latency; when
+// the backend is slow for all, the fastest of twenty sampled requests is as
+// slow as the fastest of all, and requests drawn at random spread over the
+// window as evenly as the requests do, so twenty give the mean within a
+// few percent unless a tail is heavy. BenchmarkAcquireRelease measures the
+// token path against the bare semaphore on one goroutine, and
+// BenchmarkAcquireReleaseParallel on every processor at once, where a
+// counter shared by every request would cost the most.
 //
 // Windows. A sample (latency, success, permits in use) is added to a
 // window with atomic operations only: a count, a count of failures, a sum
@@ -43,7 +48,7 @@ package adaptive
 // memory per request.
 //
 // The minimum, not the mean. Each algorithm reads the window's fastest
-// successful request as its current latency. When the backend is
+// successful request as its current latency (Gradient's Mean aside). When the backend is
 // overloaded every request slows, the fastest too, while a slow tail of
 // requests that are slow by nature moves the mean but not the minimum: the
 // minimum tells congestion from a tail. Failed requests count as failures
@@ -73,14 +78,25 @@ package adaptive
 // backend whose no-load latency rises for good holds Vegas low until the
 // Limiter is made anew.
 //
-// Gradient, after Netflix's Gradient2: the window's mean latency, not its
-// minimum, is the short-term latency, since Gradient2 reads a mean; a
-// long-term exponential average of it (600 windows, the first ten averaged
-// plainly) stands for the latency of a backend that copes. Their ratio,
-// clamped to [0.5, 1], scales the limit and a fixed queue allowance is
-// added; the result is smoothed by a fifth. When the backend recovers after
-// a long overload, an average more than twice the window's latency loses a
-// tenth per window, so a slow past does not hide a new queue. Failures do
-// not move it: Gradient2 reads latencies only. Under steady overload the
-// average follows the latency up at the pace of its span, so the limit
-// creeps up slowly; a span of many windows is what keeps that creep small.
+// Gradient, after Netflix's Gradient2: a long-term exponential average of
+// the window's latency (600 windows, the first ten averaged plainly) stands
+// for the latency of a backend that copes. The ratio of the average to the
+// window's latency, clamped to [0.5, 1], scales the limit and a fixed queue
+// allowance is added; the result is smoothed by a fifth. When the backend
+// recovers after a long overload, an average more than twice the window's
+// latency loses a tenth per window, so a slow past does not hide a new
+// queue. Failures do not move it: Gradient2 reads latencies only. Two of
+// its settings differ from Gradient2's defaults, for reasons its rule
+// gives. The limit settles where the shrinking balances the allowance,
+// limit × (1 − average/latency) = allowance: on a backend whose latency
+// grows with the queue, the capacity plus the allowance, so the allowance
+// is the queue kept in the backend, and Gradient2's four requests are a
+// fifth of a capacity of twenty; two keep the queue small and still climb
+// steadily. And Gradient2's window reads the mean latency by default, or a
+// chosen percentile; a slow tail moves the mean from window to window, the
+// gradient dips at random and the limit stays low, so Gradient reads the
+// window's fastest request, the lowest percentile, which a tail does not
+// move (Mean restores the mean). Under steady overload the average follows
+// the latency up at the pace of its span, so the limit creeps up slowly; a
+// span of many windows is what keeps that creep small. The docs' adaptive
+// page shows each setting measured on the simulator.

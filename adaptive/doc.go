@@ -16,8 +16,8 @@
 // no-load latency and settles fastest; [AIMD] needs only failures or a
 // latency threshold and is the easiest to reason about; [Gradient], Netflix's
 // Gradient2, needs no no-load latency, so it follows a backend whose latency
-// drifts on its own, at the price of a queue of a few requests that grows
-// slowly with its long-term average. The docs' adaptive page compares
+// drifts on its own, at the price of a queue of a couple of requests that
+// grows slowly with its long-term average. The docs' adaptive page compares
 // them on a simulated backend.
 //
 //	l := adaptive.New(weighted.New(1), 10, &adaptive.Vegas{}, adaptive.WithBounds(2, 200))

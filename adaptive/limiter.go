@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,8 +24,8 @@ type Resizable interface {
 	Available() int64
 }
 
-// cacheLine pads the counters that every request touches apart from those
-// that only sampled ones do.
+// cacheLine pads what every request reads apart from what sampled ones
+// write.
 type cacheLine [64]byte
 
 // A Limiter is a concurrency limit that moves the size of the semaphore it
@@ -41,15 +42,13 @@ type Limiter struct {
 	epoch  time.Time // now() is the time since epoch
 	size   atomic.Int64
 	winLen atomic.Int64  // the shortest window, in nanoseconds
-	sample atomic.Uint64 // a start is sampled when starts & sample is 0
+	sample atomic.Uint64 // a start is sampled when a random draw & sample is 0
+	rand   rand.Source   // the draws; nil for math/rand/v2's
 
-	_      cacheLine
-	starts atomic.Uint64 // tokens started, the sampled ones chosen from it
-	_      cacheLine
-	win    window
+	_   cacheLine
+	win window
 
 	closing  sync.Mutex // taken with TryLock by the goroutine closing a window
-	opened   uint64     // starts when the window opened; under closing
 	estimate float64    // the unrounded limit; under closing
 	noLoad   time.Duration
 	min, max float64
@@ -77,6 +76,15 @@ func WithSmoothing(f float64) Option {
 		panic(fmt.Sprintf("%s: WithSmoothing(%v): want 0 < f <= 1", pkg, f))
 	}
 	return func(l *Limiter) { l.smooth = f }
+}
+
+// WithRand draws the requests the Limiter samples from src, in place of
+// math/rand/v2's generator, so that a simulation that seeds src samples the
+// same requests at every run. src is called by every goroutine that starts
+// a request: it must be safe for concurrent use, unless one goroutine
+// starts them all, as in a simulation. A nil src keeps the default.
+func WithRand(src rand.Source) Option {
+	return func(l *Limiter) { l.rand = src }
 }
 
 // New returns a Limiter that wraps s, sets its size to initial at once, and
@@ -163,12 +171,21 @@ func (l *Limiter) TryStart(n int64) (t Token, ok bool) {
 }
 
 // started returns the token of a request just granted n permits, which
-// reads the clock only if it is one of the sampled.
+// reads the clock only if it is one of the sampled: one in sample+1, drawn
+// at random, so that no counter is shared by every request.
 func (l *Limiter) started(n int64) Token {
-	if l.starts.Add(1)&l.sample.Load() != 0 {
+	if mask := l.sample.Load(); mask != 0 && l.draw()&mask != 0 {
 		return Token{l: l, n: n}
 	}
 	return Token{l: l, n: n, sampled: true, start: l.now()}
+}
+
+// draw returns a random number.
+func (l *Limiter) draw() uint64 {
+	if l.rand == nil {
+		return rand.Uint64()
+	}
+	return l.rand.Uint64()
 }
 
 // now is the monotonic time since the Limiter was made.
@@ -189,7 +206,7 @@ type Token struct {
 // back. A request that failed because the backend was overloaded (a
 // timeout, a rejection) must report ok false; one that failed for its own
 // reasons (a bad argument, a missing record) is a success for the limit.
-// Only sampled requests read the clock (see [WithSampling]).
+// Only sampled requests read the clock (see [WithRand]).
 func (t Token) Done(ok bool) {
 	if !t.sampled && ok {
 		t.l.Release(t.n)
@@ -213,7 +230,7 @@ func (t Token) Report(latency time.Duration, ok bool) {
 // and closes the window if it is due.
 func (t Token) finish(now int64, latency time.Duration, ok bool) {
 	l := t.l
-	l.win.record(latency, ok, l.size.Load()-l.s.Available())
+	l.win.record(latency, ok, t.sampled, l.size.Load()-l.s.Available())
 	l.Release(t.n)
 	if l.win.due(now, l.winLen.Load()) {
 		l.closeWindow(now)
@@ -230,14 +247,13 @@ func (l *Limiter) closeWindow(now int64) {
 	if !l.win.due(now, l.winLen.Load()) { // another goroutine closed it
 		return
 	}
-	w := l.win.take(now)
+	w, measured := l.win.take(now)
 	if w.MinRTT > 0 && (l.noLoad == 0 || w.MinRTT < l.noLoad) {
 		l.noLoad = w.MinRTT
 		l.winLen.Store(max(int64(windowRTTs*l.noLoad), int64(minWindow)))
 	}
-	starts := l.starts.Load()
-	l.sample.Store(samplingMask(starts - l.opened))
-	l.opened = starts
+	mask := l.sample.Load()
+	l.sample.Store(samplingMask(uint64(measured) * (mask + 1)))
 	w.Limit, w.NoLoadRTT = l.estimate, l.noLoad
 	next := l.alg.Next(w)
 	if math.IsNaN(next) {

@@ -175,26 +175,42 @@ func TestVegas(t *testing.T) {
 	assert.Equal(t, 40.0, custom.Next(ms(40, 40, 2*noLoad, 0)), "20 queued is within 50%")
 }
 
-// mean is a full window of limit requests whose mean latency is d.
-func mean(limit float64, d time.Duration) adaptive.Window {
+// latencies is a full window of limit requests whose fastest took lowest
+// and whose mean latency is mean.
+func latencies(limit float64, lowest, mean time.Duration) adaptive.Window {
 	return adaptive.Window{Limit: limit, InFlight: int64(limit), Samples: 20,
-		MinRTT: noLoad, MeanRTT: d, NoLoadRTT: noLoad}
+		MinRTT: lowest, MeanRTT: mean, NoLoadRTT: noLoad}
 }
 
 func TestGradient(t *testing.T) {
 	g := &adaptive.Gradient{}
-	assert.InDelta(t, 100.8, g.Next(mean(100, noLoad)), 1e-9, "as fast as the average: 0.2 of the way to limit + 4")
-	w := mean(100, noLoad)
+	assert.InDelta(t, 100.4, g.Next(latencies(100, noLoad, 3*noLoad)), 1e-9,
+		"the fastest as fast as the average, whatever the mean: 0.2 of the way to limit + 2")
+	w := latencies(100, noLoad, noLoad)
 	w.InFlight = 49
 	assert.Equal(t, 100.0, g.Next(w), "under half the limit in use: unchanged")
-	// The average of the three windows so far is (10+10+40)/3 = 20ms:
-	// gradient 0.5, estimate 100 × 0.5 + 4, a fifth of the way there.
-	assert.InDelta(t, 100-0.2*46, g.Next(mean(100, 4*noLoad)), 1e-9, "slower than the average: scaled down")
-	assert.Equal(t, 100.0, g.Next(mean(100, 0)), "no success, no latency: unchanged")
+	// The average of the three windows' fastest is (10+10+40)/3 = 20ms:
+	// gradient 0.5, estimate 100 × 0.5 + 2, a fifth of the way there.
+	assert.InDelta(t, 100-0.2*48, g.Next(latencies(100, 4*noLoad, 4*noLoad)), 1e-9, "slower than the average: scaled down")
+	assert.Equal(t, 100.0, g.Next(latencies(100, 0, 0)), "no success, no latency: unchanged")
 
 	tolerant := &adaptive.Gradient{Tolerance: 2, QueueSize: 10, Smoothing: 1}
-	tolerant.Next(mean(100, noLoad))
-	assert.InDelta(t, 110, tolerant.Next(mean(100, 3*noLoad/2)), 1e-9, "within the tolerance: + QueueSize")
+	tolerant.Next(latencies(100, noLoad, noLoad))
+	assert.InDelta(t, 110, tolerant.Next(latencies(100, 3*noLoad/2, 3*noLoad/2)), 1e-9, "within the tolerance: + QueueSize")
+}
+
+// TestGradientMean: with Mean set, a window whose mean doubles while its
+// fastest request is as fast as ever shrinks the limit; by default it
+// does not.
+func TestGradientMean(t *testing.T) {
+	lowest, mean := &adaptive.Gradient{}, &adaptive.Gradient{Mean: true}
+	for _, g := range []*adaptive.Gradient{lowest, mean} {
+		g.Next(latencies(100, noLoad, noLoad))
+	}
+	tail := latencies(100, noLoad, 2*noLoad)
+	assert.InDelta(t, 100.4, lowest.Next(tail), 1e-9, "the fastest holds: + QueueSize, smoothed")
+	// The average of the means is 15ms: gradient 0.75, estimate 77.
+	assert.InDelta(t, 100-0.2*23, mean.Next(tail), 1e-9, "the mean is slower than its average: scaled down")
 }
 
 // TestGradientForgets: once the backend recovers, an average more than
@@ -203,12 +219,12 @@ func TestGradient(t *testing.T) {
 func TestGradientForgets(t *testing.T) {
 	g := &adaptive.Gradient{Smoothing: 1}
 	for range 10 {
-		g.Next(mean(100, 4*noLoad)) // the average becomes 40ms
+		g.Next(latencies(100, 4*noLoad, 4*noLoad)) // the average becomes 40ms
 	}
 	for range 10 {
-		g.Next(mean(100, noLoad)) // recovered: 40ms × 0.9^10 is below 20ms
+		g.Next(latencies(100, noLoad, noLoad)) // recovered: 40ms × 0.9^10 is below 20ms
 	}
-	assert.Less(t, g.Next(mean(100, 5*noLoad/2)), 100.0,
+	assert.Less(t, g.Next(latencies(100, 5*noLoad/2, 5*noLoad/2)), 100.0,
 		"25ms is slower than the forgotten average; without forgetting it is far faster than 40ms")
 }
 
@@ -242,13 +258,20 @@ func TestBadInput(t *testing.T) {
 	assert.PanicsWithValue(t, "adaptive: Start(-1): negative weight", func() { l.Start(context.Background(), -1) })
 }
 
+// counting is a source of random numbers that counts, so that a Limiter
+// that samples one request in 2^k samples exactly every 2^k-th.
+type counting struct{ n uint64 }
+
+func (c *counting) Uint64() uint64 { c.n++; return c.n - 1 }
+
 // TestSampling: after a window of 791 requests the Limiter measures one in
 // 32 (the largest power of two that leaves at least twenty samples in as
-// many requests), while every failure still counts.
+// many requests), while every failure still counts; it tells how many
+// requests a window saw from the samples, so it keeps one in 32.
 func TestSampling(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := &recorder{next: []float64{1000, 1000, 1000}}
-		l := adaptive.New(weighted.New(1), 1000, r)
+		r := &recorder{next: []float64{1000, 1000, 1000, 1000}}
+		l := adaptive.New(weighted.New(1), 1000, r, adaptive.WithRand(&counting{}))
 		burst := func(n int, ok bool) {
 			for _, tok := range started(t, l, n) {
 				tok.Report(noLoad, ok)
@@ -260,13 +283,45 @@ func TestSampling(t *testing.T) {
 		burst(1, true) // closes the second window: 791 requests started in it
 		require.Len(t, r.seen, 2)
 		assert.EqualValues(t, 791, r.seen[1].Samples, "every request measured while few were seen")
-		burst(800, true)
-		burst(10, false)
+		for range 2 {
+			burst(800, true)
+			burst(10, false)
+			time.Sleep(2 * noLoad)
+			burst(32, true)
+		}
+		require.Len(t, r.seen, 4)
+		for _, w := range r.seen[2:] {
+			assert.EqualValues(t, 832/32, w.Samples-w.Drops, "one success in 32")
+			assert.EqualValues(t, 10, w.Drops, "every failure")
+		}
+	})
+}
+
+// TestSamplingDraws: by default the sampled requests are drawn at random,
+// about one in 32 after a window of 791 requests.
+func TestSamplingDraws(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := &recorder{next: []float64{1000, 1000, 1000}}
+		l := adaptive.New(weighted.New(1), 1000, r)
+		burst := func(n int) {
+			for _, tok := range started(t, l, n) {
+				tok.Report(noLoad, true)
+			}
+		}
+		burst(10)
+		burst(790)
 		time.Sleep(2 * noLoad)
-		burst(32, true)
-		require.Len(t, r.seen, 3)
-		successes := r.seen[2].Samples - r.seen[2].Drops
-		assert.InDelta(t, 832/32, successes, 1, "one success in 32")
-		assert.EqualValues(t, 10, r.seen[2].Drops, "every failure")
+		burst(1)
+		require.Len(t, r.seen, 2)
+		for range 4 {
+			burst(800)
+		}
+		time.Sleep(2 * noLoad)
+		for len(r.seen) < 3 { // the first sampled request closes the window
+			burst(1)
+		}
+		// 3200 draws and a few, each sampled with chance 1/32: about 100
+		// expected, with a standard deviation under 10.
+		assert.InDelta(t, 100, r.seen[2].Samples, 50, "about one in 32")
 	})
 }

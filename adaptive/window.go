@@ -19,7 +19,7 @@ const (
 )
 
 // samplingMask returns the mask that samples about targetSamples of the
-// requests a window as long as the last, which started requests, will see.
+// requests a window as long as the last, which saw about requests, will see.
 func samplingMask(requests uint64) uint64 {
 	every := uint64(1)
 	for every*2*targetSamples <= requests && every < maxSampling {
@@ -56,12 +56,18 @@ type Window struct {
 type window struct {
 	start          atomic.Int64 // Limiter.now() when the window opened
 	samples, drops atomic.Int64
+	measured       atomic.Int64 // sampled requests, failed or not
 	sumRTT, minRTT atomic.Int64 // over successes; minRTT is MaxInt64 if none
 	maxInFlight    atomic.Int64
 }
 
-func (w *window) record(rtt time.Duration, ok bool, inFlight int64) {
+// record adds a request that ended; measured if it was sampled, and then
+// its latency rtt counts if ok.
+func (w *window) record(rtt time.Duration, ok, measured bool, inFlight int64) {
 	w.samples.Add(1)
+	if measured {
+		w.measured.Add(1)
+	}
 	if !ok {
 		w.drops.Add(1)
 	} else {
@@ -76,9 +82,11 @@ func (w *window) due(now, length int64) bool {
 	return now-w.start.Load() >= length && w.samples.Load() >= minSamples
 }
 
-// take closes the window at now and opens the next one.
-func (w *window) take(now int64) Window {
-	s := Window{
+// take closes the window at now and opens the next one. It returns the
+// window and how many of its requests were sampled.
+func (w *window) take(now int64) (s Window, measured int64) {
+	measured = w.measured.Swap(0)
+	s = Window{
 		Samples:  w.samples.Swap(0),
 		Drops:    w.drops.Swap(0),
 		InFlight: w.maxInFlight.Swap(0),
@@ -88,7 +96,7 @@ func (w *window) take(now int64) Window {
 		s.MinRTT, s.MeanRTT = time.Duration(lowest), time.Duration(sum/ok)
 	}
 	w.start.Store(now)
-	return s
+	return s, measured
 }
 
 func (w *window) reset(now int64) {

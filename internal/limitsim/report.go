@@ -10,9 +10,6 @@ import (
 	"github.com/semacat/sem/adaptive"
 )
 
-// Band is how close to the capacity a limit must stay: ±20%.
-const Band = 0.2
-
 // Contender is an algorithm under test, or a fixed size.
 type Contender struct {
 	Name string
@@ -22,11 +19,14 @@ type Contender struct {
 	Initial int64
 }
 
-// Algorithms are the package's three, each starting from a limit of 10.
+// FirstGuess is the limit every algorithm starts from.
+const FirstGuess = 10
+
+// Algorithms are the package's three, with their defaults.
 var Algorithms = []Contender{
-	{"AIMD", func() adaptive.Algorithm { return &adaptive.AIMD{} }, 10},
-	{"Vegas", func() adaptive.Algorithm { return &adaptive.Vegas{} }, 10},
-	{"Gradient", func() adaptive.Algorithm { return &adaptive.Gradient{} }, 10},
+	{"AIMD", func() adaptive.Algorithm { return &adaptive.AIMD{} }, FirstGuess},
+	{"Vegas", func() adaptive.Algorithm { return &adaptive.Vegas{} }, FirstGuess},
+	{"Gradient", func() adaptive.Algorithm { return &adaptive.Gradient{} }, FirstGuess},
 }
 
 // FixedSizes are swept to find the best fixed size in hindsight; BadSize
@@ -187,31 +187,41 @@ type Row struct {
 func Compare() []Row {
 	var rows []Row
 	for _, sc := range Scenarios {
-		var best Row
-		for _, size := range FixedSizes {
-			res := Run(sc, fixed{}, size)
-			m := Evaluate(sc, res, false)
-			if best.Contender == "" || m.Goodput > best.Goodput*1.001 ||
-				(m.Goodput >= best.Goodput*0.999 && m.P99 < best.P99) {
-				best = Row{Scenario: sc.Name, Contender: Fixed(size).Name, Measure: m, Result: res, BestSize: size}
-			}
+		best := bestFixed(sc)
+		for _, c := range append(append([]Contender{}, Algorithms...), Fixed(BadSize)) {
+			rows = append(rows, against(sc, c, best))
 		}
-		cs := append(append([]Contender{}, Algorithms...), Fixed(BadSize))
-		for _, c := range cs {
-			res := Run(sc, c.New(), c.Initial)
-			_, isFixed := c.New().(fixed)
-			rows = append(rows, Row{Scenario: sc.Name, Contender: c.Name, Measure: Evaluate(sc, res, !isFixed), Result: res})
-		}
-		best.Contender = "best fixed (" + fmt.Sprint(best.BestSize) + ")"
 		rows = append(rows, best)
-		for i := range rows {
-			if rows[i].Scenario == sc.Name {
-				rows[i].VsBest = rows[i].Goodput / best.Goodput
-				rows[i].BestSize = best.BestSize
-			}
-		}
 	}
 	return rows
+}
+
+// bestFixed runs every fixed size in sc and returns the row of the one
+// with the most goodput, the lower p99 between sizes within a thousandth.
+func bestFixed(sc Scenario) Row {
+	var best Row
+	for _, size := range FixedSizes {
+		res := Run(sc, fixed{}, size)
+		m := Evaluate(sc, res, false)
+		if best.Result.Series == nil || m.Goodput > best.Goodput*1.001 ||
+			(m.Goodput >= best.Goodput*0.999 && m.P99 < best.P99) {
+			best = Row{Scenario: sc.Name, Measure: m, Result: res, BestSize: size}
+		}
+	}
+	best.Contender = bestName(best.BestSize)
+	best.VsBest = 1
+	return best
+}
+
+func bestName(size int64) string { return fmt.Sprintf("best fixed (%d)", size) }
+
+// against runs c in sc and measures it against best, the best fixed size.
+func against(sc Scenario, c Contender, best Row) Row {
+	res := Run(sc, c.New(), c.Initial)
+	_, isFixed := c.New().(fixed)
+	m := Evaluate(sc, res, !isFixed)
+	return Row{Scenario: sc.Name, Contender: c.Name, Measure: m, Result: res,
+		VsBest: m.Goodput / best.Goodput, BestSize: best.BestSize}
 }
 
 // Table renders rows as the Markdown table of docs/adaptive/results.md.
@@ -223,11 +233,8 @@ func Table(rows []Row) string {
 		settle, swing := "—", "—"
 		if slices.ContainsFunc(Algorithms, func(c Contender) bool { return c.Name == r.Contender }) {
 			swing = fmt.Sprintf("±%.0f%%", 100*r.Swing)
-			switch {
-			case r.Settle < 0:
-				settle = "never"
-			case r.Settle > 0:
-				settle = fmt.Sprintf("%.2f s", r.Settle.Seconds())
+			if r.Settle != 0 {
+				settle = settleText(r.Settle)
 			}
 		}
 		p99 := "—" // no success to measure
@@ -238,4 +245,12 @@ func Table(rows []Row) string {
 			100*r.VsBest, r.Goodput, 100*r.Failed, p99, settle, swing)
 	}
 	return b.String()
+}
+
+// settleText renders a settle time that is not 0: never if negative.
+func settleText(d time.Duration) string {
+	if d < 0 {
+		return "never"
+	}
+	return fmt.Sprintf("%.2f s", d.Seconds())
 }

@@ -153,8 +153,9 @@ type run struct {
 // It must be called inside a synctest bubble.
 func Run(sc Scenario, alg adaptive.Algorithm, initial int64) Result {
 	r := &run{
-		sc:     sc,
-		l:      adaptive.New(weighted.New(1), initial, alg, adaptive.WithBounds(1, 1000)),
+		sc: sc,
+		l: adaptive.New(weighted.New(1), initial, alg, adaptive.WithBounds(1, 1000),
+			adaptive.WithRand(rand.NewPCG(3, 4))), // the same requests sampled at every run
 		rng:    rand.New(rand.NewPCG(1, 2)),
 		begin:  time.Now(),
 		paused: map[int]time.Duration{},
