@@ -126,7 +126,7 @@ func TestDocTable(t *testing.T) {
 // alone needs nothing else from its file, while one that needs helpers is
 // shown as its whole file (the only example in a file without tests).
 func TestExamplesStandAlone(t *testing.T) {
-	for _, dir := range []string{".", "chansem", "condsem", "weighted", "spinsem"} {
+	for _, dir := range []string{".", "chansem", "condsem", "weighted", "spinsem", "adaptive"} {
 		fset := token.NewFileSet()
 		names, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
 		require.NoError(t, err)

@@ -10,12 +10,11 @@ import (
 	"github.com/semacat/sem/weighted"
 )
 
-var errOverloaded = errors.New("backend overloaded")
-
 // A client limits its calls to a backend whose capacity it does not know:
 // the limit starts at 10 and moves between 2 and 200 from the latencies
 // and the overload errors it sees.
 func Example() {
+	errOverloaded := errors.New("backend overloaded")
 	l := adaptive.New(weighted.New(1), 10, &adaptive.Vegas{}, adaptive.WithBounds(2, 200))
 	call := func(ctx context.Context) error {
 		time.Sleep(time.Millisecond) // the backend's work
