@@ -60,13 +60,13 @@ func cancelAfterLook(t *testing.T, newAvailable NewAvailable, k int) bool {
 	s := newAvailable(1, 0)
 	parent, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ctx := &ErrHook{Context: parent, Look: k}
-	ctx.Run = func() {
+	ctx := &ErrHook{Context: parent}
+	ctx.Arm(k, func() {
 		cancel()
 		if p := releaseElsewhere(s.Release); p != nil {
 			t.Errorf("Release(1) of the permit held since NewAvailable(1, 0) panicked: %v", p)
 		}
-	}
+	})
 	call := &Call{N: 1, ctx: ctx, cancel: cancel, done: make(chan struct{})}
 	var panicked any
 	go func() {
@@ -113,39 +113,51 @@ func releaseElsewhere(release func(int64)) (panicked any) {
 	return panicked
 }
 
-// ErrHook is a context whose Err method calls Run the Look-th time it finds
-// the context not done, before it returns nil: as if the goroutine that
-// called Err were paused right after it looked. Run may cancel the
-// context; that Err call still reports it not done.
+// ErrHook is a context whose Err method, once armed, runs a function the
+// k-th time it finds the context not done, before it returns nil: as if
+// the goroutine that called Err were paused right after it looked. The
+// function may cancel the context; that Err call still reports it not
+// done.
 type ErrHook struct {
 	context.Context
-	Look int
-	Run  func()
 
 	mu    sync.Mutex
-	looks int
+	looks int // looks still to come before run, once armed
+	run   func()
 	fired bool
 }
 
-// Err returns the context's error, after running Run if this is the
-// Look-th call that finds none.
+// Arm makes f run at the k-th call of Err from now that finds the context
+// not done.
+func (h *ErrHook) Arm(k int, f func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.looks, h.run = k, f
+}
+
+// Err returns the context's error, after running the armed function if
+// this is the look it waits for.
 func (h *ErrHook) Err() error {
 	err := h.Context.Err()
 	if err != nil {
 		return err
 	}
 	h.mu.Lock()
-	h.looks++
-	run := h.looks == h.Look
-	h.fired = h.fired || run
+	var run func()
+	if h.run != nil {
+		h.looks--
+		if h.looks == 0 {
+			run, h.run, h.fired = h.run, nil, true
+		}
+	}
 	h.mu.Unlock()
-	if run {
-		h.Run()
+	if run != nil {
+		run()
 	}
 	return nil
 }
 
-// Fired reports whether Run has been called.
+// Fired reports whether the armed function has run.
 func (h *ErrHook) Fired() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
