@@ -144,16 +144,7 @@ func (s *core) zeroWeight() error {
 // failure returns the error a waiting Acquire(ctx, n) must return now, in
 // this order: ctx.Err(), the semaphore closed, n above the size.
 func (s *core) failure(ctx context.Context, n int64) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if s.closed {
-		return pkg.ErrClosed(n)
-	}
-	if size := s.size.Load(); n > size {
-		return pkg.ErrExceedsSize(n, size)
-	}
-	return nil
+	return pkg.ErrNow(ctx, n, s.size.Load(), s.closed)
 }
 
 // Release returns n permits and wakes the waiters: in the plain variant all

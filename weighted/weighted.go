@@ -290,19 +290,9 @@ func (s *Semaphore) enqueue(ctx context.Context, n int64) (*waitq.Waiter, error)
 }
 
 // failure, called with s.mu held, returns the error an Acquire(ctx, n) must
-// return now, in this order: ctx.Err(), the semaphore closed, n above the
-// size; or nil.
+// return now, or nil.
 func (s *Semaphore) failure(ctx context.Context, n int64) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if s.closed {
-		return pkg.ErrClosed(n)
-	}
-	if size := s.size.Load(); n > size {
-		return pkg.ErrExceedsSize(n, size)
-	}
-	return nil
+	return pkg.ErrNow(ctx, n, s.size.Load(), s.closed)
 }
 
 // releaseSlow returns n permits under the mutex: while the slow bit is set,
