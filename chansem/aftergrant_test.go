@@ -25,3 +25,10 @@ func TestCancelAfterGrant(t *testing.T) {
 func TestCancelAfterGrantStress(t *testing.T) {
 	acquiretest.StressCancelAfterGrant(t, newAvailable, false, afterGrantTrials)
 }
+
+// A cancellation that comes after an Acquire has looked at its context, but
+// before a Release frees a slot, wins: the single-permit fast path looks
+// again once its send has taken the slot.
+func TestCancelBeforeTake(t *testing.T) {
+	acquiretest.CheckCancelBeforeTake(t, newAvailable)
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/chansem"
+	"github.com/semacat/sem/internal/acquiretest"
 )
 
 // BenchmarkContended is the path a Close would cost: 16 goroutines cycle
@@ -148,4 +149,11 @@ func (c *countedChan) Release(int64) {
 		}
 	}
 	<-c.c
+}
+
+// BenchmarkUncontended is the fast paths of Acquire(1) and Release(1): a
+// look at the context, a non-blocking send, and a second look before the
+// slot is counted held.
+func BenchmarkUncontended(b *testing.B) {
+	acquiretest.BenchUncontended(b, func(size int64) sem.Semaphore { return chansem.New(size) })
 }

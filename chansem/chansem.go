@@ -121,15 +121,18 @@ func (s *Semaphore) Available() int64 { return s.size - int64(len(s.slots)) }
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 	if n == 1 {
 		// The common case first: one permit is never a bad weight and
-		// always fits, so it needs only the context check and a send.
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+		// always fits, so it needs only a send and a look at the
+		// context, in grant, after the send: looked at before it, the
+		// context could be canceled, and a slot freed, between the look
+		// and the send. A done context may so hold a slot for a moment,
+		// never counted held.
 		select {
 		case s.slots <- struct{}{}:
-			s.held.Add(1)
-			return nil
+			return s.grant(ctx, 1)
 		default:
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			return s.waitOne(ctx)
 		}
 	}
@@ -176,7 +179,7 @@ func (s *Semaphore) acquireMany(ctx context.Context, n int64) error {
 	return w.end(s.grant(ctx, n))
 }
 
-// grant ends an Acquire(ctx, n) that waited and has taken its n slots. The
+// grant ends an Acquire(ctx, n) that has taken its n slots. The
 // slots are not yet held by anyone, so nobody else can release them; the
 // grant is the moment they are counted held. If ctx is done by then, the
 // cancellation came first: grant gives the slots back and returns

@@ -59,11 +59,12 @@ package chansem
 // taken by a send is not held until the Acquire counts it: until then no
 // Release can take it (the count refuses), so the Acquire is granted its
 // permits when it counts them, and that is where it decides. After its last
-// send a waiter looks at its context: if it is done, the cancellation came
-// before the grant, and the waiter gives the slots back and reports
-// ctx.Err(); otherwise it counts them held, and the grant is final. That
-// look costs only waiters, never the non-blocking send that serves the
-// uncontended case.
+// send an Acquire looks at its context: if it is done, the cancellation
+// came before the grant, and the Acquire gives the slots back and reports
+// ctx.Err(); otherwise it counts them held, and the grant is final. The
+// non-blocking send that serves the uncontended case looks too: a look
+// only before the send would let a cancellation, and then a Release that
+// frees the slot, land between the look and the send.
 //
 // So chansem keeps every guarantee it declares (arrival order for single
 // permits, no barging TryAcquire, no starvation) and the contract's exact

@@ -36,6 +36,15 @@ type core struct {
 	next  uint64    // ticket for the next request to join the queue
 
 	onWait observe.Hook
+	test   *testHooks // nil outside tests
+}
+
+// testHooks are functions a test installs on one semaphore, to run at the
+// moments their fields name.
+type testHooks struct {
+	// lock runs in Acquire just before it takes the mutex to look at its
+	// context and the permits.
+	lock func()
 }
 
 // request is an Acquire waiting in the fair variant's queue.
@@ -68,14 +77,29 @@ func (s *core) Available() int64 {
 // if a newcomer may, or else calls wait(ctx, n) with s.mu held, which waits
 // for them and releases the mutex, and reports the wait to the function
 // installed by OnWait, if any.
+//
+// It looks at ctx under the mutex, which every Release takes too: a look
+// before the mutex would let a cancellation, and then a Release that frees
+// the permits, land between the look and the take.
 func (s *core) acquire(ctx context.Context, n int64, wait func(context.Context, int64) error) error {
-	if err := pkg.ErrAcquire(ctx, n, s.size.Load()); err != nil {
-		return err
+	pkg.PanicIfNegative("Acquire", n)
+	if size := s.size.Load(); n > size {
+		return pkg.ErrExceedsSize(n, size)
 	}
 	if n == 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		return s.zeroWeight()
 	}
+	if t := s.test; t != nil && t.lock != nil {
+		t.lock()
+	}
 	s.mu.Lock()
+	if err := ctx.Err(); err != nil {
+		s.mu.Unlock()
+		return err
+	}
 	if s.mayTake(n) {
 		s.cur += n
 		s.mu.Unlock()
@@ -120,16 +144,7 @@ func (s *core) zeroWeight() error {
 // failure returns the error a waiting Acquire(ctx, n) must return now, in
 // this order: ctx.Err(), the semaphore closed, n above the size.
 func (s *core) failure(ctx context.Context, n int64) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if s.closed {
-		return pkg.ErrClosed(n)
-	}
-	if size := s.size.Load(); n > size {
-		return pkg.ErrExceedsSize(n, size)
-	}
-	return nil
+	return pkg.ErrNow(ctx, n, s.size.Load(), s.closed)
 }
 
 // Release returns n permits and wakes the waiters: in the plain variant all

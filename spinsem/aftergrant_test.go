@@ -32,6 +32,13 @@ func TestCancelAfterGrantStress(t *testing.T) {
 	acquiretest.StressCancelAfterGrant(t, newAvailable, false, afterGrantTrials)
 }
 
+// A cancellation that comes after an Acquire has looked at its context, but
+// before a Release frees the permits, wins: in each spin round, and under
+// the mutex before the request queues.
+func TestCancelBeforeTake(t *testing.T) {
+	acquiretest.CheckCancelBeforeTake(t, newAvailable)
+}
+
 // In starvation mode the Release hands the permits to the waiter, and the
 // handoff is final: when the waiter's context is canceled and another
 // goroutine releases the permits before the waiter returns, Acquire returns
@@ -66,4 +73,31 @@ func TestCancelAfterHandoff(t *testing.T) {
 			assert.Equal(t, spinsem.Mode{Free: 2}, s.Mode(), "after the handed permits came back")
 		})
 	}
+}
+
+// A waiter woken in normal mode looks at its context before it takes its
+// permits on its turn, and after it loads the state it takes them from: a
+// cancellation after that look, followed by a Release that frees the
+// permits, wins. A barging TryAcquire takes the permit whose Release woke
+// the waiter, so that only the later Release frees one.
+func TestCancelBeforeTurn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := spinsem.NewAvailable(2, 0)
+		s.SetProcs(1) // no spin: the waiter parks at once
+		parent, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		ctx := &acquiretest.ErrHook{Context: parent}
+		s.SetTestHookPark(func() {
+			s.Release(1) // wakes the waiter
+			require.True(t, s.TryAcquire(1), "a running goroutine could not barge in normal mode")
+			ctx.Arm(1, func() {
+				cancel()
+				s.Release(1) // a woken waiter is on its way: this Release takes no lock
+			})
+		})
+		err := s.Acquire(ctx, 1)
+		require.True(t, ctx.Fired(), "the woken waiter did not look at its context on its turn")
+		require.ErrorIs(t, err, context.Canceled, "a permit freed after the cancellation went to the canceled waiter")
+		assert.Equal(t, spinsem.Mode{Free: 1}, s.Mode())
+	})
 }

@@ -25,8 +25,8 @@ package spinsem
 // the bet that a holder releases sooner than parking and waking would take.
 // It spins only where this can pay off: with more than one P, and not in
 // starvation mode (where permits are handed to parked waiters, so spinning
-// could never win). A round re-reads the state, tries the CAS if the permits
-// are free, checks the context and then busy-waits briefly. The number of
+// could never win). A round re-reads the state, checks the context, tries the
+// CAS if the permits are free and then busy-waits briefly. The number of
 // rounds adapts, in the spirit of glibc's adaptive mutex: a phase spins at
 // most twice the running average of the rounds that successful phases
 // needed, plus spinMin, and never more than spinMax; failed phases pull the
@@ -86,10 +86,14 @@ package spinsem
 // while parked. A parked waiter whose context is done leaves the queue
 // (waking or serving whoever may now proceed), and the semaphore is as if
 // it had never asked. A cancellation that comes before the permits are
-// taken wins: every place where a waiter may take them (a spin round, the
-// last try under the mutex before it queues, its turn after a wake-up) looks
-// at its context just before, and a handoff in starvation mode looks at the
-// head's context under the mutex and fails the head instead if it is done.
+// taken wins: every place where an Acquire may take them (the fast path, a
+// spin round, the last try under the mutex before it queues, its turn
+// after a wake-up) looks at its context after it loads the state and before
+// the CAS that takes them from that load, so that a CAS that succeeds takes
+// permits that were free while the context was not yet done (see
+// takeFrom); and a handoff in starvation mode looks at the head's context
+// under the mutex, after the same load, and fails the head instead if it
+// is done.
 // Permits once taken or handed over are kept: a waiter never gives them
 // back on its way out, when another goroutine may already have released
 // them.

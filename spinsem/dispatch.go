@@ -54,16 +54,16 @@ func (s *Semaphore) handoffLocked() {
 			s.state.And(^uint64(waiting | starving))
 			return
 		}
-		if err := w.Ctx.Err(); err != nil {
-			w.Err = err
-			s.withdrawLocked(w)
-			w.Wake()
-			continue
-		}
 		last := s.q.Len() == 1
 		young := s.nanotime()-w.Since < int64(starvationThreshold)
+		var err error
 		for {
 			old := s.state.Load()
+			// The context after the load (see takeFrom): a Release
+			// adds permits without the mutex.
+			if err = w.Ctx.Err(); err != nil {
+				break
+			}
 			if free(old) < w.N {
 				return
 			}
@@ -80,6 +80,12 @@ func (s *Semaphore) handoffLocked() {
 			if s.state.CompareAndSwap(old, new) {
 				break
 			}
+		}
+		if err != nil {
+			w.Err = err
+			s.withdrawLocked(w)
+			w.Wake()
+			continue
 		}
 		if s.wokenW == w {
 			s.wokenW = nil

@@ -30,14 +30,18 @@ func (s *Semaphore) Waiting() (requests int, permits int64) {
 // sem.Observer.
 func (s *Semaphore) OnWait(f func(sem.WaitEvent)) { s.onWait.Set(f) }
 
-// acquireSlow fails Acquire(n) at once if n exceeds the size or the
-// semaphore is closed; otherwise it waits for n permits and reports the wait
-// to OnWait's function, if any.
+// acquireSlow fails Acquire(ctx, n) at once if n exceeds the size, ctx is
+// done or the semaphore is closed, in that order, and returns nil for n = 0;
+// otherwise it waits for n permits and reports the wait to OnWait's
+// function, if any.
 func (s *Semaphore) acquireSlow(ctx context.Context, n int64) error {
 	if err := s.exceeds(n); err != nil {
 		return err
 	}
-	if err := closedErr(s.state.Load(), n); err != nil {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := closedErr(s.state.Load(), n); err != nil || n == 0 {
 		return err
 	}
 	o := s.onWait.Start(n)

@@ -51,14 +51,10 @@ func (s *Semaphore) park(ctx context.Context, n int64) error {
 func (s *Semaphore) served(w *waitq.Waiter) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	err := w.Err
-	if err == nil && !w.Granted {
-		if err = w.Ctx.Err(); err != nil {
-			s.withdrawLocked(w)
-			s.dispatchLocked()
-		}
+	done, err := w.Err != nil || w.Granted, w.Err
+	if !done {
+		done, err = s.retryLocked(w)
 	}
-	done := err != nil || w.Granted || s.retryLocked(w)
 	if done {
 		s.q.Recycle(w)
 	}
@@ -70,11 +66,13 @@ func (s *Semaphore) served(w *waitq.Waiter) (bool, error) {
 // or nil if it took the permits, or an error if ctx is done, the semaphore
 // is closed or n exceeds its size, which cannot change while s.mu is held.
 func (s *Semaphore) takeOrQueueLocked(ctx context.Context, n int64) (*waitq.Waiter, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	for {
 		old := s.state.Load()
+		// The context after the load (see takeFrom): the fast paths
+		// change the state without the mutex.
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if err := closedErr(old, n); err != nil {
 			return nil, err
 		}
@@ -82,7 +80,7 @@ func (s *Semaphore) takeOrQueueLocked(ctx context.Context, n int64) (*waitq.Wait
 			return nil, pkg.ErrExceedsSize(n, size)
 		}
 		if old&starving == 0 && free(old) >= n {
-			if s.state.CompareAndSwap(old, old-uint64(n)<<permitShift) {
+			if s.takeFrom(old, n) {
 				return nil, nil
 			}
 			continue
@@ -96,18 +94,28 @@ func (s *Semaphore) takeOrQueueLocked(ctx context.Context, n int64) (*waitq.Wait
 	return w, nil
 }
 
-// retryLocked, with s.mu held, is the turn of w, woken in normal mode while
-// at the head of the queue: it clears the woken flag and takes the permits
-// if they are still free, leaving the queue, and reports whether it did. A
-// waiter that lost to a barging goroutine stays where it was, at the front
-// of the queue. Either way it passes on the wake-up it consumed.
-func (s *Semaphore) retryLocked(w *waitq.Waiter) bool {
-	if s.wokenW != w {
-		return false // a wake-up it no longer needs; keep waiting
-	}
-	s.wokenW = nil
+// retryLocked, with s.mu held, handles a wake-up of w, which is queued and
+// was neither handed its permits nor failed, and reports whether w is done
+// waiting and has left the queue, and the error if it failed. If its
+// context is done it leaves the queue and fails with the context's error.
+// Otherwise, on its turn, woken in normal mode while at the head of the
+// queue, it clears the woken flag and takes the permits if they are still
+// free, leaving the queue; a waiter that lost to a barging goroutine stays
+// where it was, at the front of the queue. Either way it passes on the
+// wake-up it consumed. A wake-up it no longer needs changes nothing.
+func (s *Semaphore) retryLocked(w *waitq.Waiter) (bool, error) {
 	for {
 		old := s.state.Load()
+		// The context after the load (see takeFrom): the fast paths
+		// change the state without the mutex.
+		if err := w.Ctx.Err(); err != nil {
+			s.withdrawLocked(w)
+			s.dispatchLocked()
+			return true, err
+		}
+		if s.wokenW != w {
+			return false, nil
+		}
 		new := old &^ woken
 		took := old&starving == 0 && free(old) >= w.N
 		if took {
@@ -117,11 +125,12 @@ func (s *Semaphore) retryLocked(w *waitq.Waiter) bool {
 			}
 		}
 		if s.state.CompareAndSwap(old, new) {
+			s.wokenW = nil
 			if took {
 				s.q.Remove(w)
 			}
 			s.dispatchLocked()
-			return took
+			return took, nil
 		}
 	}
 }

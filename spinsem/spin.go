@@ -46,22 +46,18 @@ func (s *Semaphore) spin(ctx context.Context, n int64) bool {
 	}
 	avg := s.spins.Load() // rounds, in sixteenths
 	limit := min(2*avg/16+spinMin, spinMax)
-	done := ctx.Done()
 	for i := int32(0); i < limit; i++ {
-		// The context before the permits: a cancellation that came
-		// before they were freed wins.
-		if done != nil {
-			select {
-			case <-done:
-				return false
-			default:
-			}
-		}
 		old := s.state.Load()
 		if old&noBarging != 0 {
 			break
 		}
-		if free(old) >= n && s.state.CompareAndSwap(old, old-uint64(n)<<permitShift) {
+		// The context after the load and before the swap (see
+		// takeFrom): a cancellation that came before the permits were
+		// freed wins.
+		if ctx.Err() != nil {
+			return false
+		}
+		if free(old) >= n && s.takeFrom(old, n) {
 			s.adapt(avg, avg+(i*16-avg)/8)
 			return true
 		}

@@ -170,26 +170,26 @@ func free(state uint64) int64 { return int64(state) >> permitShift }
 // n < 0.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 	pkg.PanicIfNegative("Acquire", n)
-	if done := ctx.Done(); done != nil {
-		select {
-		case <-done:
-			if err := s.exceeds(n); err != nil {
-				return err
-			}
-			return ctx.Err()
-		default:
-		}
-	}
-	if n == 0 {
-		return closedErr(s.state.Load(), n)
-	}
 	// Free permits never outnumber the size, so a request that finds
 	// enough free needs no size check; acquireSlow makes it.
 	old := s.state.Load()
-	if old&noBarging == 0 && free(old) >= n && s.state.CompareAndSwap(old, old-uint64(n)<<permitShift) {
+	if n > 0 && old&noBarging == 0 && free(old) >= n && ctx.Err() == nil && s.takeFrom(old, n) {
 		return nil
 	}
 	return s.acquireSlow(ctx, n)
+}
+
+// takeFrom takes n permits if the state is still old, and reports whether
+// it did. An Acquire looks at its context after it loads old and before it
+// calls takeFrom, never before the load: if the swap succeeds, the state
+// held old from the load on, so the permits were free when the context was
+// not yet done, and the Acquire takes effect there. Looked at before the
+// load, the context could be canceled and the permits freed by a Release
+// between the look and the load: a grant after a cancellation that came
+// first. The swap cannot see a state that changed and changed back in
+// those few instructions, permits taken and given back by others.
+func (s *Semaphore) takeFrom(old uint64, n int64) bool {
+	return s.state.CompareAndSwap(old, old-uint64(n)<<permitShift)
 }
 
 // exceeds returns the error of Acquire(n) if n exceeds the size, or nil.
@@ -215,7 +215,7 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 		if old&noBarging != 0 || free(old) < n {
 			return false
 		}
-		if s.state.CompareAndSwap(old, old-uint64(n)<<permitShift) {
+		if s.takeFrom(old, n) {
 			return true
 		}
 	}

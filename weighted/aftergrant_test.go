@@ -24,3 +24,10 @@ func TestCancelAfterGrant(t *testing.T) {
 func TestCancelAfterGrantStress(t *testing.T) {
 	acquiretest.StressCancelAfterGrant(t, newAvailable, true, afterGrantTrials)
 }
+
+// A cancellation that comes after an Acquire has looked at its context, but
+// before a Release frees the permits, wins: on the fast path, and under the
+// mutex before the request queues.
+func TestCancelBeforeTake(t *testing.T) {
+	acquiretest.CheckCancelBeforeTake(t, newAvailable)
+}

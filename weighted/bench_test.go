@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/semacat/sem"
+	"github.com/semacat/sem/internal/acquiretest"
 	"github.com/semacat/sem/weighted"
 )
 
@@ -112,4 +113,11 @@ func (l *lockedChan) count() {
 	l.mu.Lock()
 	l.calls++
 	l.mu.Unlock()
+}
+
+// BenchmarkUncontended is the fast paths of Acquire and Release, which
+// look at the context between the load of the state and the swap that
+// takes the permits.
+func BenchmarkUncontended(b *testing.B) {
+	acquiretest.BenchUncontended(b, func(size int64) sem.Semaphore { return weighted.New(size) })
 }

@@ -70,7 +70,11 @@ package weighted
 // that now fit are granted, and it returns ctx.Err() holding nothing. So no
 // waiter ever gives permits back on its way out, which could not be done
 // safely: between the grant and that moment another goroutine may legally
-// have released them.
+// have released them. An Acquire that takes free permits itself, on the
+// fast path or under the mutex before it would queue, looks at its context
+// after it loads the state word and before the swap that takes them from
+// that load, so that a swap that succeeds takes permits that were free
+// while the context was not yet done (see takeFrom).
 //
 // Fairness, and what it costs
 //

@@ -123,16 +123,29 @@ func free(state uint64) int64 { return int64(state >> 1) }
 // Acquire(ctx, 0) returns ctx.Err() without blocking, or that error once
 // closed. It panics if n < 0.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
-	if err := pkg.ErrAcquire(ctx, n, s.size.Load()); err != nil {
-		return err
+	pkg.PanicIfNegative("Acquire", n)
+	if size := s.size.Load(); n > size {
+		return pkg.ErrExceedsSize(n, size)
 	}
 	if n == 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		return s.zeroWeight()
 	}
-	if s.tryAcquire(n) {
-		return nil
+	for {
+		old := s.state.Load()
+		if old&slow != 0 || free(old) < n {
+			return s.acquireSlow(ctx, n)
+		}
+		// The context after the load, see takeFrom.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if s.takeFrom(old, n) {
+			return nil
+		}
 	}
-	return s.acquireSlow(ctx, n)
 }
 
 // TryAcquire takes n permits only if it can do so at once, and reports
@@ -167,10 +180,26 @@ func (s *Semaphore) tryAcquire(n int64) bool {
 		if old&slow != 0 || free(old) < n {
 			return false
 		}
-		if s.state.CompareAndSwap(old, old-uint64(n)<<1) {
+		if s.takeFrom(old, n) {
 			return true
 		}
 	}
+}
+
+// takeFrom takes n permits if the state is still old, in which they are
+// free, and reports whether it did.
+//
+// An Acquire looks at its context between its load of old and this swap,
+// never before the load: if the swap succeeds, the state held old from the
+// load on, so the permits were free at the load, when the context was not
+// yet done, and the Acquire takes effect there, before any cancellation
+// that its look did not see. Looked at before the load, the context could
+// be canceled, and the permits freed by a Release, between the look and
+// the load: a grant after a cancellation that came first. What the swap
+// cannot see is a state that changed and changed back after the look,
+// permits taken and given back by others within those few instructions.
+func (s *Semaphore) takeFrom(old uint64, n int64) bool {
+	return s.state.CompareAndSwap(old, old-uint64(n)<<1)
 }
 
 // Release returns n permits and hands them to the waiters at the head of the
@@ -224,22 +253,21 @@ func (s *Semaphore) park(ctx context.Context, w *waitq.Waiter) error {
 }
 
 // enqueue, called with s.mu held, returns the error of an Acquire(ctx, n) that
-// must fail: the semaphore is closed, or n exceeds a size shrunk since the
-// caller looked. Otherwise it takes n permits if nobody is queued and they
-// are free, and returns nil, nil; or it queues a waiter for them and sets
-// the slow bit, which sends every Release and Acquire to the mutex.
+// must fail: ctx is done, the semaphore is closed, or n exceeds a size
+// shrunk since the caller looked. Otherwise it takes n permits if nobody is
+// queued and they are free, and returns nil, nil; or it queues a waiter for
+// them and sets the slow bit, which sends every Release and Acquire to the
+// mutex. The fast paths may change the state while the bit is clear, so it
+// looks at ctx after each load, as Acquire does (see takeFrom).
 func (s *Semaphore) enqueue(ctx context.Context, n int64) (*waitq.Waiter, error) {
-	if s.closed {
-		return nil, pkg.ErrClosed(n)
-	}
-	if size := s.size.Load(); n > size {
-		return nil, pkg.ErrExceedsSize(n, size)
-	}
 	for {
 		old := s.state.Load()
+		if err := s.failure(ctx, n); err != nil {
+			return nil, err
+		}
 		if old&slow == 0 {
 			if free(old) >= n {
-				if s.state.CompareAndSwap(old, old-uint64(n)<<1) {
+				if s.takeFrom(old, n) {
 					return nil, nil
 				}
 				continue
@@ -259,6 +287,12 @@ func (s *Semaphore) enqueue(ctx context.Context, n int64) (*waitq.Waiter, error)
 		w.Done = ctx.Done()
 		return w, nil
 	}
+}
+
+// failure, called with s.mu held, returns the error an Acquire(ctx, n) must
+// return now, or nil.
+func (s *Semaphore) failure(ctx context.Context, n int64) error {
+	return pkg.ErrNow(ctx, n, s.size.Load(), s.closed)
 }
 
 // releaseSlow returns n permits under the mutex: while the slow bit is set,

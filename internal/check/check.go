@@ -62,6 +62,22 @@ func (p Pkg) ErrAcquire(ctx context.Context, n, size int64) error {
 	return ctx.Err()
 }
 
+// ErrNow returns the error an Acquire(ctx, n) that has not yet taken its
+// permits must return now, in this order: ctx.Err(), the closed error if
+// closed, the error of ErrExceedsSize if n exceeds size; or nil.
+func (p Pkg) ErrNow(ctx context.Context, n, size int64, closed bool) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if closed {
+		return p.ErrClosed(n)
+	}
+	if n > size {
+		return p.ErrExceedsSize(n, size)
+	}
+	return nil
+}
+
 // ErrExceedsSize returns the error Acquire(n) reports when n exceeds size.
 func (p Pkg) ErrExceedsSize(n, size int64) error {
 	return fmt.Errorf("%s: Acquire(%d) on size %d: %w", p, n, size, sem.ErrExceedsSize)

@@ -111,7 +111,7 @@ func (m *mini) Release(n int64) {
 // The broken ones show their flaw in only a few histories of a hundred,
 // so they get more of them.
 func TestModelRejectsBroken(t *testing.T) {
-	cfg := config()
+	cfg := config(t)
 	cfg.Histories *= 4
 	for _, tc := range []struct {
 		name string

@@ -3,6 +3,7 @@ package oracle
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -21,16 +22,28 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// envMode selects the long run: SEMACAT_ORACLE=long.
-const envMode = "SEMACAT_ORACLE"
+// envMode selects the long run: SEMACAT_ORACLE=long. envHistories, if set,
+// is the number of histories per strategy, in either run.
+const (
+	envMode      = "SEMACAT_ORACLE"
+	envHistories = "SEMACAT_ORACLE_HISTORIES"
+)
 
 // config is the short run by default (a few seconds in all, for every
 // `make test`), or the long one when SEMACAT_ORACLE=long.
-func config() Config {
+func config(t *testing.T) Config {
+	cfg := Config{Histories: 150, Workers: 3, Ops: 8, MaxSize: 3, Seed: 1}
 	if os.Getenv(envMode) == "long" {
-		return Config{Histories: 3000, Workers: 4, Ops: 10, MaxSize: 3, Seed: 1}
+		cfg = Config{Histories: 3000, Workers: 4, Ops: 10, MaxSize: 3, Seed: 1}
 	}
-	return Config{Histories: 150, Workers: 3, Ops: 8, MaxSize: 3, Seed: 1}
+	if v := os.Getenv(envHistories); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("%s=%q: want a positive number of histories", envHistories, v)
+		}
+		cfg.Histories = n
+	}
+	return cfg
 }
 
 // strategies are the local strategies, and x/sync's Weighted as a foil: it
@@ -51,7 +64,7 @@ var strategies = []struct {
 // Every local strategy's histories are linearizable with respect to the
 // contract. The report has one row per strategy.
 func TestStrategies(t *testing.T) {
-	cfg := config()
+	cfg := config(t)
 	var report strings.Builder
 	for _, st := range strategies {
 		t.Run(st.name, func(t *testing.T) {
@@ -67,6 +80,6 @@ func TestStrategies(t *testing.T) {
 			assert.Zero(t, tally.Hung, "histories whose calls never returned")
 		})
 	}
-	t.Logf("%d histories per strategy, %d goroutines of %d calls each (set %s=long for more):\n%s",
-		cfg.Histories, cfg.Workers, cfg.Ops, envMode, report.String())
+	t.Logf("%d histories per strategy, %d goroutines of %d calls each (set %s=long, or %s, for more):\n%s",
+		cfg.Histories, cfg.Workers, cfg.Ops, envMode, envHistories, report.String())
 }

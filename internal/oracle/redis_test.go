@@ -35,7 +35,7 @@ func TestRedisSem(t *testing.T) {
 		handles = append(handles, s)
 		return s
 	}
-	cfg := config()
+	cfg := config(t)
 	cfg.Histories /= 5
 	tally := Check(newSem, cfg)
 	for _, s := range handles {
