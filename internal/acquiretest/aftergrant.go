@@ -134,20 +134,20 @@ func (r *afterGrant) cancelAndRelease() {
 // of the run has returned, or nil.
 func (r *afterGrant) check(grantsOnRelease bool) error {
 	if !r.call.Returned() {
-		return errors.New("Acquire did not return after its permits were granted and released")
+		return errors.New("the Acquire did not return after its permits were granted and released")
 	}
 	if r.panicked != nil {
-		return fmt.Errorf("Acquire panicked after its permits were granted, its context canceled and the permits released by another goroutine: %v", r.panicked)
+		return fmt.Errorf("the Acquire panicked after its permits were granted, its context canceled and the permits released by another goroutine: %v", r.panicked)
 	}
 	switch {
 	case r.call.Err == nil && r.overErr != nil:
-		return fmt.Errorf("Acquire returned nil, but the Release of the permits it was granted panicked: %v", r.overErr)
+		return fmt.Errorf("the Acquire returned nil, but the Release of the permits it was granted panicked: %v", r.overErr)
 	case r.call.Err != nil && !errors.Is(r.call.Err, context.Canceled):
-		return fmt.Errorf("Acquire returned %v; want nil or context.Canceled", r.call.Err)
+		return fmt.Errorf("the Acquire returned %v; want nil or context.Canceled", r.call.Err)
 	case r.call.Err != nil && grantsOnRelease:
-		return fmt.Errorf("Acquire returned %v after Release(1) granted its permits; a grant is final", r.call.Err)
+		return fmt.Errorf("the Acquire returned %v after Release(1) granted its permits; a grant is final", r.call.Err)
 	case r.call.Err != nil && r.overErr == nil:
-		return fmt.Errorf("Acquire returned %v, holding nothing, yet a later Release(1) was accepted: a permit was counted twice", r.call.Err)
+		return fmt.Errorf("the Acquire returned %v, holding nothing, yet a later Release(1) was accepted: a permit was counted twice", r.call.Err)
 	case r.overErr != nil && !strings.Contains(fmt.Sprint(r.overErr), "released more than held"):
 		return fmt.Errorf("the second Release panicked with %v; want an over-release", r.overErr)
 	}
