@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -46,7 +47,10 @@ func startLaggingRedis(t *testing.T, lag time.Duration, extra ...string) *redisS
 // primary still serves a handle, a grant there that the replica never
 // receives, and a grant on the new primary.
 func TestTokenOrderAcrossFailoverWithClockLag(t *testing.T) {
-	const lag = 30 * time.Second
+	// replicaWait is how long a grant waits for the replica's confirmation:
+	// it costs the whole wait once the replica is gone, and a replica that
+	// is there confirms at once, unless the machine is loaded.
+	const lag, replicaWait = 30 * time.Second, 3 * time.Second
 	for _, tc := range []struct {
 		name     string
 		lag      time.Duration
@@ -71,7 +75,11 @@ func TestTokenOrderAcrossFailoverWithClockLag(t *testing.T) {
 				require.NoError(t, err)
 				defer replica.Kill()
 			}
-			old, promoted := newClient(t, primary.Addr()), newClient(t, replica.Addr())
+			// The old primary's client waits out replicaWait below.
+			clientOpts := clientOptions(primary.Addr())
+			clientOpts.ReadTimeout = 2 * replicaWait
+			old, promoted := redis.NewClient(clientOpts), newClient(t, replica.Addr())
+			defer old.Close()
 			waitFor(t, "the replica to sync", func() bool {
 				return strings.Contains(old.Info(ctx, "replication").Val(), "state=online")
 			})
@@ -80,12 +88,12 @@ func TestTokenOrderAcrossFailoverWithClockLag(t *testing.T) {
 
 			var opts []redissem.Option
 			if tc.replicas {
-				opts = append(opts, redissem.WithReplicas(1, 500*time.Millisecond))
+				opts = append(opts, redissem.WithReplicas(1, replicaWait))
 			}
 			before := newSem(t, old, 2, opts...)
 			replicated, err := before.AcquirePermit(ctx, 1)
 			require.NoError(t, err)
-			acks, err := old.Wait(ctx, 1, time.Second).Result()
+			acks, err := old.Wait(ctx, 1, 5*time.Second).Result()
 			require.NoError(t, err)
 			require.Equal(t, int64(1), acks, "the first grant did not reach the replica")
 
