@@ -110,8 +110,8 @@ func (r *run) overtake(p *proc) []byte {
 const probeEvery = 50 * time.Millisecond
 
 // probeRedis asks redis-server at addr, directly, how many permits of the
-// run's semaphore are in use, every probeEvery until finish, and logs each
-// answer in the run's probe history.
+// run's semaphore are in use, every probeEvery until finish (or the end of
+// the test), and logs each answer in the run's probe history.
 func (r *run) probeRedis(addr string) {
 	path := filepath.Join(r.dir, "probe.jsonl")
 	log, err := history.Create(path, "probe")
@@ -142,11 +142,12 @@ func (r *run) probeRedis(addr string) {
 			assert.NoError(r.t, log.Log(history.Event{Kind: history.Probe, Since: since, Weight: checkConfig.Size - free}))
 		}
 	}()
-	r.stopProbes = func() {
+	r.stopProbes = sync.OnceFunc(func() {
 		close(stop)
 		wg.Wait()
 		_ = s.Close()
 		_ = rdb.Close()
 		_ = log.Close()
-	}
+	})
+	r.t.Cleanup(r.stopProbes) // if the scenario fails before finish
 }
