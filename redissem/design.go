@@ -63,7 +63,11 @@
 // microseconds): tokens strictly increase in grant order, also across a
 // Redis restart that lost the latest writes (an RDB snapshot, an AOF fsynced
 // every second, a failover to a replica that lagged), as long as the
-// server's clock does not step back.
+// server's clock does not step back and, after a failover that lost
+// grants, the promoted replica's clock is behind the old primary's by less
+// than the failover took. The counter travels with the data, so a replica
+// that received every grant a holder was told of (WithReplicas) keeps the
+// order whatever its clock.
 //
 // [Permit.Done] closes as soon as the holder can no longer be sure Redis
 // still holds its lease: at the send time of the last refresh that

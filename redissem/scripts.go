@@ -42,7 +42,10 @@ import "github.com/redis/go-redis/v9"
 // counter jumps above every token issued before. That assumes the server's
 // clock never steps back and that seq leads the clock by less than the
 // restart takes: it can only lead by the grants issued faster than one per
-// microsecond.
+// microsecond. After a failover it also assumes that the promoted
+// replica's clock is not behind the old primary's by more than the
+// failover took, unless the replica received every grant reported
+// (WithReplicas): then seq alone keeps the order.
 //
 // A token is drawn when a request is granted, not when it queues, so tokens
 // increase in grant order even if a rollback revives an old queue entry.

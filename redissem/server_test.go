@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -86,15 +87,21 @@ func startRedis(dir string, persist bool, extra ...string) (*redisServer, error)
 	if persist {
 		aof = []string{"--appendonly", "yes", "--appendfsync", "always"}
 	}
+	return launchRedis(redisServer{dir: dir, args: append(aof, extra...)})
+}
+
+// launchRedis starts the server described by proto on a free port.
+func launchRedis(proto redisServer) (*redisServer, error) {
 	var err error
 	for range 5 { // a port taken meanwhile by someone else costs a retry
 		port, perr := freePort()
 		if perr != nil {
 			return nil, perr
 		}
-		r := &redisServer{Port: port, dir: dir, args: append(aof, extra...)}
+		r := proto
+		r.Port = port
 		if err = r.Restart(); err == nil {
-			return r, nil
+			return &r, nil
 		}
 	}
 	return nil, err
@@ -106,7 +113,11 @@ type redisServer struct {
 	Port int
 	dir  string
 	args []string
-	cmd  *exec.Cmd
+	// launch, when set, is the command that runs redis-server with args,
+	// and env what it adds to the environment (see startLaggingRedis).
+	launch []string
+	env    []string
+	cmd    *exec.Cmd
 }
 
 func (r *redisServer) Addr() string { return "127.0.0.1:" + strconv.Itoa(r.Port) }
@@ -117,7 +128,9 @@ func (r *redisServer) Restart() error {
 	logfile := filepath.Join(r.dir, "redis-"+strconv.Itoa(r.Port)+".log")
 	args := append([]string{"--port", strconv.Itoa(r.Port), "--bind", "127.0.0.1", "--save", "",
 		"--daemonize", "no", "--dir", r.dir, "--logfile", logfile, "--enable-debug-command", "local"}, r.args...)
-	r.cmd = exec.Command("redis-server", args...)
+	argv := append(append(slices.Clone(r.launch), "redis-server"), args...)
+	r.cmd = exec.Command(argv[0], argv[1:]...)
+	r.cmd.Env = append(os.Environ(), r.env...)
 	if err := r.cmd.Start(); err != nil {
 		return err
 	}

@@ -2,10 +2,11 @@
 # testdeps.sh: make sure what `make test` needs beyond Go is installed.
 #
 # redissem's tests start their own redis-server (and its fault tests a
-# redis-sentinel). When either program is missing, this script installs the
+# redis-sentinel, and its clock-lag test a redis-server under faketime,
+# libfaketime's launcher). When a program is missing, this script installs the
 # distribution packages that hold them, if it may: as root, or through
 # passwordless sudo, on a machine with apt-get (Debian, Ubuntu). Otherwise it
-# stops and prints the one command to run. It changes nothing when both are
+# stops and prints the one command to run. It changes nothing when all are
 # there, so `make test` runs it every time.
 #
 # Everything is found through PATH, so a test can stand in its own apt-get,
@@ -13,7 +14,7 @@
 set -eu
 
 # program:package pairs
-needs="redis-server:redis-server redis-sentinel:redis-sentinel"
+needs="redis-server:redis-server redis-sentinel:redis-sentinel faketime:faketime"
 
 missing=""
 for pair in $needs; do
@@ -24,8 +25,8 @@ done
 install="apt-get install -y --no-install-recommends$missing"
 echo "testdeps: make test needs:$missing (not found on PATH)"
 if ! command -v apt-get >/dev/null 2>&1; then
-	echo "testdeps: no apt-get here; install the Redis server and sentinel with your package manager" >&2
-	echo "testdeps: (macOS: brew install redis), then run make test again" >&2
+	echo "testdeps: no apt-get here; install the Redis server and sentinel, and faketime, with your package manager" >&2
+	echo "testdeps: (macOS: brew install redis libfaketime), then run make test again" >&2
 	exit 1
 fi
 if [ "$(id -u)" -eq 0 ]; then

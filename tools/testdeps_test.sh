@@ -1,7 +1,7 @@
 #!/bin/sh
 # testdeps_test.sh: runs testdeps.sh on a simulated machine where the Redis
-# programs are missing, with stand-ins for apt-get, id and sudo on PATH, and
-# checks what it does. Nothing on the real machine is installed or removed.
+# programs and faketime are missing, with stand-ins for apt-get, id and sudo
+# on PATH, and checks what it does. Nothing on the real machine is installed or removed.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
@@ -39,11 +39,11 @@ expect() {
 machine root
 stub "$tmp/root/bin/id" 'echo 0'
 stub "$tmp/root/bin/apt-get" "echo \"\$*\" >>$tmp/root/apt.log
-case \"\$*\" in *install*) for p in redis-server redis-sentinel; do /bin/ln -sf /bin/true $tmp/root/bin/\$p; done ;; esac"
-expect root 0 "installed: redis-server redis-sentinel"
+case \"\$*\" in *install*) for p in redis-server redis-sentinel faketime; do /bin/ln -sf /bin/true $tmp/root/bin/\$p; done ;; esac"
+expect root 0 "installed: redis-server redis-sentinel faketime"
 log=$(cat "$tmp/root/apt.log")
 want="update -qq
-install -y --no-install-recommends redis-server redis-sentinel -qq"
+install -y --no-install-recommends redis-server redis-sentinel faketime -qq"
 [ "$log" = "$want" ] || { echo "FAIL root: apt-get calls were:"; echo "$log"; fails=$((fails + 1)); }
 
 # Once installed, nothing more happens.
@@ -55,19 +55,20 @@ expect root 0 ""
 machine sudo
 stub "$tmp/sudo/bin/id" 'echo 1000'
 stub "$tmp/sudo/bin/sudo" "[ \"\$1\" = -n ] && shift; echo \"\$*\" >>$tmp/sudo/sudo.log; exec \"\$@\""
-stub "$tmp/sudo/bin/apt-get" "case \"\$*\" in *install*) for p in redis-server redis-sentinel; do /bin/ln -sf /bin/true $tmp/sudo/bin/\$p; done ;; esac"
-expect sudo 0 "installed: redis-server redis-sentinel"
+stub "$tmp/sudo/bin/apt-get" "case \"\$*\" in *install*) for p in redis-server redis-sentinel faketime; do /bin/ln -sf /bin/true $tmp/sudo/bin/\$p; done ;; esac"
+expect sudo 0 "installed: redis-server redis-sentinel faketime"
 [ "$(grep -c apt-get "$tmp/sudo/sudo.log")" -eq 2 ] || { echo "FAIL sudo: apt-get did not run through sudo"; fails=$((fails + 1)); }
 
 # A user without sudo: stop with the one command to run.
 machine user
 stub "$tmp/user/bin/id" 'echo 1000'
 stub "$tmp/user/bin/apt-get" "echo apt-get must not run; exit 1"
-expect user 1 "sudo sh -c 'apt-get update && apt-get install -y --no-install-recommends redis-server redis-sentinel'"
+expect user 1 "sudo sh -c 'apt-get update && apt-get install -y --no-install-recommends redis-server redis-sentinel faketime'"
 
 # Only the sentinel missing: only its package is installed.
 machine sentinel
 ln -s /bin/true "$tmp/sentinel/bin/redis-server"
+ln -s /bin/true "$tmp/sentinel/bin/faketime"
 stub "$tmp/sentinel/bin/id" 'echo 1000'
 stub "$tmp/sentinel/bin/apt-get" "echo apt-get must not run; exit 1"
 expect sentinel 1 "apt-get install -y --no-install-recommends redis-sentinel'"

@@ -8,12 +8,16 @@
 //     primary, replica and redis-sentinel, and a Redis Cluster in
 //     redis-server's cluster mode.
 //   - proxy: a toxiproxy proxy per worker and server, run in the test
-//     process, that blackholes, delays or cuts connections.
+//     process, that blackholes, delays or cuts connections; or a relay
+//     that holds one request back and delivers it after its client gave
+//     up on it.
 //   - worker: this test binary re-executed as a client that loops acquire,
 //     checked write, hold, checked write, release, logging each step to its
 //     own fsync'd history file. A checked write first asks the grant whether
 //     it is still trusted (Err), as a careful holder does, and skips the
 //     write when Done has fired.
+//   - probe: in the overtake scenario, the test process asks the server
+//     how many permits are in use, every few tens of milliseconds.
 //   - fence: the fenced store, accepting a write only with a token at least
 //     the largest it accepted, logging every decision.
 //   - checker: judges a run from the history files alone.
@@ -52,6 +56,16 @@
 //	                      up; no release may report its lease lost.
 //	                      broken-ignores-done: stalls past the
 //	                      lease, with holders that ignore Done
+//	TestRedisOvertake     overtake: a relay holds a worker's acquire
+//	                      request past its round trip's timeout; the
+//	                      worker withdraws it on another connection, and
+//	                      the request reaches Redis after its withdrawal
+//	                      (the row counts those, at least one). It must be
+//	                      refused: probes must never see permits in use
+//	                      that no worker could hold. broken-no-tombstones:
+//	                      workers delete the tombstones of their
+//	                      withdrawals, and the checker must report the
+//	                      ghost grant
 //	TestRedisCluster      SIGKILL of the master that holds the semaphore's
 //	                      keys in a Cluster of three masters with a replica
 //	                      each; a replica takes over and the old master

@@ -35,6 +35,9 @@
 //   - No false loss (leaselost.go): a release that says its lease was
 //     lost, while nothing could have ended that lease, tells a fenced user
 //     their work may have overlapped another's when it did not.
+//   - No ghost grant (ghost.go): permits in use, as probes of the server
+//     saw them, that no worker could hold, such as a request granted after
+//     its client withdrew it.
 //   - No stranded waiter and no vanished worker: every acquire-start ends
 //     in a grant or an error, and every worker that was not killed logged
 //     its exit.
@@ -66,6 +69,7 @@ type Config struct {
 	Lease     time.Duration // the lease every grant was given
 	Cutoff    time.Duration // how long a cut-off holder may still count as holding
 	BackBound time.Duration // slack allowed past Lease for permits to come back
+	GrantLag  time.Duration // how long before its worker logs a grant the server may have made it
 }
 
 // The kinds of violations.
@@ -78,6 +82,7 @@ const (
 	Stranded          = "stranded-waiter"
 	Vanished          = "vanished-worker"
 	FalseLeaseLost    = "false-lease-lost"
+	GhostGrant        = "ghost-grant"
 )
 
 // Violation is one broken promise.
@@ -101,6 +106,7 @@ type Report struct {
 	LateWrites   int             // writes with a token of a grant cut off for longer than the lease
 	LateRejected int             // of those, rejected by the fence
 	DoneSeen     int             // grants of holders cut off for longer than the lease whose worker then saw Done fire
+	Overtaken    int             // held requests that reached the server after their client withdrew them
 	Notes        []string        // checks that could not be made, and why
 }
 
@@ -157,13 +163,15 @@ func Check(cfg Config, events []history.Event) *Report {
 	checkBack(r, cfg, run, grants)
 	checkWaiters(r, run)
 	checkLeaseLost(r, cfg, run)
+	checkGhosts(r, cfg, run)
+	countOvertaken(r, run)
 	return r
 }
 
 // recovery says whether f records the end of a fault rather than a fault.
 func recovery(f history.Event) bool {
 	switch f.Detail {
-	case history.FaultCont, history.FaultHeal, history.FaultRestart, history.FaultStallEnd:
+	case history.FaultCont, history.FaultHeal, history.FaultRestart, history.FaultStallEnd, history.FaultDelivered:
 		return true
 	}
 	return false
@@ -174,6 +182,7 @@ type run struct {
 	workers map[string][]history.Event // each worker's events, in its file order
 	store   []history.Event            // the store's decisions, in its order
 	faults  []history.Event            // the nemesis's record, in its order
+	probes  []history.Event            // the probes of the server, in their order
 }
 
 func split(events []history.Event) *run {
@@ -182,6 +191,8 @@ func split(events []history.Event) *run {
 		switch {
 		case e.Kind == history.Fault:
 			r.faults = append(r.faults, e)
+		case e.Kind == history.Probe:
+			r.probes = append(r.probes, e)
 		case e.Worker == StoreWorker:
 			r.store = append(r.store, e)
 		default:

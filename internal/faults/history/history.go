@@ -52,6 +52,10 @@ const (
 	Error Kind = "error"
 	// Exit: the worker finished its run and is about to exit.
 	Exit Kind = "exit"
+	// Probe: an observer asked the server how many permits are in use;
+	// Weight is its answer, Since when it asked (Wall: when the answer
+	// came).
+	Probe Kind = "probe"
 	// Fault: the nemesis injected Detail (see the Fault* constants) on
 	// Target, a worker or a server.
 	Fault Kind = "fault"
@@ -68,6 +72,8 @@ const (
 	FaultRestart   = "restart"   // a killed server is back
 	FaultStall     = "stall"     // a server stops answering for a while (DEBUG SLEEP), then goes on where it was
 	FaultStallEnd  = "stall-end" // the stalled server answers again
+	FaultHold      = "hold"      // a request of the worker Target is held on its way to the server
+	FaultDelivered = "delivered" // the held request reached the server
 )
 
 // Event is one line of a history.
@@ -83,6 +89,7 @@ type Event struct {
 	Target    string    `json:"target,omitempty"` // the worker or server a fault hit
 	Detail    string    `json:"detail,omitempty"`
 	Err       string    `json:"err,omitempty"`
+	Since     time.Time `json:"since,omitzero"` // a probe's question
 }
 
 // Writer appends the events of one process to its history file.

@@ -1,7 +1,8 @@
 // Package proxy puts a network fault between a client process and its
 // server: a toxiproxy proxy run inside the test process, listening on a
 // free loopback port and forwarding to the server, that can blackhole,
-// delay or cut the connections through it.
+// delay or cut the connections through it; or a Relay that holds one
+// request back until after its client gave up on it (relay.go).
 package proxy
 
 import (

@@ -27,7 +27,15 @@ type Spec struct {
 	Lease       time.Duration // the lease of every grant
 	Replicas    int           // redissem: replicas that must confirm each grant and refresh (WithReplicas), 0 for none
 	ReadTimeout time.Duration // redissem: the client's read timeout, after which go-redis retries; 0 for a second
-	History     string        // the worker's history file
+	// ContextTimeout (redissem): go-redis gives up a reply at the deadline
+	// of the round trip's context (ContextTimeoutEnabled) and closes the
+	// connection, instead of waiting out the read timeout.
+	ContextTimeout bool
+	// ForgetWithdrawals is broken (redissem): after an acquire fails, the
+	// worker deletes the tombstones its handle's withdrawals leave in Redis,
+	// as if redissem left none.
+	ForgetWithdrawals bool
+	History           string // the worker's history file
 }
 
 // Env returns the environment entry that hands s to a worker process.

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -13,6 +14,10 @@ import (
 type redisHandle struct {
 	rdb redis.UniversalClient
 	s   *redissem.Semaphore
+	// recs and holders are the keys of the semaphore's records and of
+	// their expiries, for forgetWithdrawals; empty unless the worker is
+	// the broken ForgetWithdrawals.
+	recs, holders string
 }
 
 func openRedis(s Spec) (Acquirer, error) {
@@ -24,6 +29,7 @@ func openRedis(s Spec) (Acquirer, error) {
 	rdb := redis.NewUniversalClient(&redis.UniversalOptions{
 		Addrs: s.Endpoints, MasterName: s.MasterName, // several Addrs: a Cluster
 		DialTimeout: time.Second, ReadTimeout: readTimeout, WriteTimeout: time.Second,
+		ContextTimeoutEnabled: s.ContextTimeout,
 	})
 	opts := []redissem.Option{redissem.WithLease(s.Lease), redissem.WithTimeout(s.ReleaseTimeout)}
 	if s.Replicas > 0 {
@@ -34,16 +40,38 @@ func openRedis(s Spec) (Acquirer, error) {
 		_ = rdb.Close()
 		return nil, err
 	}
-	return &redisHandle{rdb: rdb, s: sem}, nil
+	h := &redisHandle{rdb: rdb, s: sem}
+	if s.ForgetWithdrawals {
+		keys := redissem.DefaultKeyPrefix + "{" + s.Semaphore + "}:"
+		h.recs, h.holders = keys+"recs", keys+"holders"
+	}
+	return h, nil
 }
 
 func (h *redisHandle) Acquire(ctx context.Context, n int64) (Grant, error) {
 	p, err := h.s.AcquirePermit(ctx, n)
 	if err != nil {
+		if h.recs != "" {
+			err = errors.Join(err, forgetWithdrawals.Run(context.WithoutCancel(ctx), h.rdb, []string{h.recs, h.holders}).Err())
+		}
 		return nil, err
 	}
 	return p, nil
 }
+
+// forgetWithdrawals deletes the tombstones ("x" records, and their expiry
+// in holders) that redissem leaves for withdrawn and released requests, so
+// that a request reaching Redis after its own withdrawal is granted, as
+// it was before redissem kept them. It knows redissem's keys, which no
+// client should.
+var forgetWithdrawals = redis.NewScript(`
+for _, id in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if redis.call('HGET', KEYS[1], id) == 'x' then
+    redis.call('HDEL', KEYS[1], id)
+    redis.call('ZREM', KEYS[2], id)
+  end
+end
+return 0`)
 
 func (h *redisHandle) Close() error {
 	_ = h.s.Close()
