@@ -38,7 +38,10 @@
 //	defer s.Release(1)
 //
 // A handle holds one etcd lease; its permits are the handle's, and any
-// goroutine may release them. Release cannot return an error in the
+// goroutine may release them. Beyond sem.Semaphore, a handle implements
+// sem.Closer, sem.Resizer (the size lives in etcd, and Resize through any
+// handle changes it for all) and sem.Observer (Waiting reads the queue in
+// etcd). Release cannot return an error in the
 // sem.Semaphore contract: errors go to [WithErrorHandler], and
 // [Semaphore.ReleaseErr] returns them. How the semaphore is kept in etcd,
 // what each call costs, and what it cannot promise (a holder is a lease,
@@ -57,6 +60,7 @@ import (
 	"time"
 
 	"github.com/semacat/sem"
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc/codes"
@@ -73,8 +77,8 @@ var (
 	// create a new one with New.
 	ErrLeaseLost = errors.New("etcdsem: lease lost: the handle's keys may be gone and its permits held by others")
 
-	// ErrSizeMismatch is wrapped by the error New returns when the name was
-	// already created with another size.
+	// ErrSizeMismatch is wrapped by the error New returns when the name
+	// exists with another size.
 	ErrSizeMismatch = errors.New("etcdsem: semaphore exists with a different size")
 
 	// ErrClosed is returned by the methods of a closed handle. It wraps [sem.ErrClosed], so code written
@@ -87,7 +91,7 @@ var (
 )
 
 // Semaphore is a handle on a semaphore kept in etcd. It implements
-// sem.Semaphore; any number of handles, in any number of processes, share a
+// sem.Semaphore, sem.Closer, sem.Resizer and sem.Observer; any number of handles, in any number of processes, share a
 // semaphore by using the same name. A handle is safe for concurrent use; the
 // permits it acquires belong to the handle, and any goroutine may release
 // them. Create it with [New] and end it with [Semaphore.Close].
@@ -95,12 +99,14 @@ type Semaphore struct {
 	cli     *clientv3.Client
 	lease   *lease
 	name    string
-	size    int64
+	sizeKey string
+	sizes   *sizes
 	queue   string // key prefix of the queue
 	keyBase string // queue + lease: prefix of this handle's keys
 	opts    options
 	seq     atomic.Uint64
 	hook    *testHook // nil but in the package's tests
+	onWait  atomic.Pointer[func(sem.WaitEvent)]
 
 	mu         sync.Mutex
 	keys       map[string]*entry // every key written and not known deleted
@@ -126,9 +132,10 @@ type entry struct {
 
 // New returns a handle on the semaphore called name, with size permits,
 // creating it in etcd if it does not exist. The first New of a name records
-// the size; a later New with another size fails with an error wrapping
-// [ErrSizeMismatch]. New grants the handle's lease and starts keeping it
-// alive; call Close to revoke it.
+// the size; a later New with another size than the one recorded (by it or
+// by [Semaphore.Resize]) fails with an error wrapping [ErrSizeMismatch].
+// New grants the handle's lease and starts keeping it alive, and watches
+// the size; call Close to revoke the lease and stop both.
 //
 // New panics if size is less than 1. It returns an error if name is empty,
 // or one wrapping [ErrUnavailable] if etcd cannot be reached within the
@@ -145,7 +152,8 @@ func New(cli *clientv3.Client, name string, size int64, opts ...Option) (*Semaph
 	base := o.prefix + url.PathEscape(name) + "/"
 	ctx, cancel := context.WithTimeout(cli.Ctx(), o.timeout)
 	defer cancel()
-	if err := recordSize(ctx, cli, base+"size", name, size); err != nil {
+	rec, err := recordSize(ctx, cli, base+"size", name, size)
+	if err != nil {
 		return nil, err
 	}
 	ttl := max(int64((o.lease+time.Second-1)/time.Second), 1)
@@ -155,54 +163,56 @@ func New(cli *clientv3.Client, name string, size int64, opts ...Option) (*Semaph
 		return nil, roundTripErr(fmt.Sprintf("New(%q): granting the lease", name), err)
 	}
 	s := &Semaphore{
-		cli:   cli,
-		name:  name,
-		size:  size,
-		queue: base + "q/",
-		opts:  o,
-		hook:  hookForNewHandle(),
-		keys:  make(map[string]*entry),
-		dirty: make(map[string]*entry),
+		cli:     cli,
+		name:    name,
+		sizeKey: base + "size",
+		sizes:   newSizes(rec),
+		queue:   base + "q/",
+		opts:    o,
+		hook:    hookForNewHandle(),
+		keys:    make(map[string]*entry),
+		dirty:   make(map[string]*entry),
 	}
 	s.keyBase = fmt.Sprintf("%s%016x-", s.queue, int64(grant.ID))
 	granted := time.Duration(grant.TTL) * time.Second
 	s.lease = newLease(cli.Ctx(), grant.ID, granted, sent,
 		leaseLost(name, grant.ID, "no keep-alive was confirmed in time; the server may have expired the lease"))
-	s.background.Add(1)
+	s.background.Add(2)
 	go s.keepAlive()
+	go s.watchSize(rec.rev + 1)
 	return s, nil
 }
 
 // recordSize writes the size at key unless it is there already, and checks
-// it against size otherwise.
-func recordSize(ctx context.Context, cli *clientv3.Client, key, name string, size int64) error {
+// it against size otherwise. It returns the record in etcd.
+func recordSize(ctx context.Context, cli *clientv3.Client, key, name string, size int64) (sizeRecord, error) {
 	resp, err := cli.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
 		Then(clientv3.OpPut(key, strconv.FormatInt(size, 10))).
 		Else(clientv3.OpGet(key)).
 		Commit()
 	if err != nil {
-		return roundTripErr(fmt.Sprintf("New(%q): recording the size", name), err)
+		return sizeRecord{}, roundTripErr(fmt.Sprintf("New(%q): recording the size", name), err)
 	}
 	if resp.Succeeded {
-		return nil
+		return sizeRecord{size: size, rev: resp.Header.Revision}, nil
 	}
 	kvs := resp.Responses[0].GetResponseRange().Kvs
-	if len(kvs) == 1 && string(kvs[0].Value) == strconv.FormatInt(size, 10) {
-		return nil
-	}
 	recorded := "unreadable"
 	if len(kvs) == 1 {
-		recorded = string(kvs[0].Value)
+		rec, ok := parseSize(kvs[0])
+		if ok && rec.size == size {
+			return rec, nil
+		}
+		if ok {
+			recorded = strconv.FormatInt(rec.size, 10)
+		}
 	}
-	return fmt.Errorf("%s: New(%q, %d): the semaphore was created with size %s: %w", pkg, name, size, recorded, ErrSizeMismatch)
+	return sizeRecord{}, fmt.Errorf("%s: New(%q, %d): the semaphore has size %s: %w", pkg, name, size, recorded, ErrSizeMismatch)
 }
 
 // Name returns the semaphore's name.
 func (s *Semaphore) Name() string { return s.name }
-
-// Size returns the total number of permits.
-func (s *Semaphore) Size() int64 { return s.size }
 
 // Lease returns the ID of the handle's lease.
 func (s *Semaphore) Lease() clientv3.LeaseID { return s.lease.id }
@@ -215,35 +225,43 @@ func (s *Semaphore) Held() int64 {
 	return s.heldSum
 }
 
-// Available returns the number of permits free across all handles, read from
-// etcd in one round trip. It is a snapshot for monitoring and teaching,
-// stale as soon as it returns. Unlike the local strategies' Available it
-// takes a context and can fail, because it asks the server: on error the
-// count is meaningless and the error wraps [ErrUnavailable] (or is ctx's).
+// Available returns the number of permits free across all handles: the
+// size minus the permits held, read from etcd in one round trip. After a
+// shrink below the permits held it is negative, until enough come back. It
+// is a snapshot for monitoring and teaching, stale as soon as it returns.
+// Unlike the local strategies' Available it takes a context and can fail,
+// because it asks the server: on error the count is meaningless and the
+// error wraps [ErrUnavailable] (or is ctx's).
 func (s *Semaphore) Available(ctx context.Context) (int64, error) {
-	resp, err := s.cli.Get(ctx, s.queue, clientv3.WithPrefix(),
-		clientv3.WithSort(clientv3.SortByCreateRevision, clientv3.SortAscend))
+	rec, kvs, _, err := s.readFirst(ctx, 0)
 	if err != nil {
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
 		return 0, roundTripErr(fmt.Sprintf("Available on %q", s.name), err)
 	}
-	var sum int64
-	for _, kv := range resp.Kvs {
-		w := s.weightOf(kv.Value)
-		if sum+w > s.size {
+	held, _ := s.holders(rec, kvs)
+	return rec.size - held, nil
+}
+
+// holders returns the permits held by the keys kvs, in line order, by the
+// rule of rec, and how many of the keys hold: those first in line.
+func (s *Semaphore) holders(rec sizeRecord, kvs []*mvccpb.KeyValue) (held int64, n int) {
+	for _, kv := range kvs {
+		w := s.weightOf(kv.Value, rec.size)
+		if !rec.holds(kv.CreateRevision, held, w) {
 			break
 		}
-		sum += w
+		held += w
+		n++
 	}
-	return s.size - sum, nil
+	return held, n
 }
 
 // Close revokes the handle's lease, which deletes all its keys: permits it
 // holds are given back and its waiting Acquire calls fail with ErrClosed;
-// the Done channels of its Permits close. It stops the background retries
-// and the lease's keep-alive. Close returns the error of the revocation, if
+// the Done channels of its Permits close. It stops the background retries,
+// the lease's keep-alive and the watch on the size. Close returns the error of the revocation, if
 // any (the permits then come back when the lease expires); calls after the
 // first return nil. After Close, Acquire fails with ErrClosed, TryAcquire
 // reports false, and Release of permits acquired before only updates the
@@ -362,14 +380,14 @@ func (s *Semaphore) value(w int64) string {
 	return v
 }
 
-// weightOf parses a key's value. A value that is not a weight between 1 and
-// the size (a key someone else wrote under the prefix) counts as the whole
-// size: it blocks the queue rather than let anyone in unaccounted.
-func (s *Semaphore) weightOf(v []byte) int64 {
+// weightOf parses a key's value. A value that is not a weight of at least
+// 1 (a key someone else wrote under the prefix) counts as the whole size:
+// it blocks the queue rather than let anyone in unaccounted.
+func (s *Semaphore) weightOf(v []byte, size int64) int64 {
 	ws, _, _ := strings.Cut(string(v), " ")
 	w, err := strconv.ParseInt(ws, 10, 64)
-	if err != nil || w < 1 || w > s.size {
-		return s.size
+	if err != nil || w < 1 {
+		return size
 	}
 	return w
 }

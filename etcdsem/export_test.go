@@ -42,6 +42,10 @@ func (s *Semaphore) LoseReply(f func() error) { s.hook.lostReply = f }
 // the key's place is read again.
 func (s *Semaphore) BeforeConfirm(f func(key string)) { s.hook.beforeConfirm = f }
 
+// BeforeSizeEvent makes the size watch of s call f before it passes on an
+// event.
+func (s *Semaphore) BeforeSizeEvent(f func()) { s.hook.beforeSizeEvent.Store(&f) }
+
 // BeforeAdmit makes s call f when a key holds, before the grant is reported.
 func (s *Semaphore) BeforeAdmit(f func()) { s.hook.beforeAdmit = f }
 
