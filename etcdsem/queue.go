@@ -108,7 +108,7 @@ func (s *Semaphore) enqueued(e *entry, resp *clientv3.TxnResponse, known sizeRec
 	s.hook.wrote(e.key, resp.Header.Revision)
 	rec := s.learnSize((*clientv3.GetResponse)(resp.Responses[1].GetResponseRange()))
 	q, gone := s.view(e, rec, resp.Header.Revision,
-		resp.Responses[2].GetResponseRange().Kvs, resp.Responses[3].GetResponseRange().Kvs)
+		resp.Responses[2].GetResponseRange().Kvs, resp.Responses[3].GetResponseRange().Kvs, true)
 	if gone {
 		s.forget(e)
 		return nil, nil, s.keyGone(e)
@@ -150,8 +150,8 @@ func (s *Semaphore) lastKeys(rev, at int64) clientv3.Op {
 // create revision. It reports gone if e is not in the reads, or is there
 // with another create revision than the one recorded: e's key was
 // deleted. When first shows that a key ahead waits and last was not read
-// (nil), it returns neither a view nor gone: read last.
-func (s *Semaphore) view(e *entry, rec sizeRecord, rev int64, first, last []*mvccpb.KeyValue) (q *queueState, gone bool) {
+// (read is false), it returns neither a view nor gone: read last.
+func (s *Semaphore) view(e *entry, rec sizeRecord, rev int64, first, last []*mvccpb.KeyValue, read bool) (q *queueState, gone bool) {
 	q = &queueState{ahead: make(map[string]int64), rev: rev, rec: rec}
 	for _, kv := range first {
 		if string(kv.Key) == e.key {
@@ -169,7 +169,7 @@ func (s *Semaphore) view(e *entry, rec sizeRecord, rev int64, first, last []*mvc
 		q.ahead[string(kv.Key)] = w
 		q.sum += w
 	}
-	if last == nil {
+	if !read {
 		return nil, false
 	}
 	if len(last) < 2 || string(last[0].Key) != e.key || (e.rev != 0 && last[0].CreateRevision != e.rev) {

@@ -54,13 +54,13 @@ func (w *waiter) read() error {
 	if err != nil {
 		return w.failed("Acquire: reading the queue", err)
 	}
-	q, gone := s.view(e, rec, rev, first, nil)
+	q, gone := s.view(e, rec, rev, first, nil, false)
 	if q == nil && !gone {
 		last, err := s.cli.Do(w.ctx, s.lastKeys(e.rev, rev))
 		if err != nil {
 			return w.failed("Acquire: reading the queue", err)
 		}
-		q, gone = s.view(e, rec, rev, first, last.Get().Kvs)
+		q, gone = s.view(e, rec, rev, first, last.Get().Kvs, true)
 	}
 	if gone {
 		return s.keyGone(e)
