@@ -6,15 +6,22 @@ Design.
 A semaphore is a name. Under its key prefix live one key that records the
 size, and a queue: one key per Acquire, written by the Acquire itself.
 
-	<prefix><name>/size          the size, written by the first New and by Resize
-	<prefix><name>/q/<lease>-<n> one key per acquisition, value = its weight
+	<prefix><name>/size              the size, written by the first New and by Resize
+	<prefix><name>/q/<lease>-<h>-<n> one key per acquisition, value = its weight
 
-Every handle (one New) grants one lease and keeps it alive; every queue key
-it writes is attached to that lease. If the process dies or loses etcd for
-longer than the lease's TTL, etcd deletes its keys, and their permits come
-back without anyone's help. The <n> in a key's name is a request id, never
+Every handle (one New) writes its queue keys on one lease, kept alive by a
+session: its own, granted by New, or a Session it shares with other
+handles (WithSession), as etcd's concurrency.Session is shared by Mutexes.
+If the process dies or loses etcd for longer than the lease's TTL, etcd
+deletes its keys, and their permits come back without anyone's help. The
+<h> in a key's name is the handle's number in its session, which keeps
+apart the keys of handles sharing a lease; the <n> is a request id, never
 reused by the handle: it tells the keys the handle tracks from keys it no
-longer knows of (see the sweep below).
+longer knows of (see the sweep below). Each handle keeps its own view of
+the lease's trust (see lease.view), refreshed by the session's keep-alives,
+so that closing a handle ends its calls alone: a handle of its own session
+then revokes the lease, a handle on a shared one deletes its keys. A lease
+lost, or a Session closed, ends every view at once.
 
 Acquire(n) writes its key and reads the queue ahead of it in one
 transaction, so the key's create revision is its place in line. The queue is the set of keys
@@ -80,9 +87,10 @@ weights of the Acquire calls that took them.
 A write whose outcome is unknown (a timeout, a lost connection) may still
 land later, even after the delete meant to undo it. Such a key would hold
 permits on the handle's lease, tracked by nobody, until Close. So after an
-unknown outcome the handle sweeps its own keys at every keep-alive for a
+unknown outcome the handle sweeps its own keys at every third of the TTL for a
 while (sweepWindow), deleting those it does not track, and it sweeps once
-every sweepEvery keep-alives in any case.
+every sweepEvery thirds of the TTL in any case. A sweep reads only the
+keys under the handle's own <lease>-<h>- prefix.
 
 Waiting reads the whole queue and counts the keys that do not hold by the
 rule: a snapshot, one round trip whatever the number of handles.

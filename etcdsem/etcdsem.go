@@ -37,8 +37,9 @@
 //	}
 //	defer s.Release(1)
 //
-// A handle holds one etcd lease; its permits are the handle's, and any
-// goroutine may release them. Beyond sem.Semaphore, a handle implements
+// A handle holds its keys on one etcd lease, its own or that of a [Session]
+// it shares with other handles ([WithSession]); its permits are the
+// handle's, and any goroutine may release them. Beyond sem.Semaphore, a handle implements
 // sem.Closer, sem.Resizer (the size lives in etcd, and Resize through any
 // handle changes it for all) and sem.Observer (Waiting reads the queue in
 // etcd). Release cannot return an error in the
@@ -106,7 +107,11 @@ type Semaphore struct {
 	opts    options
 	seq     atomic.Uint64
 	hook    *testHook // nil but in the package's tests
-	onWait  atomic.Pointer[func(sem.WaitEvent)]
+	session *Session
+	// ownsSession is set when the handle was made without WithSession:
+	// Close then closes its session, revoking the lease.
+	ownsSession bool
+	onWait      atomic.Pointer[func(sem.WaitEvent)]
 
 	mu         sync.Mutex
 	keys       map[string]*entry // every key written and not known deleted
@@ -156,29 +161,32 @@ func New(cli *clientv3.Client, name string, size int64, opts ...Option) (*Semaph
 	if err != nil {
 		return nil, err
 	}
-	ttl := max(int64((o.lease+time.Second-1)/time.Second), 1)
-	sent := time.Now()
-	grant, err := cli.Grant(ctx, ttl)
-	if err != nil {
-		return nil, roundTripErr(fmt.Sprintf("New(%q): granting the lease", name), err)
-	}
 	s := &Semaphore{
-		cli:     cli,
-		name:    name,
-		sizeKey: base + "size",
-		sizes:   newSizes(rec),
-		queue:   base + "q/",
-		opts:    o,
-		hook:    hookForNewHandle(),
-		keys:    make(map[string]*entry),
-		dirty:   make(map[string]*entry),
+		cli:         cli,
+		name:        name,
+		sizeKey:     base + "size",
+		sizes:       newSizes(rec),
+		queue:       base + "q/",
+		opts:        o,
+		hook:        hookForNewHandle(),
+		session:     o.session,
+		ownsSession: o.session == nil,
+		keys:        make(map[string]*entry),
+		dirty:       make(map[string]*entry),
 	}
-	s.keyBase = fmt.Sprintf("%s%016x-", s.queue, int64(grant.ID))
-	granted := time.Duration(grant.TTL) * time.Second
-	s.lease = newLease(cli.Ctx(), grant.ID, granted, sent,
-		leaseLost(name, grant.ID, "no keep-alive was confirmed in time; the server may have expired the lease"))
+	if s.ownsSession {
+		if s.session, err = newSession(ctx, cli, o, s.hook); err != nil {
+			return nil, roundTripErr(fmt.Sprintf("New(%q): granting the lease", name), err)
+		}
+	}
+	view, number, err := s.session.join(name)
+	if err != nil {
+		return nil, err
+	}
+	s.lease = view
+	s.keyBase = fmt.Sprintf("%s%016x-%d-", s.queue, int64(view.id), number)
 	s.background.Add(2)
-	go s.keepAlive()
+	go s.sweeper()
 	go s.watchSize(rec.rev + 1)
 	return s, nil
 }
@@ -214,7 +222,8 @@ func recordSize(ctx context.Context, cli *clientv3.Client, key, name string, siz
 // Name returns the semaphore's name.
 func (s *Semaphore) Name() string { return s.name }
 
-// Lease returns the ID of the handle's lease.
+// Lease returns the ID of the lease the handle holds its keys on: its
+// session's (see [Session]).
 func (s *Semaphore) Lease() clientv3.LeaseID { return s.lease.id }
 
 // Held returns the number of permits this handle holds through Acquire and
@@ -261,9 +270,13 @@ func (s *Semaphore) holders(rec sizeRecord, kvs []*mvccpb.KeyValue) (held int64,
 // Close revokes the handle's lease, which deletes all its keys: permits it
 // holds are given back and its waiting Acquire calls fail with ErrClosed;
 // the Done channels of its Permits close. It stops the background retries,
-// the lease's keep-alive and the watch on the size. Close returns the error of the revocation, if
-// any (the permits then come back when the lease expires); calls after the
-// first return nil. After Close, Acquire fails with ErrClosed, TryAcquire
+// the lease's keep-alive and the watch on the size. Close returns the
+// error of the revocation, if any (the permits then come back when the
+// lease expires); calls after the first return nil. A handle made
+// [WithSession] leaves the session's lease to the session: Close deletes
+// the handle's keys instead, and returns the error of that deletion (the
+// keys then stay until the session ends; so may a write of an Acquire that
+// was on the wire when Close began). After Close, Acquire fails with ErrClosed, TryAcquire
 // reports false, and Release of permits acquired before only updates the
 // handle's count (ReleaseErr returns ErrClosed), since the lease already
 // gave them back.
@@ -278,10 +291,17 @@ func (s *Semaphore) Close() error {
 	s.mu.Unlock()
 	s.lease.end(ErrClosed)
 	s.background.Wait()
+	s.session.leave(s.lease)
+	if s.ownsSession {
+		return s.session.Close()
+	}
+	if s.session.trust.err() != nil {
+		return nil // the keys go, or went, with the lease
+	}
 	ctx, cancel := s.opCtx()
 	defer cancel()
-	if _, err := s.cli.Revoke(ctx, s.lease.id); err != nil && !errors.Is(err, rpctypes.ErrLeaseNotFound) {
-		return roundTripErr(fmt.Sprintf("Close: revoking lease %x", int64(s.lease.id)), err)
+	if _, err := s.cli.Delete(ctx, s.keyBase, clientv3.WithPrefix()); err != nil {
+		return roundTripErr("Close: deleting the handle's keys from its session's lease", err)
 	}
 	return nil
 }
@@ -307,7 +327,8 @@ func leaseLost(name string, id clientv3.LeaseID, why string) error {
 // leaseGone ends the handle's trust in its lease because the server said
 // it does not know it, and returns the error of that.
 func (s *Semaphore) leaseGone() error {
-	s.lease.end(leaseLost(s.name, s.lease.id, "the server no longer knows the lease"))
+	s.session.gone()
+	s.lease.end(leaseLost(s.name, s.lease.id, "the server no longer knows the lease")) // (if it left the session)
 	if err := s.usable(); err != nil {
 		return err
 	}
