@@ -44,14 +44,6 @@ func settleQueued(t *testing.T, s *etcdsem.Semaphore, n int64, hs ...*etcdsem.Se
 	settleHandles(hs...)
 }
 
-// availableOn reads the free permits through s.
-func availableOn(t *testing.T, s *etcdsem.Semaphore) int64 {
-	t.Helper()
-	free, err := s.Available(context.Background())
-	require.NoError(t, err)
-	return free
-}
-
 // Resize changes the size in etcd for every handle on the name: another
 // handle's waiter larger than the new size fails, that handle learns the
 // new size and is admitted by it, New with the old size is refused, and a
@@ -95,7 +87,7 @@ func TestShrinkKeepsHoldersAcrossHandles(t *testing.T) {
 		require.True(t, a.TryAcquire(1))
 	}
 	b.Resize(1)
-	assert.Equal(t, int64(-2), availableOn(t, b), "3 held, size 1")
+	assert.Equal(t, int64(-2), available(t, b), "3 held, size 1")
 	requests, permits := b.Waiting()
 	assert.Zero(t, requests, "the holders beyond the new size hold; they do not wait")
 	assert.Zero(t, permits)
@@ -111,14 +103,14 @@ func TestShrinkKeepsHoldersAcrossHandles(t *testing.T) {
 		requests, permits = a.Waiting()
 		assert.Equal(t, 1, requests, "with %d held", held)
 		assert.Equal(t, int64(1), permits, "with %d held", held)
-		assert.Equal(t, 1-held, availableOn(t, a))
+		assert.Equal(t, 1-held, available(t, a))
 		a.Release(1)
 		settleHandles(a, b)
 	}
 	require.NoError(t, await(t, waiter))
-	assert.Equal(t, int64(0), availableOn(t, a))
+	assert.Equal(t, int64(0), available(t, a))
 	b.Release(1)
-	assert.Equal(t, int64(1), availableOn(t, a))
+	assert.Equal(t, int64(1), available(t, a))
 }
 
 // Waiting reads the queue in etcd: a handle sees the waiters of every
@@ -168,7 +160,7 @@ func TestConfirmSeesShrink(t *testing.T) {
 	settleQueued(t, holder, 3, holder, waiter)
 
 	resizer.Resize(1) // both holders keep holding: 2 held, size 1
-	assert.Equal(t, int64(-1), availableOn(t, holder))
+	assert.Equal(t, int64(-1), available(t, holder))
 	holder.Release(1) // the waiter fits by the old size, not by the new one
 	settleHandles(holder, waiter)
 	select {
@@ -177,10 +169,10 @@ func TestConfirmSeesShrink(t *testing.T) {
 	default:
 	}
 	require.Equal(t, int32(1), confirms.Load(), "the watch said the waiter fits, by the old size")
-	assert.Equal(t, int64(0), availableOn(t, holder))
+	assert.Equal(t, int64(0), available(t, holder))
 	letLearn()
 	holder.Release(1)
 	require.NoError(t, await(t, done))
-	assert.Equal(t, int64(0), availableOn(t, holder))
+	assert.Equal(t, int64(0), available(t, holder))
 	waiter.Release(1)
 }

@@ -67,13 +67,13 @@ func TestSessionSharesOneLease(t *testing.T) {
 	require.True(t, a.TryAcquire(1))
 	require.True(t, twin.TryAcquire(1))
 	require.True(t, other.TryAcquire(1))
-	assert.Equal(t, int64(0), availableOn(t, a), "a and its twin hold one key each")
+	assert.Equal(t, int64(0), available(t, a), "a and its twin hold one key each")
 	require.NoError(t, a.Sweep())
 	require.NoError(t, twin.Sweep())
-	assert.Equal(t, int64(0), availableOn(t, a), "neither swept the other's key")
+	assert.Equal(t, int64(0), available(t, a), "neither swept the other's key")
 
 	require.NoError(t, a.Close())
-	assert.Equal(t, int64(1), availableOn(t, twin), "closing a deleted its key")
+	assert.Equal(t, int64(1), available(t, twin), "closing a deleted its key")
 	require.NoError(t, twin.ReleaseErr(context.Background(), 1), "the twin's key outlived a's Close")
 	require.NoError(t, other.ReleaseErr(context.Background(), 1))
 	select {
@@ -106,7 +106,7 @@ func TestSessionCloseEndsEveryHandle(t *testing.T) {
 		require.ErrorIs(t, err, etcdsem.ErrSessionClosed)
 	}
 	await(t, ss.Done())
-	assert.Equal(t, int64(2), availableOn(t, outsider), "the revoked lease took b's keys")
+	assert.Equal(t, int64(2), available(t, outsider), "the revoked lease took b's keys")
 	require.True(t, outsider.TryAcquire(2))
 	outsider.Release(2)
 	_, err = etcdsem.New(cli, uniqueName(t), 1, etcdsem.WithSession(ss))
