@@ -94,8 +94,7 @@ func (s *Semaphore) sendEnqueue(key string, put clientv3.Op, known sizeRecord) (
 }
 
 // enqueued returns the entry and what it knows of the queue after
-// enqueue's transaction, which read as many keys as known says can hold:
-// if the size record read is another, the view is stale.
+// enqueue's transaction, which read as many keys as known says can hold.
 func (s *Semaphore) enqueued(e *entry, resp *clientv3.TxnResponse, known sizeRecord) (*entry, *queueState, error) {
 	if !resp.Succeeded { // an earlier attempt put the key: learn its place
 		if kvs := resp.Responses[0].GetResponseRange().Kvs; len(kvs) == 1 {
@@ -113,7 +112,9 @@ func (s *Semaphore) enqueued(e *entry, resp *clientv3.TxnResponse, known sizeRec
 		s.forget(e)
 		return nil, nil, s.keyGone(e)
 	}
-	q.stale = rec.rev != known.rev
+	// A view that found e among the first keys read them all; one that did
+	// not may have read too few, by a size record that has changed since.
+	q.stale = rec.rev != known.rev && q.pred != ""
 	return e, q, nil
 }
 

@@ -176,3 +176,27 @@ func TestConfirmSeesShrink(t *testing.T) {
 	assert.Equal(t, int64(0), available(t, holder))
 	waiter.Release(1)
 }
+
+// A handle that has not yet heard of a grow through another handle counts
+// with the size its own requests read from etcd: a TryAcquire whose view of
+// the queue is complete is admitted, and an Acquire larger than the old
+// size asks etcd before it fails.
+func TestRequestsReadTheSize(t *testing.T) {
+	a := newSem(t, 2)
+	b, c := otherHandle(t, a), otherHandle(t, a)
+	learn := make(chan struct{})
+	b.BeforeSizeEvent(func() { <-learn })
+	c.BeforeSizeEvent(func() { <-learn })
+	t.Cleanup(sync.OnceFunc(func() { close(learn) })) // before the handles close
+	a.Resize(5)
+	require.Equal(t, int64(2), b.Size(), "b's size watch is held back")
+	require.Equal(t, int64(2), c.Size(), "c's size watch is held back")
+	assert.True(t, b.TryAcquire(2), "nothing held; the request read size 5 in etcd")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	require.NoError(t, c.Acquire(ctx, 3), "2 held, size 5 in etcd: 3 is beyond the size c knew, not the size")
+	assert.Equal(t, int64(5), b.Size(), "learned from its request")
+	assert.Equal(t, int64(5), c.Size(), "learned from its request")
+	c.Release(3)
+	b.Release(2)
+}

@@ -120,12 +120,13 @@ var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); retu
 // getSize reads the size key.
 func (s *Semaphore) getSize() clientv3.Op { return clientv3.OpGet(s.sizeKey) }
 
-// learnSize records the size key read in resp, if it is there and valid,
-// and returns the record the handle now knows.
+// learnSize records the size key read in resp and returns it, if it is
+// there and valid, and otherwise returns the record the handle knows.
 func (s *Semaphore) learnSize(resp *clientv3.GetResponse) sizeRecord {
 	if len(resp.Kvs) == 1 {
 		if rec, ok := parseSize(resp.Kvs[0]); ok {
 			s.sizes.learn(rec)
+			return rec
 		}
 	}
 	return s.sizes.current()
