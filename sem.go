@@ -60,7 +60,7 @@
 //	condsem   Fair       NewFair, NewFairAvailable   yes      yes     yes
 //	weighted  Semaphore  New, NewAvailable           yes      yes     yes
 //	spinsem   Semaphore  New, NewAvailable           yes      yes     yes
-//	etcdsem   Semaphore  New(client, name, size)     no       yes     no
+//	etcdsem   Semaphore  New(client, name, size)     yes      yes     yes
 //	redissem  Semaphore  New(client, name, size)     yes      yes     yes
 //
 // # The contract

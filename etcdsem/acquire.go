@@ -2,6 +2,9 @@ package etcdsem
 
 import (
 	"context"
+	"time"
+
+	"github.com/semacat/sem"
 )
 
 // Acquire takes n permits, blocking until they are available or ctx is done.
@@ -17,8 +20,12 @@ import (
 // that joins the queue, whose outcome Acquire waits for rather than leave
 // a key it cannot account for, and that deletion. With a server that
 // answers, Acquire returns at worst a round trip or two after ctx's
-// deadline; with one that does not, at worst one timeout after it. If n exceeds the size it returns at once, with no round trip, an
-// error wrapping sem.ErrExceedsSize. Other errors wrap [ErrUnavailable]
+// deadline; with one that does not, at worst one timeout after it.
+//
+// If n exceeds the size it returns an error wrapping sem.ErrExceedsSize,
+// after the one round trip that checks the size in etcd, and writes
+// nothing; so does a waiting Acquire when a Resize shrinks the size below
+// n (see [Semaphore.Resize]). Other errors wrap [ErrUnavailable]
 // (after retrying unavailable servers until ctx is done), [ErrLeaseLost] or
 // [ErrClosed]; the handle holds nothing new after any error, and an Acquire
 // racing Close either returns nil before Close revoked the lease or fails
@@ -59,7 +66,7 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 	if n == 0 {
 		return s.acquireNothing(context.Background()) == nil
 	}
-	if n > s.size {
+	if _, beyond := s.beyondSize(n); beyond {
 		return false
 	}
 	s.hook.enter()
@@ -71,7 +78,7 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 		s.report(err)
 		return false
 	}
-	if !q.fits(n, s.size) {
+	if !q.fits(n) {
 		s.drop(e)
 		return false
 	}
@@ -87,29 +94,71 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 // it: to the handle's pool if pool is set, else for a Permit. A request
 // beyond the size, or a ctx already done, writes nothing.
 func (s *Semaphore) acquire(ctx context.Context, n int64, pool bool) (*entry, error) {
-	if n > s.size {
-		return nil, exceedsSize(n, s.size)
+	if size, beyond := s.beyondSize(n); beyond {
+		return nil, exceedsSize(n, size)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	s.hook.enter()
 	defer s.hook.leave()
+	f, start := s.waitObserver()
 	e, q, err := s.enqueue(ctx, n)
 	if err != nil {
 		return nil, err
 	}
-	if !q.fits(n, s.size) {
-		err = s.wait(ctx, e, q)
-	}
-	if err == nil {
+	switch {
+	case q.exceeds(n): // the size shrank since beyondSize
+		err = exceedsSize(n, q.rec.size)
+	case q.fits(n):
 		err = s.admit(ctx, e, pool)
+	default:
+		err = s.waitAndAdmit(ctx, e, q, pool, f, start)
 	}
 	if err != nil {
 		s.drop(e)
 		return nil, err
 	}
 	return e, nil
+}
+
+// waitObserver returns the function OnWait installed, if any, and the time
+// now if there is one: when an Acquire that may wait began.
+func (s *Semaphore) waitObserver() (*func(sem.WaitEvent), time.Time) {
+	f := s.onWait.Load()
+	if f == nil {
+		return nil, time.Time{}
+	}
+	return f, time.Now()
+}
+
+// waitAndAdmit waits until e's key holds and admits it, and reports the
+// wait, from start, to f if there is one.
+func (s *Semaphore) waitAndAdmit(ctx context.Context, e *entry, q *queueState, pool bool, f *func(sem.WaitEvent), start time.Time) (err error) {
+	if f != nil {
+		n := e.weight
+		defer func() { (*f)(sem.WaitEvent{N: n, Start: start, End: time.Now(), Err: err}) }()
+	}
+	if err = s.wait(ctx, e, q); err != nil {
+		return err
+	}
+	return s.admit(ctx, e, pool)
+}
+
+// beyondSize reports whether n is more than the size, and the size. When
+// the size the handle knows says so, it asks etcd first (bounded by the
+// timeout): another handle may have grown it a moment ago.
+func (s *Semaphore) beyondSize(n int64) (size int64, beyond bool) {
+	rec := s.sizes.current()
+	if n <= rec.size {
+		return rec.size, false
+	}
+	ctx, cancel := s.opCtx()
+	defer cancel()
+	if resp, err := s.cli.Get(ctx, s.sizeKey); err == nil {
+		rec = s.learnSize(resp)
+	}
+	return rec.size, n > rec.size
 }
 
 // admit makes a key that holds the caller's, unless the handle was closed,

@@ -2,25 +2,23 @@ package etcdsem
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
-	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // How the handle sweeps its keys for ones it no longer tracks (see the
-// package's design): at every keep-alive for sweepWindow after a write of
-// unknown outcome, and at every sweepEvery-th keep-alive in any case.
+// package's design): at every third of the lease's TTL for sweepWindow
+// after a write of unknown outcome, and at every sweepEvery-th in any case.
 const (
 	sweepWindow = 30 * time.Second
 	sweepEvery  = 12
 )
 
-// keepAlive refreshes the lease three times per TTL until the handle is
-// closed or stops trusting its lease, and sweeps stray keys when due.
-func (s *Semaphore) keepAlive() {
+// sweeper sweeps stray keys when due, three times per TTL, until the
+// handle is closed or stops trusting its lease.
+func (s *Semaphore) sweeper() {
 	defer s.background.Done()
 	period := s.lease.ttl / 3
 	t := time.NewTimer(period)
@@ -31,7 +29,6 @@ func (s *Semaphore) keepAlive() {
 			return
 		case <-t.C:
 		}
-		s.refresh()
 		if s.sweepDue(tick) {
 			if err := s.sweep(); err != nil {
 				s.report(err)
@@ -41,40 +38,8 @@ func (s *Semaphore) keepAlive() {
 	}
 }
 
-// refresh sends keep-alives until one is confirmed, the server says the
-// lease is gone, or the handle stops trusting it (its deadline passed).
-// Each attempt gets a third of the TTL at most, so that a connection that
-// hangs rather than fails leaves time for more attempts.
-func (s *Semaphore) refresh() {
-	for attempt := 0; !s.hook.refreshPaused(); attempt++ {
-		sent := time.Now()
-		deadline := sent.Add(s.lease.ttl / 3)
-		if until := s.lease.deadline(); until.Before(deadline) {
-			deadline = until
-		}
-		ctx, cancel := context.WithDeadline(s.lease.ctx, deadline)
-		resp, err := s.cli.KeepAliveOnce(ctx, s.lease.id)
-		cancel()
-		switch {
-		case err == nil:
-			s.lease.refreshed(sent, time.Duration(resp.TTL)*time.Second)
-			return
-		case errors.Is(err, rpctypes.ErrLeaseNotFound):
-			s.leaseGone()
-			return
-		}
-		t := time.NewTimer(min(time.Duration(attempt+1)*100*time.Millisecond, time.Second))
-		select {
-		case <-s.lease.dead:
-			t.Stop()
-			return
-		case <-t.C:
-		}
-	}
-}
-
-// sweepSoon has the keep-alive loop sweep at every tick for a while: a
-// write of unknown outcome may land late.
+// sweepSoon has the sweeper sweep at every tick for a while: a write of
+// unknown outcome may land late.
 func (s *Semaphore) sweepSoon() {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -47,3 +47,15 @@ func badSize(size int64) {
 func negativeWeight(method string, n int64) {
 	panic(fmt.Sprintf("%s: %s(%d): negative weight; the number of permits must be at least 0", pkg, method, n))
 }
+
+// checkResize panics unless size, the argument of Resize, is at least 1.
+func checkResize(size int64) {
+	if size < 1 {
+		badResize(size)
+	}
+}
+
+//go:noinline
+func badResize(size int64) {
+	panic(fmt.Sprintf("%s: Resize(%d): size must be at least 1", pkg, size))
+}

@@ -6,15 +6,22 @@ Design.
 A semaphore is a name. Under its key prefix live one key that records the
 size, and a queue: one key per Acquire, written by the Acquire itself.
 
-	<prefix><name>/size          the size, written once by the first New
-	<prefix><name>/q/<lease>-<n> one key per acquisition, value = its weight
+	<prefix><name>/size              the size, written by the first New and by Resize
+	<prefix><name>/q/<lease>-<h>-<n> one key per acquisition, value = its weight
 
-Every handle (one New) grants one lease and keeps it alive; every queue key
-it writes is attached to that lease. If the process dies or loses etcd for
-longer than the lease's TTL, etcd deletes its keys, and their permits come
-back without anyone's help. The <n> in a key's name is a request id, never
+Every handle (one New) writes its queue keys on one lease, kept alive by a
+session: its own, granted by New, or a Session it shares with other
+handles (WithSession), as etcd's concurrency.Session is shared by Mutexes.
+If the process dies or loses etcd for longer than the lease's TTL, etcd
+deletes its keys, and their permits come back without anyone's help. The
+<h> in a key's name is the handle's number in its session, which keeps
+apart the keys of handles sharing a lease; the <n> is a request id, never
 reused by the handle: it tells the keys the handle tracks from keys it no
-longer knows of (see the sweep below).
+longer knows of (see the sweep below). Each handle keeps its own view of
+the lease's trust (see lease.view), refreshed by the session's keep-alives,
+so that closing a handle ends its calls alone: a handle of its own session
+then revokes the lease, a handle on a shared one deletes its keys. A lease
+lost, or a Session closed, ends every view at once.
 
 Acquire(n) writes its key and reads the queue ahead of it in one
 transaction, so the key's create revision is its place in line. The queue is the set of keys
@@ -30,6 +37,23 @@ grow, and new keys join at the back), so the sum in front of a key only goes
 down: once a key holds, it holds until it is deleted, and admission is first
 come, first served for any weights, with no clock and no counter anybody
 must update.
+
+Resize rewrites the size key, in a transaction that compares the key's
+mod revision with the one read (see resize). Growing keeps the rule true:
+sums only fit better. Shrinking would not: keys that hold could stop
+fitting, and the rule would let a key behind them in as if they did not
+hold. So a shrink also records the bound, the create revision of the last
+key that holds by the rule with the old size, and how many keys hold then
+(which bounds the reads), and the rule becomes: a key holds when it was
+created within the bound, or when its weight plus the weights of all keys
+created before it is at most the size. The keys that hold are still a
+prefix of the queue, a key that holds still holds until it is deleted, and
+a key admitted past the bound finds every holder ahead of it in its sum.
+A key whose sum fit with the size a waiter counted with may not fit with a
+size that shrank since, so confirm compares the size key's mod revision
+too, and the waiter reads again if it changed. Each handle watches the size
+key (watchSize); a change makes its waiters read the queue again, and those
+larger than the new size fail.
 
 A waiter reads only what the rule needs, whatever the queue's length: the
 first size+1 keys in line (as many as can hold, and one more) and the key
@@ -63,15 +87,19 @@ weights of the Acquire calls that took them.
 A write whose outcome is unknown (a timeout, a lost connection) may still
 land later, even after the delete meant to undo it. Such a key would hold
 permits on the handle's lease, tracked by nobody, until Close. So after an
-unknown outcome the handle sweeps its own keys at every keep-alive for a
+unknown outcome the handle sweeps its own keys at every third of the TTL for a
 while (sweepWindow), deleting those it does not track, and it sweeps once
-every sweepEvery keep-alives in any case.
+every sweepEvery thirds of the TTL in any case. A sweep reads only the
+keys under the handle's own <lease>-<h>- prefix.
+
+Waiting reads the whole queue and counts the keys that do not hold by the
+rule: a snapshot, one round trip whatever the number of handles.
 
 Cost: an uncontended Acquire is one round trip, Release one round trip,
 TryAcquire one round trip on success and two on failure. An Acquire that
 waits costs its confirming transaction, and a read each time the key ahead
 changes; a waiter costs a watch (a message on the client's shared watch
-stream). BenchmarkLock counts the round trips against etcd's Mutex;
+stream), and a handle one more, on the size key. BenchmarkLock counts the round trips against etcd's Mutex;
 BenchmarkDrain counts the watch events per grant while a long queue drains.
 
 Guarantees and limits. FIFO admission for any weights, no starvation of

@@ -328,3 +328,22 @@ func TestDoneClosesWhileServerStillHolds(t *testing.T) {
 	assert.False(t, s.TryAcquire(1))
 	assert.ErrorIs(t, p.Release(ctx), etcdsem.ErrLeaseLost, "a release the handle cannot vouch for")
 }
+
+// A waiter whose own key and every key ahead of it are deleted at once
+// (here by a tool, in one transaction) reads an empty queue, and fails with
+// ErrLeaseLost: its key is gone.
+func TestWaiterFindsQueueEmptied(t *testing.T) {
+	ctx := context.Background()
+	holder := newSem(t, 1)
+	waiter := otherHandle(t, holder)
+	p, err := holder.AcquirePermit(ctx, 1)
+	require.NoError(t, err)
+	var key atomic.Value
+	waiter.OnEnqueue(func(k string) error { key.Store(k); return nil })
+	done := acquireWithin(waiter, 1, 20*time.Second)
+	settleQueued(t, holder, 2, holder, waiter)
+	_, err = cli.Txn(ctx).Then(clientv3.OpDelete(p.Key()), clientv3.OpDelete(key.Load().(string))).Commit()
+	require.NoError(t, err)
+	require.ErrorIs(t, await(t, done), etcdsem.ErrLeaseLost)
+	require.ErrorIs(t, p.Release(ctx), etcdsem.ErrLeaseLost)
+}

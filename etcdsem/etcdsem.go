@@ -37,8 +37,12 @@
 //	}
 //	defer s.Release(1)
 //
-// A handle holds one etcd lease; its permits are the handle's, and any
-// goroutine may release them. Release cannot return an error in the
+// A handle holds its keys on one etcd lease, its own or that of a [Session]
+// it shares with other handles ([WithSession]); its permits are the
+// handle's, and any goroutine may release them. Beyond sem.Semaphore, a handle implements
+// sem.Closer, sem.Resizer (the size lives in etcd, and Resize through any
+// handle changes it for all) and sem.Observer (Waiting reads the queue in
+// etcd). Release cannot return an error in the
 // sem.Semaphore contract: errors go to [WithErrorHandler], and
 // [Semaphore.ReleaseErr] returns them. How the semaphore is kept in etcd,
 // what each call costs, and what it cannot promise (a holder is a lease,
@@ -57,6 +61,7 @@ import (
 	"time"
 
 	"github.com/semacat/sem"
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc/codes"
@@ -73,8 +78,8 @@ var (
 	// create a new one with New.
 	ErrLeaseLost = errors.New("etcdsem: lease lost: the handle's keys may be gone and its permits held by others")
 
-	// ErrSizeMismatch is wrapped by the error New returns when the name was
-	// already created with another size.
+	// ErrSizeMismatch is wrapped by the error New returns when the name
+	// exists with another size.
 	ErrSizeMismatch = errors.New("etcdsem: semaphore exists with a different size")
 
 	// ErrClosed is returned by the methods of a closed handle. It wraps [sem.ErrClosed], so code written
@@ -87,7 +92,7 @@ var (
 )
 
 // Semaphore is a handle on a semaphore kept in etcd. It implements
-// sem.Semaphore; any number of handles, in any number of processes, share a
+// sem.Semaphore, sem.Closer, sem.Resizer and sem.Observer; any number of handles, in any number of processes, share a
 // semaphore by using the same name. A handle is safe for concurrent use; the
 // permits it acquires belong to the handle, and any goroutine may release
 // them. Create it with [New] and end it with [Semaphore.Close].
@@ -95,12 +100,18 @@ type Semaphore struct {
 	cli     *clientv3.Client
 	lease   *lease
 	name    string
-	size    int64
+	sizeKey string
+	sizes   *sizes
 	queue   string // key prefix of the queue
 	keyBase string // queue + lease: prefix of this handle's keys
 	opts    options
 	seq     atomic.Uint64
 	hook    *testHook // nil but in the package's tests
+	session *Session
+	// ownsSession is set when the handle was made without WithSession:
+	// Close then closes its session, revoking the lease.
+	ownsSession bool
+	onWait      atomic.Pointer[func(sem.WaitEvent)]
 
 	mu         sync.Mutex
 	keys       map[string]*entry // every key written and not known deleted
@@ -126,9 +137,10 @@ type entry struct {
 
 // New returns a handle on the semaphore called name, with size permits,
 // creating it in etcd if it does not exist. The first New of a name records
-// the size; a later New with another size fails with an error wrapping
-// [ErrSizeMismatch]. New grants the handle's lease and starts keeping it
-// alive; call Close to revoke it.
+// the size; a later New with another size than the one recorded (by it or
+// by [Semaphore.Resize]) fails with an error wrapping [ErrSizeMismatch].
+// New grants the handle's lease and starts keeping it alive, and watches
+// the size; call Close to revoke the lease and stop both.
 //
 // New panics if size is less than 1. It returns an error if name is empty,
 // or one wrapping [ErrUnavailable] if etcd cannot be reached within the
@@ -145,66 +157,73 @@ func New(cli *clientv3.Client, name string, size int64, opts ...Option) (*Semaph
 	base := o.prefix + url.PathEscape(name) + "/"
 	ctx, cancel := context.WithTimeout(cli.Ctx(), o.timeout)
 	defer cancel()
-	if err := recordSize(ctx, cli, base+"size", name, size); err != nil {
+	rec, err := recordSize(ctx, cli, base+"size", name, size)
+	if err != nil {
 		return nil, err
 	}
-	ttl := max(int64((o.lease+time.Second-1)/time.Second), 1)
-	sent := time.Now()
-	grant, err := cli.Grant(ctx, ttl)
-	if err != nil {
-		return nil, roundTripErr(fmt.Sprintf("New(%q): granting the lease", name), err)
-	}
 	s := &Semaphore{
-		cli:   cli,
-		name:  name,
-		size:  size,
-		queue: base + "q/",
-		opts:  o,
-		hook:  hookForNewHandle(),
-		keys:  make(map[string]*entry),
-		dirty: make(map[string]*entry),
+		cli:         cli,
+		name:        name,
+		sizeKey:     base + "size",
+		sizes:       newSizes(rec),
+		queue:       base + "q/",
+		opts:        o,
+		hook:        hookForNewHandle(),
+		session:     o.session,
+		ownsSession: o.session == nil,
+		keys:        make(map[string]*entry),
+		dirty:       make(map[string]*entry),
 	}
-	s.keyBase = fmt.Sprintf("%s%016x-", s.queue, int64(grant.ID))
-	granted := time.Duration(grant.TTL) * time.Second
-	s.lease = newLease(cli.Ctx(), grant.ID, granted, sent,
-		leaseLost(name, grant.ID, "no keep-alive was confirmed in time; the server may have expired the lease"))
-	s.background.Add(1)
-	go s.keepAlive()
+	if s.ownsSession {
+		if s.session, err = newSession(ctx, cli, o, s.hook); err != nil {
+			return nil, roundTripErr(fmt.Sprintf("New(%q): granting the lease", name), err)
+		}
+	}
+	view, number, err := s.session.join(name)
+	if err != nil {
+		return nil, err
+	}
+	s.lease = view
+	s.keyBase = fmt.Sprintf("%s%016x-%d-", s.queue, int64(view.id), number)
+	s.background.Add(2)
+	go s.sweeper()
+	go s.watchSize(rec.rev + 1)
 	return s, nil
 }
 
 // recordSize writes the size at key unless it is there already, and checks
-// it against size otherwise.
-func recordSize(ctx context.Context, cli *clientv3.Client, key, name string, size int64) error {
+// it against size otherwise. It returns the record in etcd.
+func recordSize(ctx context.Context, cli *clientv3.Client, key, name string, size int64) (sizeRecord, error) {
 	resp, err := cli.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
 		Then(clientv3.OpPut(key, strconv.FormatInt(size, 10))).
 		Else(clientv3.OpGet(key)).
 		Commit()
 	if err != nil {
-		return roundTripErr(fmt.Sprintf("New(%q): recording the size", name), err)
+		return sizeRecord{}, roundTripErr(fmt.Sprintf("New(%q): recording the size", name), err)
 	}
 	if resp.Succeeded {
-		return nil
+		return sizeRecord{size: size, rev: resp.Header.Revision}, nil
 	}
 	kvs := resp.Responses[0].GetResponseRange().Kvs
-	if len(kvs) == 1 && string(kvs[0].Value) == strconv.FormatInt(size, 10) {
-		return nil
-	}
 	recorded := "unreadable"
 	if len(kvs) == 1 {
-		recorded = string(kvs[0].Value)
+		rec, ok := parseSize(kvs[0])
+		if ok && rec.size == size {
+			return rec, nil
+		}
+		if ok {
+			recorded = strconv.FormatInt(rec.size, 10)
+		}
 	}
-	return fmt.Errorf("%s: New(%q, %d): the semaphore was created with size %s: %w", pkg, name, size, recorded, ErrSizeMismatch)
+	return sizeRecord{}, fmt.Errorf("%s: New(%q, %d): the semaphore has size %s: %w", pkg, name, size, recorded, ErrSizeMismatch)
 }
 
 // Name returns the semaphore's name.
 func (s *Semaphore) Name() string { return s.name }
 
-// Size returns the total number of permits.
-func (s *Semaphore) Size() int64 { return s.size }
-
-// Lease returns the ID of the handle's lease.
+// Lease returns the ID of the lease the handle holds its keys on: its
+// session's (see [Session]).
 func (s *Semaphore) Lease() clientv3.LeaseID { return s.lease.id }
 
 // Held returns the number of permits this handle holds through Acquire and
@@ -215,37 +234,49 @@ func (s *Semaphore) Held() int64 {
 	return s.heldSum
 }
 
-// Available returns the number of permits free across all handles, read from
-// etcd in one round trip. It is a snapshot for monitoring and teaching,
-// stale as soon as it returns. Unlike the local strategies' Available it
-// takes a context and can fail, because it asks the server: on error the
-// count is meaningless and the error wraps [ErrUnavailable] (or is ctx's).
+// Available returns the number of permits free across all handles: the
+// size minus the permits held, read from etcd in one round trip. After a
+// shrink below the permits held it is negative, until enough come back. It
+// is a snapshot for monitoring and teaching, stale as soon as it returns.
+// Unlike the local strategies' Available it takes a context and can fail,
+// because it asks the server: on error the count is meaningless and the
+// error wraps [ErrUnavailable] (or is ctx's).
 func (s *Semaphore) Available(ctx context.Context) (int64, error) {
-	resp, err := s.cli.Get(ctx, s.queue, clientv3.WithPrefix(),
-		clientv3.WithSort(clientv3.SortByCreateRevision, clientv3.SortAscend))
+	rec, kvs, _, err := s.readFirst(ctx, 0)
 	if err != nil {
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
 		return 0, roundTripErr(fmt.Sprintf("Available on %q", s.name), err)
 	}
-	var sum int64
-	for _, kv := range resp.Kvs {
-		w := s.weightOf(kv.Value)
-		if sum+w > s.size {
+	held, _ := s.holders(rec, kvs)
+	return rec.size - held, nil
+}
+
+// holders returns the permits held by the keys kvs, in line order, by the
+// rule of rec, and how many of the keys hold: those first in line.
+func (s *Semaphore) holders(rec sizeRecord, kvs []*mvccpb.KeyValue) (held int64, n int) {
+	for _, kv := range kvs {
+		w := s.weightOf(kv.Value, rec.size)
+		if !rec.holds(kv.CreateRevision, held, w) {
 			break
 		}
-		sum += w
+		held += w
+		n++
 	}
-	return s.size - sum, nil
+	return held, n
 }
 
 // Close revokes the handle's lease, which deletes all its keys: permits it
 // holds are given back and its waiting Acquire calls fail with ErrClosed;
-// the Done channels of its Permits close. It stops the background retries
-// and the lease's keep-alive. Close returns the error of the revocation, if
-// any (the permits then come back when the lease expires); calls after the
-// first return nil. After Close, Acquire fails with ErrClosed, TryAcquire
+// the Done channels of its Permits close. It stops the background retries,
+// the lease's keep-alive and the watch on the size. Close returns the
+// error of the revocation, if any (the permits then come back when the
+// lease expires); calls after the first return nil. A handle made
+// [WithSession] leaves the session's lease to the session: Close deletes
+// the handle's keys instead, and returns the error of that deletion (the
+// keys then stay until the session ends; so may a write of an Acquire that
+// was on the wire when Close began). After Close, Acquire fails with ErrClosed, TryAcquire
 // reports false, and Release of permits acquired before only updates the
 // handle's count (ReleaseErr returns ErrClosed), since the lease already
 // gave them back.
@@ -260,10 +291,17 @@ func (s *Semaphore) Close() error {
 	s.mu.Unlock()
 	s.lease.end(ErrClosed)
 	s.background.Wait()
+	s.session.leave(s.lease)
+	if s.ownsSession {
+		return s.session.Close()
+	}
+	if s.session.trust.err() != nil {
+		return nil // the keys go, or went, with the lease
+	}
 	ctx, cancel := s.opCtx()
 	defer cancel()
-	if _, err := s.cli.Revoke(ctx, s.lease.id); err != nil && !errors.Is(err, rpctypes.ErrLeaseNotFound) {
-		return roundTripErr(fmt.Sprintf("Close: revoking lease %x", int64(s.lease.id)), err)
+	if _, err := s.cli.Delete(ctx, s.keyBase, clientv3.WithPrefix()); err != nil {
+		return roundTripErr("Close: deleting the handle's keys from its session's lease", err)
 	}
 	return nil
 }
@@ -289,7 +327,8 @@ func leaseLost(name string, id clientv3.LeaseID, why string) error {
 // leaseGone ends the handle's trust in its lease because the server said
 // it does not know it, and returns the error of that.
 func (s *Semaphore) leaseGone() error {
-	s.lease.end(leaseLost(s.name, s.lease.id, "the server no longer knows the lease"))
+	s.session.gone()
+	s.lease.end(leaseLost(s.name, s.lease.id, "the server no longer knows the lease")) // (if it left the session)
 	if err := s.usable(); err != nil {
 		return err
 	}
@@ -362,14 +401,14 @@ func (s *Semaphore) value(w int64) string {
 	return v
 }
 
-// weightOf parses a key's value. A value that is not a weight between 1 and
-// the size (a key someone else wrote under the prefix) counts as the whole
-// size: it blocks the queue rather than let anyone in unaccounted.
-func (s *Semaphore) weightOf(v []byte) int64 {
+// weightOf parses a key's value. A value that is not a weight of at least
+// 1 (a key someone else wrote under the prefix) counts as the whole size:
+// it blocks the queue rather than let anyone in unaccounted.
+func (s *Semaphore) weightOf(v []byte, size int64) int64 {
 	ws, _, _ := strings.Cut(string(v), " ")
 	w, err := strconv.ParseInt(ws, 10, 64)
-	if err != nil || w < 1 || w > s.size {
-		return s.size
+	if err != nil || w < 1 {
+		return size
 	}
 	return w
 }

@@ -68,7 +68,12 @@ func (w withServer) Run() int {
 	return w.m.Run()
 }
 
-var _ sem.Semaphore = (*etcdsem.Semaphore)(nil)
+var (
+	_ sem.Semaphore = (*etcdsem.Semaphore)(nil)
+	_ sem.Closer    = (*etcdsem.Semaphore)(nil)
+	_ sem.Resizer   = (*etcdsem.Semaphore)(nil)
+	_ sem.Observer  = (*etcdsem.Semaphore)(nil)
+)
 
 var names atomic.Int64
 
@@ -208,7 +213,7 @@ func TestSizeIsRecordedAtTheName(t *testing.T) {
 	defer b.Close()
 	_, err = etcdsem.New(cli, name, 4)
 	require.ErrorIs(t, err, etcdsem.ErrSizeMismatch)
-	assert.EqualError(t, err, fmt.Sprintf(`etcdsem: New(%q, 4): the semaphore was created with size 3: etcdsem: semaphore exists with a different size`, name))
+	assert.EqualError(t, err, fmt.Sprintf(`etcdsem: New(%q, 4): the semaphore has size 3: etcdsem: semaphore exists with a different size`, name))
 	// A name with a slash cannot reach into another semaphore's keys.
 	c, err := etcdsem.New(cli, name+"/q", 1)
 	require.NoError(t, err)

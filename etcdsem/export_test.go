@@ -42,11 +42,16 @@ func (s *Semaphore) LoseReply(f func() error) { s.hook.lostReply = f }
 // the key's place is read again.
 func (s *Semaphore) BeforeConfirm(f func(key string)) { s.hook.beforeConfirm = f }
 
+// BeforeSizeEvent makes the size watch of s call f before it passes on an
+// event.
+func (s *Semaphore) BeforeSizeEvent(f func()) { s.hook.beforeSizeEvent.Store(&f) }
+
 // BeforeAdmit makes s call f when a key holds, before the grant is reported.
 func (s *Semaphore) BeforeAdmit(f func()) { s.hook.beforeAdmit = f }
 
-// PauseKeepAlive stops (true) or resumes (false) the keep-alives of s.
-func (s *Semaphore) PauseKeepAlive(paused bool) { s.hook.pauseRefresh.Store(paused) }
+// PauseKeepAlive stops (true) or resumes (false) the keep-alives of the
+// session of s.
+func (s *Semaphore) PauseKeepAlive(paused bool) { s.session.hook.pauseRefresh.Store(paused) }
 
 // Tracked reports whether s tracks key.
 func (s *Semaphore) Tracked(key string) bool {
@@ -63,3 +68,7 @@ func (s *Semaphore) SweepScheduled() bool {
 	defer s.mu.Unlock()
 	return time.Now().Before(s.sweepUntil)
 }
+
+// Sweep deletes the keys on the lease of s, under its own key prefix, that
+// s does not track, as its background sweeps do.
+func (s *Semaphore) Sweep() error { return s.sweep() }

@@ -16,6 +16,7 @@ type testHook struct {
 	// watch that has seen all of this handle's writes that concern it.
 	busy      atomic.Int64 // calls under way and not parked on a watch
 	lastWrite atomic.Int64 // revision of this handle's latest write to the queue
+	lastSize  atomic.Int64 // revision of this handle's latest write to the size
 	mu        sync.Mutex
 	wroteTo   map[string]int64 // key -> revision of this handle's latest write to it
 	waiting   map[*queueState]*parked
@@ -26,13 +27,16 @@ type testHook struct {
 	lostReply     func() error           // if it returns an error, a write-back that succeeded fails with it
 	beforeAdmit   func()                 // a key holds; the call is about to report the grant
 	pauseRefresh  atomic.Bool            // keep-alives are not sent while set
+
+	beforeSizeEvent atomic.Pointer[func()] // the size watch has an event to pass on (set while the handle runs)
 }
 
 // parked is what Settled needs of a waiting call.
 type parked struct {
-	ctx  context.Context
-	seen int64  // the revision the waiter's view of the queue is at
-	pred string // the one key it watches, if it does not watch the queue
+	ctx      context.Context
+	seen     int64  // the revision the waiter's view of the queue is at
+	sizeSeen int64  // the revision of the size record its view counts with
+	pred     string // the one key it watches, if it does not watch the queue
 }
 
 func (h *testHook) enter() {
@@ -66,6 +70,13 @@ func (h *testHook) wrote(key string, rev int64) {
 	h.wroteTo[key] = max(h.wroteTo[key], rev)
 }
 
+// resized records that the handle wrote the size at revision rev.
+func (h *testHook) resized(rev int64) {
+	if h != nil {
+		h.lastSize.Store(rev)
+	}
+}
+
 // wroteOp records that the handle wrote at revision rev with op, a put,
 // a delete, or a transaction whose first op is one.
 func (h *testHook) wroteOp(op clientv3.Op, rev int64) {
@@ -89,7 +100,7 @@ func (h *testHook) wait(ctx context.Context, q *queueState) (done func()) {
 	if h.waiting == nil {
 		h.waiting = make(map[*queueState]*parked)
 	}
-	h.waiting[q] = &parked{ctx: ctx, seen: q.rev, pred: q.pred}
+	h.waiting[q] = &parked{ctx: ctx, seen: q.rev, sizeSeen: q.rec.rev, pred: q.pred}
 	return func() {
 		h.mu.Lock()
 		defer h.mu.Unlock()
@@ -105,14 +116,17 @@ func (h *testHook) saw(q *queueState) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if p := h.waiting[q]; p != nil {
-		p.seen, p.pred = q.rev, q.pred
+		p.seen, p.sizeSeen, p.pred = q.rev, q.rec.rev, q.pred
 	}
 }
 
 // lagging reports whether p has yet to see a write of the handle that
-// concerns it: any write to the queue if it watches the queue, else a
-// write to the key it watches. Call it with h.mu held.
+// concerns it: a write to the size, any write to the queue if it watches
+// the queue, else a write to the key it watches. Call it with h.mu held.
 func (h *testHook) lagging(p *parked) bool {
+	if p.sizeSeen < h.lastSize.Load() {
+		return true
+	}
 	if p.pred == "" {
 		return p.seen < h.lastWrite.Load()
 	}
@@ -142,6 +156,15 @@ func (h *testHook) confirming(key string) {
 func (h *testHook) admitting() {
 	if h != nil && h.beforeAdmit != nil {
 		h.beforeAdmit()
+	}
+}
+
+func (h *testHook) sizeEvent() {
+	if h == nil {
+		return
+	}
+	if f := h.beforeSizeEvent.Load(); f != nil {
+		(*f)()
 	}
 }
 

@@ -8,10 +8,10 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// lease is the handle's etcd lease as the handle sees it. A background loop
-// (see keepAlive) refreshes it; the handle trusts it until a safety margin
-// before the earliest moment the server could let it expire, and not a
-// moment longer.
+// lease is an etcd lease as a session, or a handle on it, sees it. The
+// session's keep-alive loop (see Session.keepAlive) refreshes it; it is
+// trusted until a safety margin before the earliest moment the server
+// could let it expire, and not a moment longer.
 //
 // The server expires a lease TTL after the last keep-alive it received.
 // That keep-alive was received after it was sent, and a new leader only
@@ -45,10 +45,30 @@ func safetyMargin(ttl time.Duration) time.Duration {
 // newLease starts trusting the lease id, granted for ttl by a request sent
 // at sent. expired is the cause recorded if the trust ends by running out.
 func newLease(parent context.Context, id clientv3.LeaseID, ttl time.Duration, sent time.Time, expired error) *lease {
-	l := &lease{id: id, ttl: ttl, dead: make(chan struct{}), until: sent.Add(ttl - safetyMargin(ttl)), expired: expired}
+	return trustUntil(parent, id, ttl, sent.Add(ttl-safetyMargin(ttl)), expired)
+}
+
+// trustUntil starts trusting the lease id until until.
+func trustUntil(parent context.Context, id clientv3.LeaseID, ttl time.Duration, until time.Time, expired error) *lease {
+	l := &lease{id: id, ttl: ttl, dead: make(chan struct{}), until: until, expired: expired}
 	l.ctx, l.cancel = context.WithCancel(parent)
 	l.timer = time.AfterFunc(time.Until(l.until), l.expire)
 	return l
+}
+
+// view returns one handle's view of l: the same lease, trusted until the
+// same moment and refreshed with l (see Session.refreshed), but ended on
+// its own, so that closing one handle ends no other. Its context ends
+// with l's. If l is no longer trusted, neither is the view, for expired.
+func (l *lease) view(expired error) *lease {
+	l.mu.Lock()
+	until, trusted := l.until, l.cause == nil
+	l.mu.Unlock()
+	v := trustUntil(l.ctx, l.id, l.ttl, until, expired)
+	if !trusted {
+		v.end(expired)
+	}
+	return v
 }
 
 // refreshed records a keep-alive sent at sent that the server confirmed,

@@ -21,13 +21,15 @@ type options struct {
 	prefix  string
 	owner   string
 	onError func(error)
+	session *Session
 }
 
 func defaultOptions() options {
 	return options{lease: DefaultLease, timeout: DefaultTimeout, prefix: DefaultPrefix}
 }
 
-// WithLease sets the TTL of the handle's lease: how long after a crash, or
+// WithLease sets the TTL of the handle's lease (or, for [NewSession], of
+// the session's; a handle made [WithSession] has its session's): how long after a crash, or
 // after losing contact with etcd, its permits come back. It is rounded up to
 // whole seconds, and etcd raises it to its own minimum (a few election
 // timeouts). The default is [DefaultLease]. Shorter hands permits of crashed

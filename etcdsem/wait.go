@@ -29,7 +29,10 @@ func (s *Semaphore) wait(ctx context.Context, e *entry, q *queueState) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if !q.fits(e.weight, s.size) {
+		if q.exceeds(e.weight) {
+			return exceedsSize(e.weight, q.rec.size)
+		}
+		if !q.fits(e.weight) {
 			if err := w.watch(); err != nil {
 				return err
 			}
@@ -42,22 +45,22 @@ func (s *Semaphore) wait(ctx context.Context, e *entry, q *queueState) error {
 	}
 }
 
-// read reads the queue ahead of the key again: the first keys in line,
-// enough when every key ahead holds, and the key just ahead only when not.
+// read reads the size record and the queue ahead of the key again: the
+// first keys in line, enough when every key ahead holds, and the key just
+// ahead only when not.
 func (w *waiter) read() error {
 	s, e := w.s, w.e
-	first, err := s.cli.Do(w.ctx, s.firstKeys(e.rev))
+	rec, first, rev, err := s.readFirst(w.ctx, e.rev)
 	if err != nil {
 		return w.failed("Acquire: reading the queue", err)
 	}
-	rev := first.Get().Header.Revision
-	q, gone := s.view(e, rev, first.Get().Kvs, nil)
+	q, gone := s.view(e, rec, rev, first, nil, false)
 	if q == nil && !gone {
 		last, err := s.cli.Do(w.ctx, s.lastKeys(e.rev, rev))
 		if err != nil {
 			return w.failed("Acquire: reading the queue", err)
 		}
-		q, gone = s.view(e, rev, first.Get().Kvs, last.Get().Kvs)
+		q, gone = s.view(e, rec, rev, first, last.Get().Kvs, true)
 	}
 	if gone {
 		return s.keyGone(e)
@@ -68,25 +71,36 @@ func (w *waiter) read() error {
 	return nil
 }
 
-// confirm makes sure the key still exists, and touches it (rewrites its
-// weight in place) in the same transaction. The watch says the key fits,
-// and the keys ahead only ever leave or shrink, so it holds if it still
-// exists: it may have gone with its lease meanwhile (the check etcd's own
-// Mutex makes after waiting). The touch tells the waiter behind, which
-// watches this key alone, that it is now first among the waiters. The put
-// happens only while the key exists, so it never brings a deleted key back.
+// confirm makes sure the key still exists and the size is still the one
+// the view counted with, and touches the key (rewrites its weight in
+// place) in the same transaction. The watch says the key fits, and the
+// keys ahead only ever leave or shrink, so it holds if it still exists
+// under that size: it may have gone with its lease meanwhile (the check
+// etcd's own Mutex makes after waiting). If only the size changed, the
+// view is stale, and the queue is read again. The touch tells the waiter
+// behind, which watches this key alone, that it is now first among the
+// waiters. The put happens only while the key exists, so it never brings
+// a deleted key back.
 func (w *waiter) confirm() (granted bool, err error) {
 	s, e := w.s, w.e
 	s.hook.confirming(e.key)
 	resp, err := s.cli.Txn(w.ctx).
-		If(clientv3.Compare(clientv3.CreateRevision(e.key), "=", e.rev)).
+		If(clientv3.Compare(clientv3.CreateRevision(e.key), "=", e.rev),
+			clientv3.Compare(clientv3.ModRevision(s.sizeKey), "=", w.q.rec.rev)).
 		Then(clientv3.OpPut(e.key, s.value(e.weight), clientv3.WithLease(s.lease.id))).
+		Else(clientv3.OpGet(e.key), s.getSize()).
 		Commit()
 	if err != nil {
 		return false, w.failed("Acquire: confirming the grant", err)
 	}
 	if !resp.Succeeded {
-		return false, s.keyGone(e)
+		kvs := resp.Responses[0].GetResponseRange().Kvs
+		if len(kvs) == 0 || kvs[0].CreateRevision != e.rev {
+			return false, s.keyGone(e)
+		}
+		s.learnSize((*clientv3.GetResponse)(resp.Responses[1].GetResponseRange()))
+		w.q.stale = true
+		return false, nil
 	}
 	s.hook.wrote(e.key, resp.Header.Revision)
 	return true, nil
@@ -132,7 +146,7 @@ func (w *waiter) watch() error {
 					return err
 				}
 			}
-			if q.stale || q.pred != pred || q.fits(e.weight, s.size) {
+			if q.stale || q.pred != pred || q.fits(e.weight) || q.exceeds(e.weight) {
 				return nil
 			}
 			continue
@@ -146,11 +160,11 @@ func (w *waiter) watch() error {
 				changed = true // the key ahead changed, or this one left
 				continue
 			}
-			q.apply(ev, s.weightOf)
+			q.apply(ev, func(v []byte) int64 { return s.weightOf(v, q.rec.size) })
 		}
 		q.rev = max(q.rev, wr.Header.Revision)
 		s.hook.saw(q)
-		if changed || q.fits(e.weight, s.size) {
+		if changed || q.fits(e.weight) {
 			q.stale = changed
 			return nil
 		}
@@ -158,16 +172,21 @@ func (w *waiter) watch() error {
 }
 
 // next returns the watch's next response, nil with the view marked stale
-// if the watch ended (compaction, a member without a leader), or an error
-// if the handle can no longer be used.
+// if the watch ended (compaction, a member without a leader) or the size
+// changed, or an error if the handle can no longer be used.
 func (w *waiter) next(wch clientv3.WatchChan) (*clientv3.WatchResponse, error) {
 	s := w.s
 	var wr clientv3.WatchResponse
 	var ok bool
+	var resized <-chan struct{} // (a stale view is read again once the watch starts)
+	if !w.q.stale {
+		resized = s.sizes.since(w.q.rec.rev)
+	}
 	s.hook.leave()
 	select {
 	case wr, ok = <-wch:
 	case <-s.lease.dead:
+	case <-resized: // read the size and the queue again
 	}
 	s.hook.enter()
 	if err := s.usable(); err != nil {
