@@ -18,6 +18,10 @@ type Config struct {
 	MaxSize   int64  // sizes are drawn from 1..MaxSize
 	Seed      uint64 // seed of the first history's random choices
 	Handles   int    // handles on each semaphore (CheckHandles); 0 means 1
+	// LateCancel, if set, is the longest delay of an Acquire's late
+	// cancellation, drawn at random, to land it among round trips of a
+	// distributed semaphore; zero means a fixed lateCancel.
+	LateCancel time.Duration
 	// Patience is how long a history may run before every context is
 	// canceled, and how long its calls may then take to return before the
 	// history counts as hung. Zero means safetyTimeout.
@@ -71,9 +75,7 @@ func CheckHandles(open OpenFunc, cfg Config) Tally {
 			}
 			continue
 		}
-		for _, o := range ops {
-			t.Outcomes[outcome(o.Input.(input), o.Output.(result))]++
-		}
+		countOutcomes(t.Outcomes, ops)
 		switch porcupine.CheckOperationsTimeout(Model(size), ops, checkTimeout) {
 		case porcupine.Ok:
 			t.Linearizable++
@@ -108,13 +110,31 @@ func Describe(ops []porcupine.Operation) string {
 	return b.String()
 }
 
-// outcome names how a call ended, for Tally.Outcomes.
-func outcome(in input, out result) string {
-	name := [...]string{acquire: "Acquire", try: "TryAcquire", release: "Release", cancel: "cancel"}[in.kind]
-	if in.over {
-		name += " (over)"
+// countOutcomes adds the calls of a history to counts, by how they ended.
+// An Acquire is counted apart when its context was done before the call,
+// and when it was canceled while the call was in flight (where a grant and
+// the cancellation race).
+func countOutcomes(counts map[string]int, ops []porcupine.Operation) {
+	canceledAt := map[int]int64{}
+	for _, o := range ops {
+		if in := o.Input.(input); in.kind == cancel {
+			canceledAt[in.id] = o.Call
+		}
 	}
-	return name + " " + resultNames[out]
+	for _, o := range ops {
+		in := o.Input.(input)
+		name := [...]string{acquire: "Acquire", try: "TryAcquire", release: "Release", cancel: "cancel"}[in.kind]
+		switch at, canceled := canceledAt[in.id]; {
+		case in.over:
+			name += " (over)"
+		case in.kind != acquire:
+		case in.doneBefore:
+			name += " (done ctx)"
+		case canceled && at < o.Return:
+			name += " (canceled in flight)"
+		}
+		counts[name+" "+resultNames[o.Output.(result)]]++
+	}
 }
 
 // String is the tally as one row of a report.

@@ -62,6 +62,11 @@ const etcdEnv = "ETCDSEM_TEST_ETCD"
 // history, each on a client of its own, as separate processes would have.
 const etcdHandles = 2
 
+// etcdLateCancel is the longest delay of a late cancellation in etcdsem's
+// histories: a few loopback round trips, so that some cancellations land
+// while an Acquire learns of its grant.
+const etcdLateCancel = 10 * time.Millisecond
+
 // etcdsem's histories, on an etcd server process of its own on loopback.
 // The goroutines of a history call the semaphore through two handles, so
 // that a deliberate over-release sometimes finds permits its handle holds
@@ -101,6 +106,7 @@ func TestEtcdSem(t *testing.T) {
 	cfg := config(t)
 	cfg.Histories /= 5
 	cfg.Handles = etcdHandles
+	cfg.LateCancel = etcdLateCancel
 	tally := CheckHandles(open, cfg)
 	t.Logf("etcdsem       %s", tally)
 	for _, k := range slices.Sorted(maps.Keys(tally.Outcomes)) {

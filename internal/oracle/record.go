@@ -37,7 +37,8 @@ const safetyTimeout = 5 * time.Second
 type recorder struct {
 	handles []sem.Semaphore
 	size    int64
-	clock   atomic.Int64 // orders every call and return
+	late    time.Duration // Config.LateCancel
+	clock   atomic.Int64  // orders every call and return
 	mu      sync.Mutex
 	ops     []porcupine.Operation
 	cancels []func() // every Acquire's cancel, recorded; guarded by mu
@@ -71,7 +72,7 @@ func guard(call func() result) (out result) {
 // hung if calls were still running after every context was canceled: those
 // goroutines are abandoned.
 func history(open OpenFunc, size int64, cfg Config, seed uint64) (_ []porcupine.Operation, hung bool) {
-	r := &recorder{handles: open(size, max(cfg.Handles, 1)), size: size}
+	r := &recorder{handles: open(size, max(cfg.Handles, 1)), size: size, late: cfg.LateCancel}
 	workers, patience := cfg.Workers, cmp.Or(cfg.Patience, safetyTimeout)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -146,7 +147,8 @@ func (r *recorder) work(client, ops int, rng *rand.Rand, wg *sync.WaitGroup) {
 const lateCancel = 2 * time.Millisecond
 
 // acquire makes one Acquire, with a context that is done before the call,
-// canceled by another goroutine after a few yields, or after lateCancel.
+// canceled by another goroutine after a few yields, or later: after
+// lateCancel, or after a random delay up to Config.LateCancel if set.
 // It returns the permits acquired.
 func (r *recorder) acquire(client, h int, rng *rand.Rand, wg *sync.WaitGroup) int64 {
 	id := int(r.ids.Add(1) - 1)
@@ -156,9 +158,11 @@ func (r *recorder) acquire(client, h int, rng *rand.Rand, wg *sync.WaitGroup) in
 	n := 1 + rng.Int64N(r.size)
 	ctx, stop := context.WithCancel(context.Background())
 	cancelRecorded := r.cancelFunc(client, id, stop)
+	preCanceled := false
 	switch rng.IntN(3) {
 	case 0:
 		cancelRecorded()
+		preCanceled = true
 	case 1:
 		yields := rng.IntN(50)
 		wg.Go(func() {
@@ -168,12 +172,13 @@ func (r *recorder) acquire(client, h int, rng *rand.Rand, wg *sync.WaitGroup) in
 			cancelRecorded()
 		})
 	default:
+		delay := r.lateDelay(rng)
 		wg.Go(func() {
-			time.Sleep(lateCancel)
+			time.Sleep(delay)
 			cancelRecorded()
 		})
 	}
-	out := r.record(client, input{kind: acquire, n: n, id: id, handle: h}, func() result {
+	out := r.record(client, input{kind: acquire, n: n, id: id, handle: h, doneBefore: preCanceled}, func() result {
 		return guard(func() result {
 			switch err := r.handles[h].Acquire(ctx, n); {
 			case err == nil:
@@ -188,6 +193,16 @@ func (r *recorder) acquire(client, h int, rng *rand.Rand, wg *sync.WaitGroup) in
 		return n
 	}
 	return 0
+}
+
+// lateDelay is the delay of a late cancellation: lateCancel, or a random
+// delay up to r.late if set. It draws from rng only if r.late is set, so
+// that histories without it are what they always were.
+func (r *recorder) lateDelay(rng *rand.Rand) time.Duration {
+	if r.late == 0 {
+		return lateCancel
+	}
+	return time.Duration(1 + rng.Int64N(int64(r.late)))
 }
 
 // cancelFunc returns the recorded cancellation of Acquire id's context,
