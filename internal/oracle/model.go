@@ -30,14 +30,18 @@ const (
 
 // input is what an operation was asked to do.
 type input struct {
-	kind kind
-	n    int64
-	id   int // the Acquire whose context: acquire and cancel
+	kind   kind
+	n      int64
+	id     int // the Acquire whose context: acquire and cancel
+	handle int // the handle called: acquire, try and release
 	// doneBefore: an Acquire whose context was done before the call.
 	doneBefore bool
 	// quiet: a TryAcquire made while no other call was in flight, so that
 	// no Acquire waited and it must succeed if the permits are free.
 	quiet bool
+	// over: a Release by a caller that held nothing, which only others'
+	// permits can make legal. The model does not look at it; reports do.
+	over bool
 }
 
 // result is how an operation ended.
@@ -52,16 +56,20 @@ const (
 
 var resultNames = [...]string{"ok", "refused", "panicked", "wrong error"}
 
-// state is the model's state: the permits held, and which Acquire contexts
-// are done (bit id).
+// state is the model's state: the permits held, in all and through each
+// handle, and which Acquire contexts are done (bit id).
 type state struct {
-	held int64
-	done uint64
+	held  int64
+	owned [maxHandles]int64
+	done  uint64
 }
 
 // maxAcquires bounds the Acquire calls of one history: one bit each in
 // state.done.
 const maxAcquires = 64
+
+// maxHandles bounds the handles on one semaphore in a history.
+const maxHandles = 4
 
 // Model is the contract of package sem as a sequential specification, for a
 // semaphore of the given size:
@@ -76,7 +84,11 @@ const maxAcquires = 64
 //     be waiting and a semaphore may refuse to pass it; with nothing in
 //     flight it is allowed only when fewer than n permits are free.
 //   - Release(n) returns n held permits, or panics and changes nothing if
-//     fewer than n are held.
+//     fewer than n are held. The permits are counted per handle: a handle
+//     gives back only what was acquired through it, as a process gives
+//     back only its own (a distributed semaphore's handles are separate
+//     processes). A local semaphore is one handle, whose count is the
+//     semaphore's.
 //   - cancel marks the context of one Acquire done.
 func Model(size int64) porcupine.Model {
 	return porcupine.Model{
@@ -103,8 +115,7 @@ func step(size int64, s state, in input, out result) (bool, state) {
 			if done || !fits {
 				return false, s
 			}
-			s.held += in.n
-			return true, s
+			return true, s.take(in)
 		case refused:
 			return done, s
 		}
@@ -115,8 +126,7 @@ func step(size int64, s state, in input, out result) (bool, state) {
 			if !fits {
 				return false, s
 			}
-			s.held += in.n
-			return true, s
+			return true, s.take(in)
 		case refused:
 			return !in.quiet || !fits, s
 		}
@@ -124,19 +134,27 @@ func step(size int64, s state, in input, out result) (bool, state) {
 	case release:
 		switch out {
 		case ok:
-			if in.n > s.held {
+			if in.n > s.owned[in.handle] {
 				return false, s
 			}
 			s.held -= in.n
+			s.owned[in.handle] -= in.n
 			return true, s
 		case panicked:
-			return in.n > s.held, s
+			return in.n > s.owned[in.handle], s
 		}
 		return false, s
 	default: // cancel
 		s.done |= 1 << in.id
 		return true, s
 	}
+}
+
+// take adds the permits of a successful Acquire or TryAcquire to s.
+func (s state) take(in input) state {
+	s.held += in.n
+	s.owned[in.handle] += in.n
+	return s
 }
 
 func describe(in input, out result) string {
@@ -154,7 +172,11 @@ func describe(in input, out result) string {
 		}
 		return fmt.Sprintf("TryAcquire(%d)%s -> %s", in.n, q, resultNames[out])
 	case release:
-		return fmt.Sprintf("Release(%d) -> %s", in.n, resultNames[out])
+		over := ""
+		if in.over {
+			over = " (over)"
+		}
+		return fmt.Sprintf("Release(%d)%s -> %s", in.n, over, resultNames[out])
 	default:
 		return fmt.Sprintf("cancel a%d", in.id)
 	}

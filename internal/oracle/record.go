@@ -18,16 +18,27 @@ import (
 // NewFunc builds the semaphore under test.
 type NewFunc func(size int64) sem.Semaphore
 
+// OpenFunc opens n handles on one new semaphore of the given size, as n
+// processes would open a distributed semaphore by its name.
+type OpenFunc func(size int64, n int) []sem.Semaphore
+
+// single is the OpenFunc of a local semaphore: its one handle is itself.
+func single(newSem NewFunc) OpenFunc {
+	return func(size int64, _ int) []sem.Semaphore { return []sem.Semaphore{newSem(size)} }
+}
+
 // safetyTimeout is the default Config.Patience. A correct semaphore's
 // history takes a small fraction of it.
 const safetyTimeout = 5 * time.Second
 
-// recorder runs one history: workers call the semaphore at random and log
-// each call with the moments it began and returned.
+// recorder runs one history: workers call the semaphore at random, each
+// through one of its handles, and log each call with the moments it began
+// and returned.
 type recorder struct {
-	s       sem.Semaphore
+	handles []sem.Semaphore
 	size    int64
-	clock   atomic.Int64 // orders every call and return
+	late    time.Duration // Config.LateCancel
+	clock   atomic.Int64  // orders every call and return
 	mu      sync.Mutex
 	ops     []porcupine.Operation
 	cancels []func() // every Acquire's cancel, recorded; guarded by mu
@@ -56,11 +67,12 @@ func guard(call func() result) (out result) {
 }
 
 // history runs cfg.Workers goroutines of cfg.Ops calls each against a
-// fresh semaphore of size, then one quiet TryAcquire of every permit. It
-// returns the operations, or hung if calls were still running after every
-// context was canceled: those goroutines are abandoned.
-func history(newSem NewFunc, size int64, cfg Config, seed uint64) (_ []porcupine.Operation, hung bool) {
-	r := &recorder{s: newSem(size), size: size}
+// fresh semaphore of size, worker w through handle w modulo cfg.Handles,
+// then one quiet TryAcquire of every permit. It returns the operations, or
+// hung if calls were still running after every context was canceled: those
+// goroutines are abandoned.
+func history(open OpenFunc, size int64, cfg Config, seed uint64) (_ []porcupine.Operation, hung bool) {
+	r := &recorder{handles: open(size, max(cfg.Handles, 1)), size: size, late: cfg.LateCancel}
 	workers, patience := cfg.Workers, cmp.Or(cfg.Patience, safetyTimeout)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -73,8 +85,8 @@ func history(newSem NewFunc, size int64, cfg Config, seed uint64) (_ []porcupine
 		}
 	}
 	quiet := input{kind: try, n: size, quiet: true}
-	if r.record(workers, quiet, r.try(size)) == ok {
-		r.record(workers, input{kind: release, n: size}, r.release(size))
+	if r.record(workers, quiet, r.try(0, size)) == ok {
+		r.record(workers, input{kind: release, n: size}, r.release(0, size))
 	}
 	return r.ops, false
 }
@@ -98,31 +110,32 @@ func waitFor(wg *sync.WaitGroup, d time.Duration) bool {
 // workers never wait on each other while holding permits, and every
 // Acquire can be served), and gives back what it holds at the end.
 func (r *recorder) work(client, ops int, rng *rand.Rand, wg *sync.WaitGroup) {
+	h := client % len(r.handles)
 	var held int64
 	for range ops {
 		switch k := rng.IntN(20); {
 		case k < 9 && held == 0:
-			held += r.acquire(client, rng, wg)
+			held += r.acquire(client, h, rng, wg)
 		case k < 12:
 			n := 1 + rng.Int64N(r.size)
-			if r.record(client, input{kind: try, n: n}, r.try(n)) == ok {
+			if r.record(client, input{kind: try, n: n, handle: h}, r.try(h, n)) == ok {
 				held += n
 			}
 		case k < 18 && held > 0:
 			n := 1 + rng.Int64N(held)
-			r.record(client, input{kind: release, n: n}, r.release(n))
+			r.record(client, input{kind: release, n: n, handle: h}, r.release(h, n))
 			held -= n // if it panicked, another caller released them
 		case k >= 18 && held == 0:
 			// A deliberate over-release: legal only if others hold enough.
 			n := 1 + rng.Int64N(r.size)
-			r.record(client, input{kind: release, n: n}, r.release(n))
+			r.record(client, input{kind: release, n: n, handle: h, over: true}, r.release(h, n))
 		}
 		if rng.IntN(2) == 0 {
 			runtime.Gosched()
 		}
 	}
 	if held > 0 {
-		r.record(client, input{kind: release, n: held}, r.release(held))
+		r.record(client, input{kind: release, n: held, handle: h}, r.release(h, held))
 	}
 }
 
@@ -134,9 +147,10 @@ func (r *recorder) work(client, ops int, rng *rand.Rand, wg *sync.WaitGroup) {
 const lateCancel = 2 * time.Millisecond
 
 // acquire makes one Acquire, with a context that is done before the call,
-// canceled by another goroutine after a few yields, or after lateCancel.
+// canceled by another goroutine after a few yields, or later: after
+// lateCancel, or after a random delay up to Config.LateCancel if set.
 // It returns the permits acquired.
-func (r *recorder) acquire(client int, rng *rand.Rand, wg *sync.WaitGroup) int64 {
+func (r *recorder) acquire(client, h int, rng *rand.Rand, wg *sync.WaitGroup) int64 {
 	id := int(r.ids.Add(1) - 1)
 	if id >= maxAcquires {
 		return 0
@@ -144,9 +158,11 @@ func (r *recorder) acquire(client int, rng *rand.Rand, wg *sync.WaitGroup) int64
 	n := 1 + rng.Int64N(r.size)
 	ctx, stop := context.WithCancel(context.Background())
 	cancelRecorded := r.cancelFunc(client, id, stop)
+	preCanceled := false
 	switch rng.IntN(3) {
 	case 0:
 		cancelRecorded()
+		preCanceled = true
 	case 1:
 		yields := rng.IntN(50)
 		wg.Go(func() {
@@ -156,14 +172,15 @@ func (r *recorder) acquire(client int, rng *rand.Rand, wg *sync.WaitGroup) int64
 			cancelRecorded()
 		})
 	default:
+		delay := r.lateDelay(rng)
 		wg.Go(func() {
-			time.Sleep(lateCancel)
+			time.Sleep(delay)
 			cancelRecorded()
 		})
 	}
-	out := r.record(client, input{kind: acquire, n: n, id: id}, func() result {
+	out := r.record(client, input{kind: acquire, n: n, id: id, handle: h, doneBefore: preCanceled}, func() result {
 		return guard(func() result {
-			switch err := r.s.Acquire(ctx, n); {
+			switch err := r.handles[h].Acquire(ctx, n); {
 			case err == nil:
 				return ok
 			case errors.Is(err, context.Canceled):
@@ -176,6 +193,16 @@ func (r *recorder) acquire(client int, rng *rand.Rand, wg *sync.WaitGroup) int64
 		return n
 	}
 	return 0
+}
+
+// lateDelay is the delay of a late cancellation: lateCancel, or a random
+// delay up to r.late if set. It draws from rng only if r.late is set, so
+// that histories without it are what they always were.
+func (r *recorder) lateDelay(rng *rand.Rand) time.Duration {
+	if r.late == 0 {
+		return lateCancel
+	}
+	return time.Duration(1 + rng.Int64N(int64(r.late)))
 }
 
 // cancelFunc returns the recorded cancellation of Acquire id's context,
@@ -204,10 +231,10 @@ func (r *recorder) cancelAll(client int) {
 	}
 }
 
-func (r *recorder) try(n int64) func() result {
+func (r *recorder) try(h int, n int64) func() result {
 	return func() result {
 		return guard(func() result {
-			if r.s.TryAcquire(n) {
+			if r.handles[h].TryAcquire(n) {
 				return ok
 			}
 			return refused
@@ -215,10 +242,10 @@ func (r *recorder) try(n int64) func() result {
 	}
 }
 
-func (r *recorder) release(n int64) func() result {
+func (r *recorder) release(h int, n int64) func() result {
 	return func() result {
 		return guard(func() result {
-			r.s.Release(n)
+			r.handles[h].Release(n)
 			return ok
 		})
 	}
