@@ -20,6 +20,9 @@ func TestKeyChecker(t *testing.T) {
 		{"a failure left out", "`Cancel/AlreadyDone`", ran, []string{"TestOwn failed, and the key does not say so"}},
 		{"a wrong failure", "`Cancel/AlreadyDone`, `TestOwn`, `Model`", ran, []string{"the key says Model fails; it passed"}},
 		{"a hang not seen", "`Cancel/AlreadyDone`, `TestOwn`, hangs until `-timeout`", ran, []string{"the key says the run hangs: true; it hung: false"}},
+		{"a failure in some runs, seen", "`Cancel/AlreadyDone`, `TestOwn` (in some runs)", ran, nil},
+		{"a failure in some runs, not seen", "`Cancel/AlreadyDone`, `TestOwn`, `Model` (in some runs)", ran, nil},
+		{"in some runs covers no other name", "`Cancel/AlreadyDone` (in some runs)", ran, []string{"TestOwn failed, and the key does not say so"}},
 		{"a hang not said", "`TestOwn`", outcome{Failed: []string{"TestOwn"}, Hung: true}, []string{"the key says the run hangs: false; it hung: true"}},
 	} {
 		names, hangs := predicted(tc.cell)

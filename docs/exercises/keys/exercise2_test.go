@@ -10,10 +10,10 @@ import (
 // exercise2 is each change of exercise 2, as the key's first column says
 // it, and the edit of chansem/chansem.go that makes it.
 var exercise2 = map[string]edit{
-	"in `Acquire`, delete the `ctx.Err()` check on the single-permit path": {
+	"in `grant`, delete the look at the context (the `ctx.Err()` check and the give-back under it)": {
 		File: "chansem/chansem.go",
-		Old:  "always fits, so it needs only the context check and a send.\n\t\tif err := ctx.Err(); err != nil {\n\t\t\treturn err\n\t\t}\n",
-		New:  "always fits, so it needs only the context check and a send.\n",
+		Old:  "\tif err := ctx.Err(); err != nil {\n\t\ts.giveBack(n)\n\t\treturn err\n\t}\n\ts.held.Add(n)\n",
+		New:  "\ts.held.Add(n)\n",
 	},
 	"in `send`, replace the `select` by a plain send": {
 		File: "chansem/chansem.go",

@@ -124,11 +124,14 @@ func checkPrediction(t *testing.T, names []string, hangs bool, o outcome) {
 func mismatches(names []string, hangs bool, o outcome) []string {
 	var out []string
 	for _, f := range o.Failed {
-		if !slices.ContainsFunc(names, func(k string) bool { return covers(k, f) }) {
+		if !slices.ContainsFunc(names, func(k string) bool { return covers(strings.TrimSuffix(k, "?"), f) }) {
 			out = append(out, f+" failed, and the key does not say so")
 		}
 	}
 	for _, k := range names {
+		if strings.HasSuffix(k, "?") {
+			continue // fails in some runs only: the key allows it, never requires it
+		}
 		if !slices.ContainsFunc(o.Failed, func(f string) bool { return covers(k, f) }) {
 			out = append(out, fmt.Sprintf("the key says %s fails; it passed (failing: %q)", k, o.Failed))
 		}
@@ -172,16 +175,26 @@ func keyTable(t *testing.T, page, header string) []keyRow {
 	return rows
 }
 
-// predicted is what a key's cell names: the tests in backticks, and
-// whether it says the run hangs (it names `-timeout`).
+// predicted is what a key's cell names: the tests in backticks (with a
+// "?" after those that fail in some runs only), and whether it says the
+// run hangs (it names `-timeout`).
 func predicted(cell string) (names []string, hangs bool) {
-	for _, m := range tickRE.FindAllStringSubmatch(cell, -1) {
+	for _, m := range tickRE.FindAllStringSubmatchIndex(cell, -1) {
+		name := cell[m[2]:m[3]]
 		switch {
-		case m[1] == "-timeout":
+		case name == "-timeout":
 			hangs = true
-		case testNameRE.MatchString(m[1]):
-			names = append(names, m[1])
+		case testNameRE.MatchString(name):
+			if strings.HasPrefix(cell[m[1]:], someRuns) {
+				name += "?"
+			}
+			names = append(names, name)
 		}
 	}
 	return names, hangs
 }
+
+// someRuns, right after a name, says that the test fails in some runs
+// only, as the goroutines happen to be scheduled: the key allows its
+// failure without requiring it.
+const someRuns = " (in some runs)"
