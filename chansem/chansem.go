@@ -21,7 +21,8 @@
 //	defer s.Release(1)
 //
 // How it works, and why it offers no Resize and no Close, is told in a
-// comment in design.go.
+// comment in design.go and, with diagrams and measurements, in the course's
+// page at https://github.com/semacat/sem/blob/main/docs/chansem.md.
 package chansem
 
 import (

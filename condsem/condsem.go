@@ -25,7 +25,8 @@
 //	defer s.Release(2)
 //
 // How both variants work, and what each costs, is told in a comment in
-// design.go.
+// design.go and, with diagrams and measurements, in the course's
+// page at https://github.com/semacat/sem/blob/main/docs/condsem.md.
 package condsem
 
 import (

@@ -22,7 +22,8 @@
 //	defer s.Release(1)
 //
 // How it works, and how its spin budget was tuned, is told in a comment in
-// design.go.
+// design.go and, with diagrams and measurements, in the course's
+// page at https://github.com/semacat/sem/blob/main/docs/spinsem.md.
 package spinsem
 
 import (

@@ -19,7 +19,8 @@
 //	}
 //	defer s.Release(3)
 //
-// How it works, and why, is told in a comment in design.go.
+// How it works, and why, is told in a comment in design.go and, with diagrams and measurements, in the course's
+// page at https://github.com/semacat/sem/blob/main/docs/weighted.md.
 package weighted
 
 import (
