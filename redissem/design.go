@@ -34,7 +34,8 @@
 //
 // Every grant is a lease in server time. While a handle holds permits, a
 // background goroutine refreshes all of its grants in one script every third
-// of the lease. A holder whose process dies stops refreshing, and the next
+// of the lease (on a Session, one goroutine does so for every handle on it,
+// one script per handle in each round). A holder whose process dies stops refreshing, and the next
 // script that runs after its lease passes reaps it and admits the waiters that
 // now fit. A waiter's queue entry is a lease too: the handle pushes back the
 // entries of all its waiters in the same script as its grants, every poll

@@ -28,18 +28,26 @@ import (
 // grants early, which is safe; one stepped back is caught by the monotonic
 // clock.
 
-// startExpiry creates the handle's expiry timer, unarmed.
+// startExpiry creates the handle's expiry timer, unarmed. A handle on a
+// Session has none: the Session's timer serves every handle on it.
 func (s *Semaphore) startExpiry() {
+	if s.session != nil {
+		return
+	}
 	s.expiry = time.AfterFunc(time.Hour, s.expireDue)
 	s.expiry.Stop()
 }
 
 // armExpiry makes the expiry timer fire at at, or within a twelfth of the
 // lease if that is sooner, unless it fires earlier already; s.mu must be
-// held.
+// held. On a Session, it arms the Session's timer.
 func (s *Semaphore) armExpiry(at time.Time) {
 	if check := time.Now().Add(s.lease / 12); check.Before(at) {
 		at = check
+	}
+	if s.session != nil {
+		s.session.armExpiry(at)
+		return
 	}
 	if s.expiryAt.IsZero() || at.Before(s.expiryAt) {
 		s.expiryAt = at

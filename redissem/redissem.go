@@ -158,7 +158,8 @@ type Semaphore struct {
 	kick    chan struct{} // a release or withdrawal awaits a retry
 	wg      sync.WaitGroup
 
-	// expiry ends grants at their end of validity (expiry.go).
+	// expiry ends grants at their end of validity (expiry.go); nil on a
+	// Session, whose timer serves its handles.
 	expiry *time.Timer
 
 	mu       sync.Mutex
@@ -179,9 +180,8 @@ type Semaphore struct {
 // another size. It panics if size is less than 1, or if name is empty or
 // holds a brace or a control character.
 //
-// The handle keeps a pub/sub subscription (its own, or a share of a
-// [Session]'s) and a goroutine that refreshes its leases; call Close when
-// done with it.
+// The handle keeps a pub/sub subscription and a goroutine that refreshes
+// its leases, or shares a [Session]'s; call Close when done with it.
 func New(rdb redis.UniversalClient, name string, size int64, opts ...Option) (*Semaphore, error) {
 	checkName(name)
 	checkSize(size)
@@ -218,6 +218,9 @@ func New(rdb redis.UniversalClient, name string, size int64, opts ...Option) (*S
 		pending:     make(map[string]struct{}),
 		waiters:     make(map[string]*waiter),
 	}
+	if o.session != nil {
+		s.kick = o.session.kick // the Session's refresher retries for every handle
+	}
 	s.size.Store(size)
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	defer cancel()
@@ -228,8 +231,10 @@ func New(rdb redis.UniversalClient, name string, size int64, opts ...Option) (*S
 		return nil, fmt.Errorf("%s: New(%q, %d): %w", pkg, name, size, err)
 	}
 	s.startExpiry()
-	s.wg.Add(1)
-	go s.refresher()
+	if s.session == nil {
+		s.wg.Add(1)
+		go s.refresher()
+	}
 	return s, nil
 }
 
@@ -282,17 +287,24 @@ func (s *Semaphore) nextID() string {
 // of that final release, if any; the permits then come back when their
 // lease expires. Closing again does nothing and returns nil.
 func (s *Semaphore) Close() error {
+	return s.shut(ErrClosed)
+}
+
+// shut closes the handle, ending its grants with cause.
+func (s *Semaphore) shut(cause error) error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		return nil
 	}
 	s.closed = true
-	s.expiry.Stop()
+	if s.expiry != nil {
+		s.expiry.Stop()
+	}
 	var args []any
 	for _, g := range s.grants {
 		args = append(args, g.id, 0)
-		g.end(ErrClosed)
+		g.end(cause)
 	}
 	for id := range s.pending {
 		args = append(args, id, 0)

@@ -4,37 +4,64 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// ErrSessionClosed is returned by New for a handle on a Session that was
+// ErrSessionClosed is wrapped by the errors of the Permits a Session's
+// Close ended, and is returned by New for a handle on a Session that was
 // closed.
 var ErrSessionClosed = errors.New("redissem: session closed")
 
-// Session shares one pub/sub connection among many handles, on as many
-// names as needed, where each handle would otherwise hold its own: a
-// process that uses a thousand semaphores holds one subscription, not a
-// thousand. Make handles on it with [WithSession]. Each handle still runs
-// its own scripts and refreshes (a semaphore's keys live in one slot, and
-// different names may live on different Cluster masters).
-type Session struct {
-	ps *redis.PubSub
-	wg sync.WaitGroup
+// errSessionEnded ends the grants of the handles a Session's Close closes.
+var errSessionEnded = fmt.Errorf("%w: %w", ErrSessionClosed, ErrClosed)
 
-	mu      sync.Mutex
-	closed  bool
-	handles map[string]*Semaphore // by notification channel
+// Session shares one pub/sub connection and one lease among many handles,
+// on as many names as needed, where each handle would otherwise hold its
+// own: a process that uses a thousand semaphores holds one subscription and
+// one refresher, not a thousand. Make handles on it with [WithSession].
+//
+// One goroutine refreshes the grants and queue entries of every handle on
+// the Session, in rounds at the shortest interval any of them needs: one
+// script per handle each round, since a semaphore's keys live in one slot
+// and two names may live on different Cluster masters. One timer ends the
+// grants whose validity is over, for every handle. The handles share the
+// lease's fate: when a refresh finds a grant of one of them gone, the
+// grants of every handle on the Session end, with errors wrapping
+// ErrLeaseLost, and are no longer refreshed (the handles stay usable for
+// new grants); and Close closes every handle still open on it.
+type Session struct {
+	ps     *redis.PubSub
+	done   chan struct{} // closed by Close
+	kick   chan struct{} // a handle joined, or awaits a retry
+	expiry *time.Timer   // ends the grants of every handle (expiry.go)
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex
+	closed   bool
+	handles  map[string]*Semaphore // by notification channel
+	expiryAt time.Time             // when expiry fires; zero when unarmed
 }
 
-// NewSession opens a Session on rdb: one pub/sub connection, and a
-// goroutine that hands each notification to its handle. Close it once the
-// handles made with it are closed.
+// NewSession opens a Session on rdb: one pub/sub connection, a goroutine
+// that hands each notification to its handle, and one that refreshes the
+// leases of every handle. Close it once done with its handles.
 func NewSession(rdb redis.UniversalClient) *Session {
-	ss := &Session{ps: rdb.Subscribe(context.Background()), handles: make(map[string]*Semaphore)}
-	ss.wg.Add(1)
+	ss := &Session{
+		ps:      rdb.Subscribe(context.Background()),
+		done:    make(chan struct{}),
+		kick:    make(chan struct{}, 1),
+		handles: make(map[string]*Semaphore),
+	}
+	ss.expiry = time.AfterFunc(time.Hour, ss.expireDue)
+	ss.expiry.Stop()
+	ss.wg.Add(2)
 	go ss.dispatch(ss.ps.Channel())
+	go ss.refresher()
 	return ss
 }
 
@@ -50,9 +77,12 @@ func (ss *Session) dispatch(msgs <-chan *redis.Message) {
 	}
 }
 
-// Close closes the pub/sub connection. Handles still open on the Session
-// stop receiving notifications (their refreshes still find their grants,
-// within the poll interval); New fails on it with ErrSessionClosed.
+// Close ends the Session: it closes every handle still open on it, as
+// their Close does, except that the Done channels of their Permits close
+// with an error wrapping both ErrSessionClosed and ErrClosed; then it stops
+// the refresher and closes the pub/sub connection. New fails on it with
+// ErrSessionClosed. Close returns the handles' errors, if any. Closing
+// again does nothing and returns nil.
 func (ss *Session) Close() error {
 	ss.mu.Lock()
 	if ss.closed {
@@ -60,15 +90,36 @@ func (ss *Session) Close() error {
 		return nil
 	}
 	ss.closed = true
+	ss.expiry.Stop()
+	handles := ss.members()
 	ss.mu.Unlock()
-	err := ss.ps.Close()
+	close(ss.done)
+	var err error
+	for _, s := range handles {
+		err = errors.Join(err, s.shut(errSessionEnded))
+	}
+	err = errors.Join(err, ss.ps.Close())
 	ss.wg.Wait()
 	return err
 }
 
-// WithSession makes the handle receive its notifications through ss
-// instead of a pub/sub connection of its own. The handle's client and the
-// Session's must reach the same Redis.
+// members returns the handles open on the Session, in the order of their
+// channels, so that every refresh round takes them in the same order;
+// ss.mu must be held.
+func (ss *Session) members() []*Semaphore {
+	handles := make([]*Semaphore, 0, len(ss.handles))
+	for _, channel := range slices.Sorted(maps.Keys(ss.handles)) {
+		handles = append(handles, ss.handles[channel])
+	}
+	return handles
+}
+
+// WithSession makes the handle receive its notifications through ss, and
+// have its leases refreshed and its grants expired by ss, instead of a
+// pub/sub connection, a goroutine and a timer of its own. The handle keeps
+// its own lease duration and poll interval; it shares the Session's fate
+// (see [Session]). The handle's client and the Session's must reach the
+// same Redis.
 func WithSession(ss *Session) Option {
 	return func(o *options) { o.session = ss }
 }
@@ -85,6 +136,7 @@ func (ss *Session) subscribe(ctx context.Context, channel string, s *Semaphore) 
 	}
 	ss.handles[channel] = s
 	ss.mu.Unlock()
+	ss.wake() // its lease may be shorter than the refresher's interval
 	if err := ss.ps.Subscribe(ctx, channel); err != nil {
 		ss.unsubscribe(channel)
 		return fmt.Errorf("subscribing: %w", err)
