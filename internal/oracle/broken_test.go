@@ -154,6 +154,7 @@ func TestCheckCountsHung(t *testing.T) {
 	defer close(s.letGo) // the abandoned goroutines end with the test
 	tally := Check(func(int64) sem.Semaphore { return s },
 		Config{Histories: 2, Workers: 2, Ops: 4, MaxSize: 1, Seed: 1, Patience: 10 * time.Millisecond})
-	assert.Equal(t, Tally{Histories: 2, Hung: 2, Example: tally.Example}, tally)
+	assert.Equal(t, Tally{Histories: 2, Hung: 2, Example: tally.Example, Outcomes: tally.Outcomes}, tally)
+	assert.Empty(t, tally.Outcomes, "no call of a hung history is counted")
 	assert.Contains(t, tally.Example, "never returned")
 }
