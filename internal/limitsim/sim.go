@@ -13,7 +13,8 @@
 // waited Timeout times the request's unloaded latency: the request counts
 // as failed, the client sends its next one at once, and the backend, which
 // does not know, goes on working on the abandoned one, so overload wastes
-// capacity as it does in production. After a refusal a client pauses 10ms.
+// capacity as it does in production. After a refusal a client pauses for
+// retryPause.
 // Goodput, the successes per second, is what a run delivers.
 package limitsim
 

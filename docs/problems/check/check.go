@@ -9,8 +9,8 @@
 //
 //   - Time is simulated. A goroutine that sleeps, or does work with
 //     [Run.Act], lets every other goroutine run until it blocks before the
-//     clock moves, so "arrives at 3ms" means after everything that could
-//     happen before 3ms has happened.
+//     clock moves, so "arrives at time t" means after everything that
+//     could happen before t has happened.
 //   - The semaphores are nudged. A solution builds its semaphores with
 //     [Run.NewSemaphore], which takes them from one of the [Strategies]
 //     (a different one for each seed) and sleeps a seeded number of ticks
@@ -64,7 +64,7 @@ type Event struct {
 	End  bool          // the end of an action begun by an earlier event
 }
 
-// String formats e for a verdict: "3ms reader 2: read 0", with " ends"
+// String formats e for a verdict: its time, then "reader 2: read 0", with " ends"
 // for the end of an action.
 func (e Event) String() string {
 	end := ""
