@@ -57,68 +57,20 @@ func BenchmarkFloor(b *testing.B) {
 		name string
 		new  func() sem.Semaphore
 	}{
-		{"chan", func() sem.Semaphore { return make(rawChan, 1) }},
+		{"chan", func() sem.Semaphore { return make(acquiretest.RawChan, 1) }},
 		{"chan+count", func() sem.Semaphore { return &countedChan{c: make(chan struct{}, 1)} }},
 		{"chansem", func() sem.Semaphore { return chansem.New(1) }},
 	}
 	for _, goroutines := range []int{1, 16} {
 		for _, c := range contenders {
 			b.Run(fmt.Sprintf("goroutines=%d/impl=%s", goroutines, c.name), func(b *testing.B) {
-				cycle(b, c.new(), goroutines)
+				acquiretest.BenchConvoy(b, c.new(), goroutines)
 			})
 		}
 	}
 }
 
-// cycle runs b.N Acquire(1)+Release(1) cycles on s, a semaphore of size 1,
-// from the given number of goroutines, which start queued behind a permit
-// held until the timer starts.
-func cycle(b *testing.B, s sem.Semaphore, goroutines int) {
-	ctx := context.Background()
-	b.ReportAllocs()
-	if err := s.Acquire(ctx, 1); err != nil {
-		b.Fatal(err)
-	}
-	var started, done sync.WaitGroup
-	for i := range goroutines {
-		n := b.N / goroutines
-		if i < b.N%goroutines {
-			n++
-		}
-		started.Add(1)
-		done.Go(func() {
-			started.Done()
-			for range n {
-				if err := s.Acquire(ctx, 1); err != nil {
-					b.Error(err)
-					return
-				}
-				s.Release(1)
-			}
-		})
-	}
-	started.Wait()
-	b.ResetTimer()
-	s.Release(1)
-	done.Wait()
-}
-
-// rawChan is the hand-written channel semaphore: a send to acquire, a
-// receive to release.
-type rawChan chan struct{}
-
-func (c rawChan) Acquire(context.Context, int64) error { c <- struct{}{}; return nil }
-func (c rawChan) TryAcquire(int64) bool {
-	select {
-	case c <- struct{}{}:
-		return true
-	default:
-		return false
-	}
-}
-func (c rawChan) Release(int64) { <-c }
-
-// countedChan is rawChan with an exact count of the permits held.
+// countedChan is acquiretest.RawChan with an exact count of the permits held.
 type countedChan struct {
 	held atomic.Int64
 	c    chan struct{}
@@ -131,7 +83,7 @@ func (c *countedChan) Acquire(context.Context, int64) error {
 }
 
 func (c *countedChan) TryAcquire(int64) bool {
-	if !rawChan(c.c).TryAcquire(1) {
+	if !acquiretest.RawChan(c.c).TryAcquire(1) {
 		return false
 	}
 	c.held.Add(1)

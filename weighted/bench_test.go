@@ -27,65 +27,16 @@ func BenchmarkHandOff(b *testing.B) {
 		name string
 		new  func() sem.Semaphore
 	}{
-		{"chan", func() sem.Semaphore { return make(rawChan, 1) }},
+		{"chan", func() sem.Semaphore { return make(acquiretest.RawChan, 1) }},
 		{"chan+mutex", func() sem.Semaphore { return &lockedChan{c: make(chan struct{}, 1)} }},
 		{"weighted", func() sem.Semaphore { return weighted.New(1) }},
 	}
 	for _, c := range contenders {
-		b.Run("impl="+c.name, func(b *testing.B) { convoy(b, c.new()) })
+		b.Run("impl="+c.name, func(b *testing.B) { acquiretest.BenchConvoy(b, c.new(), 16) })
 	}
 }
 
-// convoy runs b.N Acquire(1)+Release(1) cycles on s, a semaphore of size 1,
-// from 16 goroutines that start queued behind a permit held until the timer
-// starts.
-func convoy(b *testing.B, s sem.Semaphore) {
-	const goroutines = 16
-	ctx := context.Background()
-	b.ReportAllocs()
-	if err := s.Acquire(ctx, 1); err != nil {
-		b.Fatal(err)
-	}
-	var started, done sync.WaitGroup
-	for i := range goroutines {
-		n := b.N / goroutines
-		if i < b.N%goroutines {
-			n++
-		}
-		started.Add(1)
-		done.Go(func() {
-			started.Done()
-			for range n {
-				if err := s.Acquire(ctx, 1); err != nil {
-					b.Error(err)
-					return
-				}
-				s.Release(1)
-			}
-		})
-	}
-	started.Wait()
-	b.ResetTimer()
-	s.Release(1)
-	done.Wait()
-}
-
-// rawChan is the hand-written channel semaphore: a send to acquire, a
-// receive to release.
-type rawChan chan struct{}
-
-func (c rawChan) Acquire(context.Context, int64) error { c <- struct{}{}; return nil }
-func (c rawChan) TryAcquire(int64) bool {
-	select {
-	case c <- struct{}{}:
-		return true
-	default:
-		return false
-	}
-}
-func (c rawChan) Release(int64) { <-c }
-
-// lockedChan is rawChan plus a mutex section in each call, which counts
+// lockedChan is acquiretest.RawChan plus a mutex section in each call, which counts
 // the calls as a queue's bookkeeping would.
 type lockedChan struct {
 	mu    sync.Mutex
@@ -101,7 +52,7 @@ func (l *lockedChan) Acquire(context.Context, int64) error {
 
 func (l *lockedChan) TryAcquire(int64) bool {
 	l.count()
-	return rawChan(l.c).TryAcquire(1)
+	return acquiretest.RawChan(l.c).TryAcquire(1)
 }
 
 func (l *lockedChan) Release(int64) {

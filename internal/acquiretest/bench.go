@@ -2,6 +2,7 @@ package acquiretest
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	"github.com/semacat/sem"
@@ -33,3 +34,58 @@ func BenchUncontended(b *testing.B, newSem func(size int64) sem.Semaphore) {
 		})
 	}
 }
+
+// BenchConvoy runs b.N Acquire(1)+Release(1) cycles on s, a semaphore of
+// size 1, from the given number of goroutines, which start queued behind a
+// permit held until the timer starts: the convoy in which every contended
+// Acquire parks and is handed the permit.
+func BenchConvoy(b *testing.B, s sem.Semaphore, goroutines int) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	if err := s.Acquire(ctx, 1); err != nil {
+		b.Fatal(err)
+	}
+	var started, done sync.WaitGroup
+	for i := range goroutines {
+		n := b.N / goroutines
+		if i < b.N%goroutines {
+			n++
+		}
+		started.Add(1)
+		done.Go(func() {
+			started.Done()
+			for range n {
+				if err := s.Acquire(ctx, 1); err != nil {
+					b.Error(err)
+					return
+				}
+				s.Release(1)
+			}
+		})
+	}
+	started.Wait()
+	b.ResetTimer()
+	s.Release(1)
+	done.Wait()
+}
+
+// RawChan is the hand-written channel semaphore a strategy's floor is
+// measured against: a send to acquire, a receive to release. It ignores
+// the context and the weight, so it serves only single-permit cycles.
+type RawChan chan struct{}
+
+// Acquire sends to c.
+func (c RawChan) Acquire(context.Context, int64) error { c <- struct{}{}; return nil }
+
+// TryAcquire sends to c if it can at once.
+func (c RawChan) TryAcquire(int64) bool {
+	select {
+	case c <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+// Release receives from c.
+func (c RawChan) Release(int64) { <-c }
