@@ -36,14 +36,7 @@ func NewWater(newSemaphore NewSemaphore) *Water {
 // Oxygen waits for two hydrogens, bonds with them, and returns once the
 // molecule is made.
 func (w *Water) Oxygen(ctx context.Context, bond func()) error {
-	if err := w.arrive(ctx, &w.oxygen); err != nil {
-		return err
-	}
-	if err := w.oxyQueue.Acquire(ctx, 1); err != nil {
-		return err
-	}
-	bond()
-	if err := w.bonded.Wait(ctx); err != nil {
+	if err := w.join(ctx, &w.oxygen, w.oxyQueue, bond); err != nil {
 		return err
 	}
 	w.mutex.Release(1)
@@ -52,10 +45,17 @@ func (w *Water) Oxygen(ctx context.Context, bond func()) error {
 
 // Hydrogen waits for another hydrogen and an oxygen, and bonds with them.
 func (w *Water) Hydrogen(ctx context.Context, bond func()) error {
-	if err := w.arrive(ctx, &w.hydrogen); err != nil {
+	return w.join(ctx, &w.hydrogen, w.hydQueue, bond)
+}
+
+// join is Oxygen or Hydrogen up to the end of the molecule: count and queue
+// are the caller's kind. The atom arrives, waits in its queue, bonds, and
+// waits at the barrier until all three have bonded.
+func (w *Water) join(ctx context.Context, count *int, queue sem.Semaphore, bond func()) error {
+	if err := w.arrive(ctx, count); err != nil {
 		return err
 	}
-	if err := w.hydQueue.Acquire(ctx, 1); err != nil {
+	if err := queue.Acquire(ctx, 1); err != nil {
 		return err
 	}
 	bond()

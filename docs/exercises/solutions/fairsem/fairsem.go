@@ -73,11 +73,7 @@ func newSemaphore(ctor string, size int64, firstFit bool) *Semaphore {
 
 // Acquire takes n permits, blocking until they are granted or ctx is done.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
-	pkg.PanicIfNegative("Acquire", n)
-	if n > s.size {
-		return pkg.ErrExceedsSize(n, s.size)
-	}
-	if err := ctx.Err(); err != nil || n == 0 {
+	if err := pkg.ErrAcquire(ctx, n, s.size); err != nil || n == 0 {
 		return err
 	}
 	s.mu.Lock()

@@ -48,11 +48,7 @@ func New(size int64) *Semaphore {
 
 // Acquire takes n permits, blocking until they are free or ctx is done.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
-	pkg.PanicIfNegative("Acquire", n)
-	if n > s.size {
-		return pkg.ErrExceedsSize(n, s.size)
-	}
-	if err := ctx.Err(); err != nil || n == 0 {
+	if err := pkg.ErrAcquire(ctx, n, s.size); err != nil || n == 0 {
 		return err
 	}
 	s.mu.Lock()
