@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/semacat/sem"
@@ -126,7 +125,7 @@ func (s *Semaphore) acquire(ctx context.Context, method string, n int64, permit 
 	for {
 		select {
 		case t := <-w.wake:
-			if token, err := strconv.ParseInt(t, 10, 64); err == nil {
+			if token, ok := parseToken(t); ok {
 				return s.granted(ctx, method, id, n, token, s.queuedSince(w), permit)
 			}
 			// The handle's refresh found the entry gone (it expired while

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -20,11 +18,10 @@ func (s *Semaphore) dispatch(msgs <-chan *redis.Message) {
 	}
 }
 
-// deliver hands a notification, "<id> <token>", to the waiting Acquire of
-// that id. A payload that is not a token (a shrink failed the request, or
-// it is malformed) makes the waiter ask Redis instead.
+// deliver hands a notification to the waiting Acquire of its id. One that
+// carries no token (see parseNotice) makes the waiter ask Redis instead.
 func (s *Semaphore) deliver(payload string) {
-	id, token, ok := strings.Cut(payload, " ")
+	id, token, ok := parseNotice(payload)
 	if !ok {
 		return
 	}
@@ -33,7 +30,7 @@ func (s *Semaphore) deliver(payload string) {
 	w := s.waiters[id]
 	switch {
 	case w == nil:
-	case !isToken(token):
+	case token == "":
 		if len(w.wake) == 0 {
 			w.wake <- ""
 		}
@@ -41,11 +38,6 @@ func (s *Semaphore) deliver(payload string) {
 		delete(s.waiters, id)
 		w.wake <- token // fits (see waiter), and each id gets one token
 	}
-}
-
-func isToken(s string) bool {
-	_, err := strconv.ParseInt(s, 10, 64)
-	return err == nil
 }
 
 // refresher pushes back the leases of the handle's grants every third of the

@@ -28,14 +28,44 @@ import (
 // grants early, which is safe; one stepped back is caught by the monotonic
 // clock.
 
+// An expiryTimer runs a function at the earliest time it was armed for
+// since it last fired. Its owner's mu guards it.
+type expiryTimer struct {
+	t  *time.Timer
+	at time.Time // when t fires; zero when unarmed
+}
+
+// start creates the timer, unarmed, to run f.
+func (e *expiryTimer) start(f func()) {
+	e.t = time.AfterFunc(time.Hour, f)
+	e.t.Stop()
+}
+
+// arm makes the timer fire at at, unless it fires earlier already.
+func (e *expiryTimer) arm(at time.Time) {
+	if e.at.IsZero() || at.Before(e.at) {
+		e.at = at
+		e.t.Reset(time.Until(at))
+	}
+}
+
+// fired records that the timer fired: it is unarmed until armed again.
+func (e *expiryTimer) fired() { e.at = time.Time{} }
+
+// stop stops the timer, if it was started.
+func (e *expiryTimer) stop() {
+	if e.t != nil {
+		e.t.Stop()
+	}
+}
+
 // startExpiry creates the handle's expiry timer, unarmed. A handle on a
 // Session has none: the Session's timer serves every handle on it.
 func (s *Semaphore) startExpiry() {
 	if s.session != nil {
 		return
 	}
-	s.expiry = time.AfterFunc(time.Hour, s.expireDue)
-	s.expiry.Stop()
+	s.expiry.start(s.expireDue)
 }
 
 // armExpiry makes the expiry timer fire at at, or within a twelfth of the
@@ -49,10 +79,7 @@ func (s *Semaphore) armExpiry(at time.Time) {
 		s.session.armExpiry(at)
 		return
 	}
-	if s.expiryAt.IsZero() || at.Before(s.expiryAt) {
-		s.expiryAt = at
-		s.expiry.Reset(time.Until(at))
-	}
+	s.expiry.arm(at)
 }
 
 // expireDue runs when the expiry timer fires: it ends every grant whose
@@ -64,7 +91,7 @@ func (s *Semaphore) expireDue() {
 	if s.closed {
 		return
 	}
-	s.expiryAt = time.Time{}
+	s.expiry.fired()
 	now := time.Now()
 	for _, g := range s.grants {
 		if !s.expireIfDue(g, now) && g.err == nil {

@@ -89,7 +89,7 @@ func TestErrAndDoneReadTheClock(t *testing.T) {
 		s := bareHandle(lease)
 		byErr := holdSince(t, s, "h/1", 1, time.Now())
 		byDone := holdSince(t, s, "h/2", 2, time.Now())
-		s.expiry.Stop() // the pause: the overdue timer has not run yet
+		s.expiry.stop() // the pause: the overdue timer has not run yet
 
 		time.Sleep(lease - s.margin - time.Nanosecond)
 		require.NoError(t, byErr.Err())

@@ -47,6 +47,25 @@ func (s *Semaphore) ints(cmd *redis.Cmd) ([]int64, error) {
 	return out, nil
 }
 
+// parseNotice splits a notification, "<id> <token>" (see scripts.go), into
+// the request's id and the grant's token, and reports false for a payload
+// without a space. token is "" when the payload carries none: a shrink
+// failed the request, or it is malformed.
+func parseNotice(payload string) (id, token string, ok bool) {
+	id, token, ok = strings.Cut(payload, " ")
+	if _, isToken := parseToken(token); !isToken {
+		token = ""
+	}
+	return id, token, ok
+}
+
+// parseToken reads a grant's token as the scripts send it: a decimal
+// integer.
+func parseToken(s string) (int64, bool) {
+	token, err := strconv.ParseInt(s, 10, 64)
+	return token, err == nil
+}
+
 // request runs the acquire script for id in mode "try" or "wait"; it
 // returns the grant's token, or 0 when the request is queued or refused.
 func (s *Semaphore) request(ctx context.Context, id string, n int64, mode string) (int64, error) {

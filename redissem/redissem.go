@@ -158,18 +158,16 @@ type Semaphore struct {
 	kick    chan struct{} // a release or withdrawal awaits a retry
 	wg      sync.WaitGroup
 
-	// expiry ends grants at their end of validity (expiry.go); nil on a
-	// Session, whose timer serves its handles.
-	expiry *time.Timer
-
-	mu       sync.Mutex
-	closed   bool
-	seq      uint64
-	held     int64               // permits the callers hold through Acquire and TryAcquire
-	grants   []*grant            // every grant the handle holds, oldest first
-	pending  map[string]struct{} // releases and withdrawals that have not reached Redis yet
-	waiters  map[string]*waiter  // queued request id -> its Acquire
-	expiryAt time.Time           // when expiry fires; zero when unarmed
+	mu      sync.Mutex
+	closed  bool
+	seq     uint64
+	held    int64               // permits the callers hold through Acquire and TryAcquire
+	grants  []*grant            // every grant the handle holds, oldest first
+	pending map[string]struct{} // releases and withdrawals that have not reached Redis yet
+	waiters map[string]*waiter  // queued request id -> its Acquire
+	// expiry ends grants at their end of validity (expiry.go); never
+	// started on a Session, whose timer serves its handles.
+	expiry expiryTimer
 }
 
 // New returns a handle on the semaphore called name with size permits,
@@ -298,9 +296,7 @@ func (s *Semaphore) shut(cause error) error {
 		return nil
 	}
 	s.closed = true
-	if s.expiry != nil {
-		s.expiry.Stop()
-	}
+	s.expiry.stop()
 	var args []any
 	for _, g := range s.grants {
 		args = append(args, g.id, 0)

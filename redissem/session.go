@@ -7,7 +7,6 @@ import (
 	"maps"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -35,16 +34,15 @@ var errSessionEnded = fmt.Errorf("%w: %w", ErrSessionClosed, ErrClosed)
 // ErrLeaseLost, and are no longer refreshed (the handles stay usable for
 // new grants); and Close closes every handle still open on it.
 type Session struct {
-	ps     *redis.PubSub
-	done   chan struct{} // closed by Close
-	kick   chan struct{} // a handle joined, or awaits a retry
-	expiry *time.Timer   // ends the grants of every handle (expiry.go)
-	wg     sync.WaitGroup
+	ps   *redis.PubSub
+	done chan struct{} // closed by Close
+	kick chan struct{} // a handle joined, or awaits a retry
+	wg   sync.WaitGroup
 
-	mu       sync.Mutex
-	closed   bool
-	handles  map[string]*Semaphore // by notification channel
-	expiryAt time.Time             // when expiry fires; zero when unarmed
+	mu      sync.Mutex
+	closed  bool
+	handles map[string]*Semaphore // by notification channel
+	expiry  expiryTimer           // ends the grants of every handle (expiry.go)
 }
 
 // NewSession opens a Session on rdb: one pub/sub connection, a goroutine
@@ -57,8 +55,7 @@ func NewSession(rdb redis.UniversalClient) *Session {
 		kick:    make(chan struct{}, 1),
 		handles: make(map[string]*Semaphore),
 	}
-	ss.expiry = time.AfterFunc(time.Hour, ss.expireDue)
-	ss.expiry.Stop()
+	ss.expiry.start(ss.expireDue)
 	ss.wg.Add(2)
 	go ss.dispatch(ss.ps.Channel())
 	go ss.refresher()
@@ -90,7 +87,7 @@ func (ss *Session) Close() error {
 		return nil
 	}
 	ss.closed = true
-	ss.expiry.Stop()
+	ss.expiry.stop()
 	handles := ss.members()
 	ss.mu.Unlock()
 	close(ss.done)

@@ -90,17 +90,14 @@ func (ss *Session) armExpiry(at time.Time) {
 	if ss.closed {
 		return
 	}
-	if ss.expiryAt.IsZero() || at.Before(ss.expiryAt) {
-		ss.expiryAt = at
-		ss.expiry.Reset(time.Until(at))
-	}
+	ss.expiry.arm(at)
 }
 
 // expireDue runs when the Session's expiry timer fires: every handle ends
 // its grants whose validity is over and rearms the timer for the others.
 func (ss *Session) expireDue() {
 	ss.mu.Lock()
-	ss.expiryAt = time.Time{}
+	ss.expiry.fired()
 	handles := ss.members()
 	ss.mu.Unlock()
 	for _, s := range handles {
