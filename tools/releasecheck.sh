@@ -96,62 +96,54 @@ step "core: go test github.com/semacat/sem/..." go test -count=1 github.com/sema
 core_tests=$(grep -c '^ok' "$log")
 row core "installs, builds, $core_tests packages' tests pass" "$(modules) modules"
 
-# A user of redissem.
-consumer redis
-cat >main.go <<'GO'
+# clientuser MODULE IMPORT: a user of the published module MODULE
+# (redissem, etcdsem), in a fresh consumer: a program that imports IMPORT,
+# makes a client with the Go statements on stdin and opens a semaphore on
+# it. MODULE installs with go get alone, the program builds, and MODULE's
+# tests pass from the module cache.
+clientuser() {
+	client=$(cat)
+	consumer "$1"
+	cat >main.go <<GO
 package main
 
 import (
-	"github.com/redis/go-redis/v9"
+	$2
 
-	"github.com/semacat/sem/redissem"
+	"github.com/semacat/sem/$1"
 )
 
 func main() {
-	client := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
+$client
 	defer client.Close()
-	s, err := redissem.New(client, "jobs", 4)
+	s, err := $1.New(client, "jobs", 4)
 	if err == nil {
 		s.Close()
 	}
 }
 GO
-step "redissem: go get github.com/semacat/sem/redissem@$version" go get -t "github.com/semacat/sem/redissem@$version"
-step "redissem: go mod tidy" go mod tidy
-step "redissem: go build" go build -o /dev/null .
-step "redissem: go test github.com/semacat/sem/redissem" go test -count=1 github.com/semacat/sem/redissem
+	step "$1: go get github.com/semacat/sem/$1@$version" go get -t "github.com/semacat/sem/$1@$version"
+	step "$1: go mod tidy" go mod tidy
+	step "$1: go build" go build -o /dev/null .
+	step "$1: go test github.com/semacat/sem/$1" go test -count=1 "github.com/semacat/sem/$1"
+}
+
+# A user of redissem.
+clientuser redissem '"github.com/redis/go-redis/v9"' <<'GO'
+	client := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
+GO
 row redissem "installs, builds, its tests pass" "$(modules) modules"
 
 # A user of etcdsem.
-consumer etcd
-cat >main.go <<'GO'
-package main
-
-import (
-	clientv3 "go.etcd.io/etcd/client/v3"
-
-	"github.com/semacat/sem/etcdsem"
-)
-
-func main() {
+clientuser etcdsem 'clientv3 "go.etcd.io/etcd/client/v3"' <<'GO'
 	client, err := clientv3.New(clientv3.Config{Endpoints: []string{"localhost:2379"}})
 	if err != nil {
 		panic(err)
 	}
-	defer client.Close()
-	s, err := etcdsem.New(client, "jobs", 4)
-	if err == nil {
-		s.Close()
-	}
-}
 GO
-step "etcdsem: go get github.com/semacat/sem/etcdsem@$version" go get -t "github.com/semacat/sem/etcdsem@$version"
-step "etcdsem: go mod tidy" go mod tidy
-step "etcdsem: go build" go build -o /dev/null .
 if go list -m all | grep -q '^go.etcd.io/etcd/server'; then
 	fail "etcdsem: the etcd server is in an etcdsem user's module graph: $(go mod why -m go.etcd.io/etcd/server/v3 | tr '\n' ' ')"
 fi
-step "etcdsem: go test github.com/semacat/sem/etcdsem" go test -count=1 github.com/semacat/sem/etcdsem
 row etcdsem "installs, builds, its tests pass, no etcd server" "$(modules) modules"
 
 # A performance engineer: semabench by path, and a race of their own.

@@ -67,7 +67,7 @@ func TestLinger(t *testing.T) {
 }
 
 // A Redis answers on its port until killed, and again after a restart,
-// with its log in its directory.
+// with its log in its directory; Running follows it.
 func TestRedisKillRestart(t *testing.T) {
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Skip("redis-server is not installed (make test installs it: tools/testdeps.sh)")
@@ -77,6 +77,7 @@ func TestRedisKillRestart(t *testing.T) {
 	require.NoError(t, err)
 	defer r.Kill()
 	require.NoError(t, Ping(r.Addr()))
+	assert.True(t, r.Running(), "a started server is not Running")
 	logs, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	assert.NotEmpty(t, logs, "redis-server wrote no log in its directory")
@@ -84,9 +85,25 @@ func TestRedisKillRestart(t *testing.T) {
 	r.Kill()
 	require.Error(t, Ping(r.Addr()), "the server still answers after Kill")
 	r.Kill() // a second Kill does nothing
+	assert.False(t, r.Running(), "a killed server is still Running")
 
 	port := r.Port
 	require.NoError(t, r.Restart())
 	assert.Equal(t, port, r.Port, "Restart moved the server to another port")
 	require.NoError(t, Ping(r.Addr()))
+	assert.True(t, r.Running(), "a restarted server is not Running")
+}
+
+// Kill ends a process and reaps it, and does nothing for a command that
+// never started or whose process is gone.
+func TestKill(t *testing.T) {
+	Kill(nil)
+	Kill(exec.Command("sleep", "60")) // never started
+	cmd := exec.Command("sleep", "60")
+	DieWithParent(cmd)
+	require.NoError(t, cmd.Start())
+	Kill(cmd)
+	require.NotNil(t, cmd.ProcessState, "Kill did not wait for the process")
+	assert.False(t, cmd.ProcessState.Success(), "the process ended on its own, not killed")
+	Kill(cmd) // already gone
 }

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -52,6 +51,7 @@ func (r *Redis) Restart() error {
 	args := append([]string{"--port", strconv.Itoa(r.Port), "--bind", "127.0.0.1", "--save", "",
 		"--daemonize", "no", "--dir", r.dir, "--logfile", logfile}, r.args...)
 	r.cmd = exec.Command("redis-server", args...)
+	DieWithParent(r.cmd)
 	if err := r.cmd.Start(); err != nil {
 		return err
 	}
@@ -70,13 +70,12 @@ func (r *Redis) Restart() error {
 // Kill stops the server with SIGKILL, as a crash would, and waits for the
 // process to end. Killing a stopped server does nothing.
 func (r *Redis) Kill() {
-	if r.cmd == nil || r.cmd.Process == nil {
-		return
-	}
-	_ = r.cmd.Process.Signal(syscall.SIGKILL)
-	_ = r.cmd.Wait()
+	Kill(r.cmd)
 	r.cmd = nil
 }
+
+// Running reports whether the server was started and not killed since.
+func (r *Redis) Running() bool { return r.cmd != nil }
 
 // Ping sends PING to the Redis server at addr over a raw connection, so that
 // no client goroutine is involved, and fails unless it answers PONG within

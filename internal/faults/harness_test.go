@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/semacat/sem/internal/devserver"
 	"github.com/semacat/sem/internal/faults/checker"
 	"github.com/semacat/sem/internal/faults/fence"
 	"github.com/semacat/sem/internal/faults/history"
@@ -221,7 +222,7 @@ func (r *run) start(n int, upstreams, endpoints []string, opts ...option) {
 		p.cmd = exec.Command(exe, "-test.run=^$")
 		p.cmd.Env = append(os.Environ(), spec.Env())
 		p.cmd.Stderr = os.Stderr
-		servers.DieWithParent(p.cmd)
+		devserver.DieWithParent(p.cmd)
 		require.NoError(r.t, p.cmd.Start())
 		go func() { _ = p.cmd.Wait(); close(p.exited) }()
 		r.t.Cleanup(func() { _ = p.cmd.Process.Kill(); <-p.exited })

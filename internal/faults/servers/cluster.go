@@ -27,9 +27,7 @@ const ClusterNodeTimeout = time.Second
 // their data under dir, and joins them; they are killed when t ends.
 func StartCluster(t testing.TB, dir string, masters, replicas int) *Cluster {
 	t.Helper()
-	if _, err := exec.LookPath("redis-cli"); err != nil {
-		t.Fatalf("servers: redis-cli is not installed (Debian: apt-get install redis-tools): %v", err)
-	}
+	requireProgram(t, "redis-cli", "redis-tools")
 	c := &Cluster{t: t}
 	var addrs []string
 	for i := range masters * (1 + replicas) {
@@ -87,7 +85,7 @@ func (c *Cluster) ready(replicas int) error {
 // MasterOf returns the node that serves key now, as the live nodes see it.
 func (c *Cluster) MasterOf(key string) (*Redis, error) {
 	for _, n := range c.Nodes {
-		if n.cmd == nil {
+		if !n.srv.Running() {
 			continue
 		}
 		slot, err := Command(n.Addr(), "CLUSTER", "KEYSLOT", key)
@@ -143,7 +141,7 @@ func (c *Cluster) WaitFailover(old *Redis, key string, timeout time.Duration) (s
 			return fmt.Errorf("%s still serves %s", old.Addr(), key)
 		}
 		for _, n := range c.Nodes {
-			if n.cmd == nil {
+			if !n.srv.Running() {
 				continue
 			}
 			if info, err := Command(n.Addr(), "CLUSTER", "INFO"); err != nil || !strings.Contains(info, "cluster_state:ok") {

@@ -15,6 +15,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
+
+	"github.com/semacat/sem/internal/devserver"
 )
 
 // MemberEnv is the environment variable that carries an etcd member
@@ -107,7 +109,7 @@ func (c *EtcdCluster) start(i int) {
 	cmd := exec.Command(exe, "-test.run=^$")
 	cmd.Env = append(os.Environ(), MemberEnv+"="+string(spec))
 	cmd.Stderr = os.Stderr
-	DieWithParent(cmd)
+	devserver.DieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
 		c.t.Fatalf("servers: starting etcd member %d: %v", i, err)
 	}
@@ -116,7 +118,7 @@ func (c *EtcdCluster) start(i int) {
 
 func (c *EtcdCluster) stop() {
 	for i := range c.members {
-		kill(c.members[i])
+		devserver.Kill(c.members[i])
 		c.members[i] = nil
 	}
 }
@@ -179,7 +181,7 @@ func status(endpoint string) (id, leader uint64, err error) {
 
 // Kill sends SIGKILL to member i.
 func (c *EtcdCluster) Kill(i int) {
-	kill(c.members[i])
+	devserver.Kill(c.members[i])
 	c.members[i] = nil
 }
 

@@ -6,12 +6,12 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/semacat/sem/internal/devserver"
 )
 
 // Redis is a redis-server process that snapshots its data to an RDB file
@@ -19,53 +19,41 @@ import (
 // restarted. Writes since the last snapshot are lost by a kill, as in a
 // production RDB setup.
 type Redis struct {
-	t    testing.TB
-	dir  string
-	port int
-	args []string
-	cmd  *exec.Cmd
+	t   testing.TB
+	srv *devserver.Redis
 }
 
 // StartRedis starts redis-server on a free loopback port with its data in
 // dir, with extra arguments appended; it is killed when t ends.
 func StartRedis(t testing.TB, dir string, extra ...string) *Redis {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Fatalf("servers: redis-server is not installed (Debian: apt-get install redis-server): %v", err)
-	}
+	requireProgram(t, "redis-server", "redis-server")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatalf("servers: %v", err)
 	}
-	r := &Redis{t: t, dir: dir, port: freePort(t)}
-	r.args = append([]string{"--port", strconv.Itoa(r.port), "--bind", "127.0.0.1", "--dir", dir,
-		"--save", "1 1", "--appendonly", "no", "--dbfilename", "dump.rdb",
-		"--logfile", filepath.Join(dir, "redis.log"), "--daemonize", "no"}, extra...)
+	// devserver turns snapshots off; a later --save turns them on again.
+	rdb := []string{"--save", "1 1", "--appendonly", "no", "--dbfilename", "dump.rdb"}
+	srv, err := devserver.StartRedis(dir, append(rdb, extra...)...)
+	if err != nil {
+		t.Fatalf("servers: %v", err)
+	}
+	r := &Redis{t: t, srv: srv}
 	t.Cleanup(r.Kill)
-	r.Restart()
 	return r
 }
 
 // Addr returns the server's address.
-func (r *Redis) Addr() string { return loopback(r.port) }
+func (r *Redis) Addr() string { return r.srv.Addr() }
 
 // Kill sends SIGKILL to the server.
-func (r *Redis) Kill() {
-	kill(r.cmd)
-	r.cmd = nil
-}
+func (r *Redis) Kill() { r.srv.Kill() }
 
 // Restart starts the server again on its port, from its RDB file, and waits
 // until it answers PING.
 func (r *Redis) Restart() {
 	r.t.Helper()
-	r.cmd = exec.Command("redis-server", r.args...)
-	DieWithParent(r.cmd)
-	if err := r.cmd.Start(); err != nil {
-		r.t.Fatalf("servers: starting redis-server: %v", err)
-	}
-	if err := waitFor(10*time.Second, func() error { return expect(r.Addr(), "PONG", "PING") }); err != nil {
-		log, _ := os.ReadFile(filepath.Join(r.dir, "redis.log"))
-		r.t.Fatalf("servers: redis-server on %s: %v; its log:\n%s", r.Addr(), err, log)
+	if err := r.srv.Restart(); err != nil {
+		r.t.Fatalf("servers: %v", err)
 	}
 }
 

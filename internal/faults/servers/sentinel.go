@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/semacat/sem/internal/devserver"
 )
 
 // MasterName is the name under which the Sentinel monitors its primary.
@@ -28,12 +30,10 @@ type Sentinel struct {
 // The Sentinel declares a primary down after downAfter without an answer.
 func StartSentinel(t testing.TB, dir string, downAfter time.Duration) *Sentinel {
 	t.Helper()
-	if _, err := exec.LookPath("redis-sentinel"); err != nil {
-		t.Fatalf("servers: redis-sentinel is not installed (Debian: apt-get install redis-sentinel): %v", err)
-	}
+	requireProgram(t, "redis-sentinel", "redis-sentinel")
 	s := &Sentinel{t: t, port: freePort(t)}
 	s.Primary = StartRedis(t, filepath.Join(dir, "primary"))
-	s.Replica = StartRedis(t, filepath.Join(dir, "replica"), "--replicaof", "127.0.0.1", fmt.Sprint(s.Primary.port))
+	s.Replica = StartRedis(t, filepath.Join(dir, "replica"), "--replicaof", "127.0.0.1", fmt.Sprint(s.Primary.srv.Port))
 	if err := waitFor(20*time.Second, func() error {
 		return expect(s.Replica.Addr(), "master_link_status:up", "INFO", "replication")
 	}); err != nil {
@@ -45,7 +45,7 @@ func StartSentinel(t testing.TB, dir string, downAfter time.Duration) *Sentinel 
 		"bind 127.0.0.1",
 		"dir " + dir,
 		"logfile " + filepath.Join(dir, "sentinel.log"),
-		fmt.Sprintf("sentinel monitor %s 127.0.0.1 %d 1", MasterName, s.Primary.port),
+		fmt.Sprintf("sentinel monitor %s 127.0.0.1 %d 1", MasterName, s.Primary.srv.Port),
 		fmt.Sprintf("sentinel down-after-milliseconds %s %d", MasterName, downAfter.Milliseconds()),
 		fmt.Sprintf("sentinel failover-timeout %s 5000", MasterName),
 		"",
@@ -54,11 +54,11 @@ func StartSentinel(t testing.TB, dir string, downAfter time.Duration) *Sentinel 
 		t.Fatalf("servers: %v", err)
 	}
 	s.sentinel = exec.Command("redis-sentinel", conf)
-	DieWithParent(s.sentinel)
+	devserver.DieWithParent(s.sentinel)
 	if err := s.sentinel.Start(); err != nil {
 		t.Fatalf("servers: starting redis-sentinel: %v", err)
 	}
-	t.Cleanup(func() { kill(s.sentinel) })
+	t.Cleanup(func() { devserver.Kill(s.sentinel) })
 	if err := waitFor(20*time.Second, func() error {
 		return expect(s.Addr(), "slave", "SENTINEL", "REPLICAS", MasterName)
 	}); err != nil {

@@ -12,36 +12,34 @@ package servers
 
 import (
 	"fmt"
-	"net"
 	"os/exec"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/semacat/sem/internal/devserver"
 )
 
 // freePort returns a loopback port that was free a moment ago.
 func freePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := devserver.FreePort()
 	if err != nil {
 		t.Fatalf("servers: finding a free port: %v", err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return port
+}
+
+// requireProgram fails t unless program is on PATH, and names the Debian
+// package that installs it.
+func requireProgram(t testing.TB, program, debianPackage string) {
+	t.Helper()
+	if _, err := exec.LookPath(program); err != nil {
+		t.Fatalf("servers: %s is not installed (Debian: apt-get install %s): %v", program, debianPackage, err)
+	}
 }
 
 func loopback(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }
-
-// kill sends SIGKILL to cmd's process and reaps it; a process that is
-// already gone is fine.
-func kill(cmd *exec.Cmd) {
-	if cmd == nil || cmd.Process == nil {
-		return
-	}
-	_ = cmd.Process.Signal(syscall.SIGKILL)
-	_ = cmd.Wait()
-}
 
 // waitFor polls ok until it returns nil or timeout passes, and returns its
 // last error then.

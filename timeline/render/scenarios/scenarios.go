@@ -155,23 +155,8 @@ func waiterName(n int64) string { return "wants " + string(rune('0'+n)) }
 // threshold, as sync.Mutex); a queue serves the waiter at the first
 // Release.
 func barging(rec *timeline.Recorder, newSem func(int64) sem.Semaphore) {
-	s, origin := watch(rec, newSem, 1)
-	defer s.Stop()
-	var wg sync.WaitGroup
-	barger := s.Lane("barger")
-	wg.Go(func() {
-		for range 12 {
-			hold(context.Background(), barger, 1, 400*time.Microsecond)
-		}
-	})
-	for i, arrive := range []time.Duration{100 * time.Microsecond, 2500 * time.Microsecond} {
-		l := s.Lane("waiter " + string(rune('1'+i)))
-		wg.Go(func() {
-			sleepUntil(origin, arrive)
-			hold(context.Background(), l, 1, 400*time.Microsecond)
-		})
-	}
-	wg.Wait()
+	barge(rec, newSem, 12, 400*time.Microsecond,
+		arrival{"waiter 1", 100 * time.Microsecond}, arrival{"waiter 2", 2500 * time.Microsecond})
 }
 
 // lostWakeup: on one permit, a barger holds for a moment, releases and at
@@ -181,20 +166,35 @@ func barging(rec *timeline.Recorder, newSem func(int64) sem.Semaphore) {
 // waiter wakes to find it taken and goes back to sleep, a wake-up lost to
 // the barger, until the semaphore hands it the permit.
 func lostWakeup(rec *timeline.Recorder, newSem func(int64) sem.Semaphore) {
+	barge(rec, newSem, 8, 200*time.Microsecond, arrival{"waiter", 100 * time.Microsecond})
+}
+
+// arrival is a waiter's lane and the instant it arrives.
+type arrival struct {
+	lane string
+	at   time.Duration
+}
+
+// barge plays one permit that the lane "barger" holds for d, releases and
+// at once acquires again, rounds times, while each waiter arrives at its
+// instant and, once served, holds the permit as briefly.
+func barge(rec *timeline.Recorder, newSem func(int64) sem.Semaphore, rounds int, d time.Duration, waiters ...arrival) {
 	s, origin := watch(rec, newSem, 1)
 	defer s.Stop()
 	var wg sync.WaitGroup
 	barger := s.Lane("barger")
 	wg.Go(func() {
-		for range 8 {
-			hold(context.Background(), barger, 1, 200*time.Microsecond)
+		for range rounds {
+			hold(context.Background(), barger, 1, d)
 		}
 	})
-	waiter := s.Lane("waiter")
-	wg.Go(func() {
-		sleepUntil(origin, 100*time.Microsecond)
-		hold(context.Background(), waiter, 1, 200*time.Microsecond)
-	})
+	for _, w := range waiters {
+		l := s.Lane(w.lane)
+		wg.Go(func() {
+			sleepUntil(origin, w.at)
+			hold(context.Background(), l, 1, d)
+		})
+	}
 	wg.Wait()
 }
 
