@@ -26,8 +26,7 @@ func checkWeight(method string, n int64) {
 
 // exceedsSize is the error of Acquire(n) when n is more than the size.
 func exceedsSize(n, size int64) error {
-	return fmt.Errorf("%s: Acquire(%d) can never succeed on a semaphore of size %d; ask for at most %d permits: %w",
-		pkg, n, size, size, sem.ErrExceedsSize)
+	return fmt.Errorf("%s: Acquire(%d) on size %d: %w", pkg, n, size, sem.ErrExceedsSize)
 }
 
 // overRelease panics because Release(n) would give back more than the held
@@ -45,7 +44,7 @@ func badSize(size int64) {
 
 //go:noinline
 func negativeWeight(method string, n int64) {
-	panic(fmt.Sprintf("%s: %s(%d): negative weight; the number of permits must be at least 0", pkg, method, n))
+	panic(fmt.Sprintf("%s: %s(%d): negative weight", pkg, method, n))
 }
 
 // checkResize panics unless size, the argument of Resize, is at least 1.

@@ -22,13 +22,12 @@ func checkSize(size int64) {
 
 func checkWeight(method string, n int64) {
 	if n < 0 {
-		panic(fmt.Sprintf("%s: %s(%d): negative weight; the number of permits must be at least 0", pkg, method, n))
+		panic(fmt.Sprintf("%s: %s(%d): negative weight", pkg, method, n))
 	}
 }
 
 func exceedsSize(n, size int64) error {
-	return fmt.Errorf("%s: Acquire(%d) can never succeed on a semaphore of size %d; ask for at most %d permits: %w",
-		pkg, n, size, size, sem.ErrExceedsSize)
+	return fmt.Errorf("%s: Acquire(%d) on size %d: %w", pkg, n, size, sem.ErrExceedsSize)
 }
 
 func overRelease(n, held int64) {
