@@ -82,11 +82,15 @@ func (s *core) Available() int64 {
 // before the mutex would let a cancellation, and then a Release that frees
 // the permits, land between the look and the take.
 func (s *core) acquire(ctx context.Context, n int64, wait func(context.Context, int64) error) error {
-	if err := pkg.ErrWeight(n, s.size.Load()); err != nil {
-		return err
+	pkg.PanicIfNegative("Acquire", n)
+	if size := s.size.Load(); n > size {
+		return pkg.ErrExceedsSize(n, size)
 	}
 	if n == 0 {
-		return s.zeroWeight(ctx)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return s.zeroWeight()
 	}
 	if t := s.test; t != nil && t.lock != nil {
 		t.lock()
@@ -129,7 +133,7 @@ func (s *core) mayTake(n int64) bool {
 func (s *core) tryAcquire(n int64) bool {
 	pkg.PanicIfNegative("TryAcquire", n)
 	if n == 0 {
-		return s.zeroWeight(context.Background()) == nil
+		return s.zeroWeight() == nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -140,12 +144,15 @@ func (s *core) tryAcquire(n int64) bool {
 	return true
 }
 
-// zeroWeight returns the error of Acquire(ctx, 0): ctx.Err() if ctx is
-// done, else the closed error once the semaphore is closed, else nil.
-func (s *core) zeroWeight(ctx context.Context) error {
+// zeroWeight returns the error of Acquire(ctx, 0) when ctx is not done: nil,
+// or the closed error once the semaphore is closed.
+func (s *core) zeroWeight() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.failure(ctx, 0)
+	if s.closed {
+		return pkg.ErrClosed(0)
+	}
+	return nil
 }
 
 // failure returns the error a waiting Acquire(ctx, n) must return now, in

@@ -124,11 +124,15 @@ func free(state uint64) int64 { return int64(state >> 1) }
 // Acquire(ctx, 0) returns ctx.Err() without blocking, or that error once
 // closed. It panics if n < 0.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
-	if err := pkg.ErrWeight(n, s.size.Load()); err != nil {
-		return err
+	pkg.PanicIfNegative("Acquire", n)
+	if size := s.size.Load(); n > size {
+		return pkg.ErrExceedsSize(n, size)
 	}
 	if n == 0 {
-		return s.zeroWeight(ctx)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return s.zeroWeight()
 	}
 	for {
 		old := s.state.Load()
@@ -153,17 +157,20 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 func (s *Semaphore) TryAcquire(n int64) bool {
 	pkg.PanicIfNegative("TryAcquire", n)
 	if n == 0 {
-		return s.zeroWeight(context.Background()) == nil
+		return s.zeroWeight() == nil
 	}
 	return s.tryAcquire(n)
 }
 
-// zeroWeight returns the error of Acquire(ctx, 0): ctx.Err() if ctx is
-// done, else the closed error once the semaphore is closed, else nil.
-func (s *Semaphore) zeroWeight(ctx context.Context) error {
+// zeroWeight returns the error of Acquire(ctx, 0) when ctx is not done: nil,
+// or the closed error once the semaphore is closed.
+func (s *Semaphore) zeroWeight() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.failure(ctx, 0)
+	if s.closed {
+		return pkg.ErrClosed(0)
+	}
+	return nil
 }
 
 // tryAcquire takes n permits if the slow bit is clear and they are free. No

@@ -55,20 +55,11 @@ func (p Pkg) PanicIfNegative(method string, n int64) {
 // size reports before it looks at any permit: the error of ErrExceedsSize if
 // n exceeds the size, else ctx.Err(). It panics if n is negative.
 func (p Pkg) ErrAcquire(ctx context.Context, n, size int64) error {
-	if err := p.ErrWeight(n, size); err != nil {
-		return err
+	p.PanicIfNegative("Acquire", n)
+	if n > size {
+		return p.ErrExceedsSize(n, size)
 	}
 	return ctx.Err()
-}
-
-// ErrWeight returns the error Acquire(ctx, n) on a semaphore of the given
-// size reports for its weight alone: the error of ErrExceedsSize if n
-// exceeds the size, or nil. It panics if n is negative.
-func (p Pkg) ErrWeight(n, size int64) error {
-	if n < 0 || n > size {
-		return p.badWeight(n, size)
-	}
-	return nil
 }
 
 // ErrNow returns the error an Acquire(ctx, n) that has not yet taken its
@@ -130,12 +121,6 @@ func (p Pkg) badAvailable(ctor string, size, available, max int64) {
 		panic(fmt.Sprintf("%s: size must be at most %d", call, max))
 	}
 	panic(call + ": available must be between 0 and the size")
-}
-
-//go:noinline
-func (p Pkg) badWeight(n, size int64) error {
-	p.PanicIfNegative("Acquire", n)
-	return p.ErrExceedsSize(n, size)
 }
 
 //go:noinline

@@ -37,7 +37,6 @@ func TestPanicMessages(t *testing.T) {
 		{"pkg: NewAvailable(2, -1): available must be between 0 and the size", func() { pkg.PanicIfBadAvailable("NewAvailable", 2, -1, check.Unbounded) }},
 		{"pkg: TryAcquire(-1): negative weight", func() { pkg.PanicIfNegative("TryAcquire", -1) }},
 		{"pkg: Acquire(-2): negative weight", func() { _ = pkg.ErrAcquire(context.Background(), -2, 4) }},
-		{"pkg: Acquire(-1): negative weight", func() { _ = pkg.ErrWeight(-1, 4) }},
 		{"pkg: Release(3): released more than held (2 held)", func() { pkg.PanicOverRelease(3, 2) }},
 		{"pkg: Unlock: released more than held (0 held)", pkg.PanicOverUnlock},
 	} {
@@ -58,7 +57,7 @@ func TestGoodInputPasses(t *testing.T) {
 }
 
 func TestErrorMessages(t *testing.T) {
-	for _, err := range []error{pkg.ErrExceedsSize(3, 2), pkg.ErrAcquire(context.Background(), 3, 2), pkg.ErrWeight(3, 2)} {
+	for _, err := range []error{pkg.ErrExceedsSize(3, 2), pkg.ErrAcquire(context.Background(), 3, 2)} {
 		require.ErrorIs(t, err, sem.ErrExceedsSize)
 		assert.EqualError(t, err, "pkg: Acquire(3) on size 2: sem: request exceeds semaphore size")
 	}
@@ -76,14 +75,4 @@ func TestErrAcquire(t *testing.T) {
 	cancel()
 	assert.ErrorIs(t, pkg.ErrAcquire(ctx, 3, 2), sem.ErrExceedsSize)
 	assert.Equal(t, context.Canceled, pkg.ErrAcquire(ctx, 2, 2))
-}
-
-// ErrWeight passes every weight from 0 to the size, the bounds included,
-// without looking at any context.
-func TestErrWeight(t *testing.T) {
-	for _, n := range []int64{0, 1, 2} {
-		assert.NoError(t, pkg.ErrWeight(n, 2))
-	}
-	assert.NoError(t, pkg.ErrWeight(check.Unbounded, check.Unbounded))
-	assert.ErrorIs(t, pkg.ErrWeight(3, 2), sem.ErrExceedsSize)
 }
