@@ -83,13 +83,8 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 
 // wait parks until n permits are free and takes them, or until ctx is
 // done, the semaphore is closed, or n exceeds the size. It is called with
-// s.mu held and returns with it released.
+// s.mu held and returns with it held.
 func (s *Semaphore) wait(ctx context.Context, n int64) error {
-	s.count(1, n)
-	defer func() {
-		s.count(-1, n)
-		s.mu.Unlock()
-	}()
 	for {
 		// The context first: a cancellation that came before the
 		// permits were free wins, even if they are free now.

@@ -75,7 +75,7 @@ func (s *core) Available() int64 {
 
 // acquire is Acquire(ctx, n) for both variants: it takes n permits at once
 // if a newcomer may, or else calls wait(ctx, n) with s.mu held, which waits
-// for them and releases the mutex, and reports the wait to the function
+// for them, counted as waiting, and reports the wait to the function
 // installed by OnWait, if any.
 //
 // It looks at ctx under the mutex, which every Release takes too: a look
@@ -106,7 +106,21 @@ func (s *core) acquire(ctx context.Context, n int64, wait func(context.Context, 
 		return nil
 	}
 	o := s.onWait.Start(n)
-	return o.End(wait(ctx, n))
+	return o.End(s.waitCounted(ctx, n, wait))
+}
+
+// waitCounted, called with s.mu held, runs wait(ctx, n), the variant's wait
+// for n permits, which returns with s.mu still held. It counts the Acquire
+// as waiting while wait runs, and releases s.mu when it returns.
+func (s *core) waitCounted(ctx context.Context, n int64, wait func(context.Context, int64) error) error {
+	s.waiters++
+	s.wanted += n
+	defer func() {
+		s.waiters--
+		s.wanted -= n
+		s.mu.Unlock()
+	}()
+	return wait(ctx, n)
 }
 
 // mayTake, called with s.mu held, reports whether a newcomer may take n
@@ -224,10 +238,3 @@ func (s *core) Waiting() (requests int, permits int64) {
 // stops waiting, before it returns; OnWait(nil) removes it. With none
 // installed, nothing reads the clock.
 func (s *core) OnWait(f func(sem.WaitEvent)) { s.onWait.Set(f) }
-
-// count, called with s.mu held, counts an Acquire(n) as waiting, or with
-// sign -1 as no longer waiting.
-func (s *core) count(sign int, n int64) {
-	s.waiters += sign
-	s.wanted += int64(sign) * n
-}

@@ -56,16 +56,11 @@ func (s *Fair) Acquire(ctx context.Context, n int64) error {
 
 // wait queues a request for n permits and parks until it is at the head
 // and fits, or until ctx is done. It is called with s.mu held and returns
-// with it released.
+// with it held.
 func (s *Fair) wait(ctx context.Context, n int64) error {
 	t := s.next
 	s.next++
 	s.queue = append(s.queue, request{ticket: t, n: n})
-	s.count(1, n)
-	defer func() {
-		s.count(-1, n)
-		s.mu.Unlock()
-	}()
 	// The context first, as in the plain variant's wait.
 	for {
 		if err := s.failure(ctx, n); err != nil {

@@ -63,11 +63,7 @@ func (s *gather) Acquire(ctx context.Context, n int64) error {
 			return s.waitOne(ctx)
 		}
 	}
-	pkg.PanicIfNegative("Acquire", n)
-	if n > s.size {
-		return pkg.ErrExceedsSize(n, s.size)
-	}
-	if err := ctx.Err(); err != nil || n == 0 {
+	if err := pkg.ErrAcquire(ctx, n, s.size); err != nil || n == 0 {
 		return err
 	}
 	return s.acquireMany(ctx, n)

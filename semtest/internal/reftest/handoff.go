@@ -61,11 +61,7 @@ type handoffWaiter struct {
 }
 
 func (h *handoff) Acquire(ctx context.Context, n int64) error {
-	pkg.PanicIfNegative("Acquire", n)
-	if n > h.size {
-		return pkg.ErrExceedsSize(n, h.size)
-	}
-	if err := ctx.Err(); err != nil || n == 0 {
+	if err := pkg.ErrAcquire(ctx, n, h.size); err != nil || n == 0 {
 		return err
 	}
 	h.mu.Lock()
