@@ -47,6 +47,14 @@ package condsem
 // channel of its own, which has a buffer of one, and selects on it and on
 // ctx.Done(); Broadcast takes every waiter out of the queue and wakes it.
 // The waiters are recycled, so a wait allocates nothing in steady state.
+// The price is the broadcast: sync.Cond's readies all its waiters in one
+// pass under one runtime lock, where this one sends on each waiter's
+// channel, taking that channel's lock. The plain variant seldom has a herd
+// to wake (its releaser barges), but the fair one broadcasts to every
+// waiter on every grant, and pays for it in the contended scenarios of
+// BenchmarkSemaphore, in paired runs against the sync.Cond version. A
+// broadcast that closed one shared channel would ready the herd in one
+// pass too, but it would allocate a channel for every broadcast.
 // The buffer is what makes it correct: a waiter checks its context and the
 // permits under the mutex, queues itself, and only then releases the mutex
 // and blocks, so a Broadcast that comes between the release and the block
