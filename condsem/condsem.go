@@ -95,7 +95,7 @@ func (s *Semaphore) wait(ctx context.Context, n int64) error {
 			s.cur += n
 			return nil
 		}
-		s.cond.wait(&s.mu, ctx)
+		s.cond.wait(ctx)
 	}
 }
 

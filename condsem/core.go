@@ -57,6 +57,7 @@ type request struct {
 func (s *core) init(size, available int64, fair bool) {
 	s.limit, s.cur, s.fair = size, size-available, fair
 	s.size.Store(size)
+	s.cond.init(&s.mu)
 }
 
 // Size returns the total number of permits.

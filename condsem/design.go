@@ -47,14 +47,6 @@ package condsem
 // channel of its own, which has a buffer of one, and selects on it and on
 // ctx.Done(); Broadcast takes every waiter out of the queue and wakes it.
 // The waiters are recycled, so a wait allocates nothing in steady state.
-// The price is the broadcast: sync.Cond's readies all its waiters in one
-// pass under one runtime lock, where this one sends on each waiter's
-// channel, taking that channel's lock. The plain variant seldom has a herd
-// to wake (its releaser barges), but the fair one broadcasts to every
-// waiter on every grant, and pays for it in the contended scenarios of
-// BenchmarkSemaphore, in paired runs against the sync.Cond version. A
-// broadcast that closed one shared channel would ready the herd in one
-// pass too, but it would allocate a channel for every broadcast.
 // The buffer is what makes it correct: a waiter checks its context and the
 // permits under the mutex, queues itself, and only then releases the mutex
 // and blocks, so a Broadcast that comes between the release and the block
@@ -66,6 +58,17 @@ package condsem
 // the plain variant needs no wake-up on the way out: whatever Broadcast
 // woke it woke every other waiter too, so it swallowed nobody's wake-up,
 // which is exactly the trap a Signal-based semaphore falls into.
+//
+// Waking the queue's waiters costs more than sync.Cond's Broadcast, which
+// readies all its waiters in one pass under one runtime lock, where this
+// sends on each waiter's channel; the fair variant, which broadcasts to
+// the whole herd on every grant, paid for it in the contended scenarios of
+// BenchmarkSemaphore. So a wait whose context can never be done (Done
+// returns nil) waits on a sync.Cond instead, which the same broadcast
+// wakes: in paired runs against the version built on sync.Cond alone, that
+// took back most of what the channels had cost the fair herd. A broadcast
+// that closed one shared channel would ready a cancelable herd in one pass
+// too, but it would allocate a channel for every broadcast.
 //
 // Resize, Close, observation and NewAvailable cost the fast path nothing:
 // it compares the permits held with a limit field it already read as the

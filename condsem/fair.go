@@ -70,7 +70,7 @@ func (s *Fair) wait(ctx context.Context, n int64) error {
 		if s.queue[0].ticket == t && s.limit-s.cur >= n {
 			break
 		}
-		s.cond.wait(&s.mu, ctx)
+		s.cond.wait(ctx)
 	}
 	s.queue = slices.Delete(s.queue, 0, 1)
 	s.cur += n
