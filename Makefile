@@ -19,26 +19,25 @@ MODULES := $(patsubst ./%,%,$(patsubst %/go.mod,%,$(shell find . -name go.mod -n
 ETCD_BIN := $(CURDIR)/.bin/etcd
 export ETCDSEM_TEST_ETCD := $(ETCD_BIN)
 
-.PHONY: all test testdeps etcd vet cover lint bench bench-long bench-reference bench-compare bench-render timelines faults release release-check tidy
+.PHONY: all test check testdeps etcd vet cover lint bench bench-long bench-reference bench-compare bench-render timelines faults release release-check tidy
 
 all: test
 
-## test: go vet and the race-enabled tests of every module, one line per
-## package (gotestsum); a failure names the test and shows its output.
-## vet runs with -race so that it type-checks against the same compiled
-## dependencies the race tests use: a plain vet would compile every
-## dependency (etcd, gRPC, ...) a second time on a fresh machine.
+## test: go vet and the race-enabled tests of every module in long mode
+## (SEMACAT_LONG=1), one line per package (gotestsum), and the release
+## check, side by side (tools/test.sh; JOBS=N sets how many at a time); a
+## failure names the test and shows its output. vet runs with -race so that
+## it type-checks against the same compiled dependencies the race tests use:
+## a plain vet would compile every dependency (etcd, gRPC, ...) a second time
+## on a fresh machine.
 test: testdeps etcd
-	@failed=""; for m in $(MODULES); do \
-		echo "== $$m"; \
-		(cd $$m && $(GO) vet -race ./... && \
-			$(call TOOL,gotestsum) --format pkgname --format-hide-empty-pkg --hide-summary=skipped -- -race -count=1 ./...) \
-		|| failed="$$failed $$m"; \
-	done; \
-	echo "== release check"; \
-	bash tools/releasecheck.sh || failed="$$failed release-check"; \
-	if [ -n "$$failed" ]; then echo "make test: FAIL in:$$failed"; exit 1; fi; \
-	echo "make test: ok, every module and the release check passed: $(MODULES)"
+	@sh tools/test.sh "$(call TOOL,gotestsum)" $(MODULES)
+
+## check: the inner loop, in seconds: go vet and the root module's tests
+## without the race detector and without long modes
+check:
+	$(GO) vet ./...
+	$(GO) test -count=1 ./...
 
 ## release-check: tag a throwaway copy of the tree as a release would, serve
 ## its module zips from a file-system GOPROXY, and install, build and test

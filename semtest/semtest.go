@@ -1,6 +1,7 @@
 package semtest
 
 import (
+	"fmt"
 	"reflect"
 	"regexp"
 	"strings"
@@ -62,6 +63,19 @@ func WithStress(goroutines, ops int) Option {
 	return func(c *config) { c.goroutines, c.ops = goroutines, ops }
 }
 
+// WithStallLimit sets how long the stress checks wait for any call to
+// return before they report a lost wake-up or a deadlock; the default is
+// DefaultStallLimit. Lengthen it for an implementation whose calls can
+// legitimately take that long (a distributed one on a slow server);
+// shorten it to report a known-stuck implementation sooner, as semtest's
+// own tests do for the broken implementations they run.
+func WithStallLimit(d time.Duration) Option {
+	if d <= 0 {
+		panic(fmt.Sprintf("semtest: WithStallLimit(%v): the limit must be positive", d))
+	}
+	return func(c *config) { c.stallLimit = d }
+}
+
 // WithPackageName sets the name that every panic message of the
 // implementation must contain. By default it is the last element of the
 // import path of the type that the constructor returns (a major version
@@ -90,6 +104,7 @@ type config struct {
 	tick       time.Duration
 	goroutines int
 	ops        int
+	stallLimit time.Duration
 	pkg        string // the name every panic message must contain; "" if unknown
 
 	newAvailable func(size, available int64) sem.Semaphore // nil if not given
@@ -103,7 +118,7 @@ func (c *config) realTime() bool { return c.settle != nil }
 // semacat contract and against the guarantees it claims in g.
 func Run(t *testing.T, newSem NewFunc, g Guarantees, opts ...Option) {
 	t.Helper()
-	c := &config{newSem: newSem, g: g, tick: DefaultTick}
+	c := &config{newSem: newSem, g: g, tick: DefaultTick, stallLimit: DefaultStallLimit}
 	for _, o := range opts {
 		o(c)
 	}

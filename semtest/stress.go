@@ -63,10 +63,10 @@ func returnedAll(wg *sync.WaitGroup) <-chan struct{} {
 
 // waitUnlessStalled waits until finished is closed, and returns "", or
 // gives up and says why: stressLimit passed, or progress, a count of
-// returned calls, stayed the same for stallLimit.
-func waitUnlessStalled(finished <-chan struct{}, progress *atomic.Int64) (stuck string) {
+// returned calls, stayed the same for the stall limit.
+func (c *config) waitUnlessStalled(finished <-chan struct{}, progress *atomic.Int64) (stuck string) {
 	limit := time.After(stressLimit)
-	check := time.NewTicker(stallLimit)
+	check := time.NewTicker(c.stallLimit)
 	defer check.Stop()
 	last := progress.Load()
 	for {
@@ -78,7 +78,7 @@ func waitUnlessStalled(finished <-chan struct{}, progress *atomic.Int64) (stuck 
 		case <-check.C:
 			now := progress.Load()
 			if now == last {
-				return fmt.Sprintf("made no progress for %v (%d calls had returned)", stallLimit, now)
+				return fmt.Sprintf("made no progress for %v (%d calls had returned)", c.stallLimit, now)
 			}
 			last = now
 		}
@@ -99,10 +99,11 @@ func (c *config) shortTimeout(r *rand.Rand) (context.Context, context.CancelFunc
 // finishes in well under a second.
 const stressLimit = time.Minute
 
-// stallLimit ends a stress check sooner when no call has returned for that
-// long: the goroutines are stuck (a lost wake-up, a corrupted count), and
-// waiting out stressLimit would only delay the report.
-const stallLimit = 5 * time.Second
+// DefaultStallLimit ends a stress check sooner when no call has returned
+// for that long, unless WithStallLimit sets another: the goroutines are
+// stuck (a lost wake-up, a corrupted count), and waiting out the check's
+// one-minute bound would only delay the report.
+const DefaultStallLimit = 5 * time.Second
 
 // hammer runs goroutines that mix Acquire and TryAcquire of weights 0..size
 // and checks that the permits held never exceed size. The count is raised
@@ -150,7 +151,7 @@ func (c *config) hammer(t *testing.T, s sem.Semaphore, size int64, ctxFor func(*
 			}
 		}()
 	}
-	if stuck := waitUnlessStalled(returnedAll(&wg), &returned); stuck != "" {
+	if stuck := c.waitUnlessStalled(returnedAll(&wg), &returned); stuck != "" {
 		t.Fatalf("%d goroutines doing %d operations each %s: a lost wake-up or a deadlock", c.goroutines, c.ops, stuck)
 	}
 	problems.Range(func(k, _ any) bool {

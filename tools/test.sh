@@ -1,0 +1,54 @@
+#!/bin/sh
+# test.sh: what `make test` runs. For every module, go vet and the tests
+# under the race detector in long mode (SEMACAT_LONG=1: the whole mutation
+# tables and the long model runs), one line per package (gotestsum); and the
+# release check. The jobs run side by side, JOBS at a time (default 3): most
+# of the distributed modules' time is spent waiting on servers, leases and
+# timeouts, not on the processor. Each job's output is printed whole, in
+# order, once all have ended, so a failure shows the test's own output, not
+# an interleaving; a line per job says when it ends.
+#
+# Usage: tools/test.sh GOTESTSUM MODULE...
+set -eu
+cd "$(dirname "$0")/.."
+gotestsum=$1
+shift
+
+# job NAME LOG: run one module's vet and tests, or the release check, with
+# its output in LOG, and leave LOG.failed behind on failure.
+job() {
+	start=$(date +%s)
+	if [ "$1" = release-check ]; then
+		bash tools/releasecheck.sh >"$2" 2>&1 || touch "$2.failed"
+	else
+		(cd "$1" && go vet -race ./... &&
+			"$gotestsum" --format pkgname --format-hide-empty-pkg --hide-summary=skipped -- -race -count=1 ./...) >"$2" 2>&1 ||
+			touch "$2.failed"
+	fi
+	status=ok
+	[ -e "$2.failed" ] && status=FAIL
+	echo "   $1: $status in $(($(date +%s) - start))s"
+}
+if [ "${1:-}" = --job ]; then
+	job "$2" "$3"
+	exit 0
+fi
+
+logs=$(mktemp -d "${TMPDIR:-/tmp}/semacat-test.XXXXXX")
+trap 'rm -rf "$logs"' EXIT
+export SEMACAT_LONG=1
+jobs="release-check $*"
+echo "== $(echo $jobs | wc -w) jobs, ${JOBS:-3} at a time: $jobs"
+for j in $jobs; do echo "$j"; done |
+	xargs -P "${JOBS:-3}" -I{} sh tools/test.sh "$gotestsum" --job {} "$logs/{}.log"
+failed=""
+for j in $jobs; do
+	echo "== $j"
+	cat "$logs/$j.log"
+	[ -e "$logs/$j.log.failed" ] && failed="$failed $j"
+done
+if [ -n "$failed" ]; then
+	echo "make test: FAIL in:$failed"
+	exit 1
+fi
+echo "make test: ok, every module and the release check passed: $*"
