@@ -60,7 +60,7 @@ zipsize() { # zipsize MODULE: the size in KiB of MODULE's zip
 	wc -c <"$tmp/proxy/$1/@v/$version.zip" | awk '{printf "%d", $1 / 1024}'
 }
 zips=""
-for m in .=400 etcdsem=200 redissem=200 benchmarks=250; do
+for m in .=320 etcdsem=120 redissem=120 benchmarks=100; do
 	dir=${m%=*} limit=${m#*=}
 	path=github.com/semacat/sem; [ "$dir" = . ] || path=$path/$dir
 	kib=$(zipsize "$path")
