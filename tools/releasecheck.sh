@@ -53,6 +53,10 @@ step "building the module zips" "$tmp/modproxy" -repo "$tmp/repo" -out "$tmp/pro
 	"github.com/semacat/sem/redissem@$version=redissem@redissem/$version" \
 	"github.com/semacat/sem/benchmarks@$version=benchmarks@benchmarks/$version"
 
+summary=""
+row() { summary="$summary$(printf '  %-10s %-44s %s' "$1" "$2" "$3")
+"; }
+
 # Each published zip holds only its own module's product: no more than
 # the size stated here, and no import of another module's internal/
 # packages (which the go command refuses only when a user builds).
@@ -83,9 +87,6 @@ consumer() { # consumer NAME: a fresh module to work in
 	mkdir -p "$tmp/$1" && cd "$tmp/$1" && go mod init "example.com/$1" >/dev/null 2>&1
 }
 modules() { go list -m all | wc -l | tr -d ' '; }
-summary=""
-row() { summary="$summary$(printf '  %-10s %-44s %s' "$1" "$2" "$3")
-"; }
 
 # A user of the core packages.
 consumer core
