@@ -10,12 +10,12 @@ GO      ?= go
 TOOL = $(shell GOWORK=off $(GO) tool -modfile=$(CURDIR)/tools/go.mod -n $(1))
 # Every Go module in the tree but the tools module. Four are published: the
 # root (the contract, the strategies, semtest), etcdsem, redissem and
-# benchmarks; the others (docs, timeline, internal/...) are development code
+# benchmarks; the others (docs and lab) are development code
 # that is never released. go.work joins them for local work.
 MODULES := $(patsubst ./%,%,$(patsubst %/go.mod,%,$(shell find . -name go.mod -not -path './tools/*' -not -path '*/testdata/*' | sort)))
 
 # The etcd server that etcdsem's tests run as separate processes, built from
-# the etcd version the modules use (internal/devserver/cmd/etcd).
+# the etcd version the modules use (lab/devserver/cmd/etcd).
 ETCD_BIN := $(CURDIR)/.bin/etcd
 export ETCDSEM_TEST_ETCD := $(ETCD_BIN)
 
@@ -67,7 +67,7 @@ testdeps:
 
 ## etcd: build the etcd server binary the tests run into .bin/etcd
 etcd:
-	@cd internal/devserver && $(GO) build -o $(ETCD_BIN) ./cmd/etcd
+	@cd lab/devserver && $(GO) build -o $(ETCD_BIN) ./cmd/etcd
 
 ## cover: tests with coverage of the root module, summary per function
 cover:
@@ -84,9 +84,9 @@ lint:
 ## faults: the fault-injection scenarios of etcdsem and redissem in long
 ## mode (5 workers, 25s and four faults per scenario, four scenarios at a
 ## time), ending with the table: scenario, operations, faults, violations,
-## permits-back p50 and p99 (see internal/faults/doc.go)
+## permits-back p50 and p99 (see lab/faults/doc.go)
 faults: testdeps etcd
-	cd internal/faults && SEMACAT_FAULTS=long $(GO) test -count=1 -timeout 20m
+	cd lab/faults && SEMACAT_FAULTS=long $(GO) test -count=1 -timeout 20m
 
 ## bench: the head-to-head run of every strategy against the references,
 ## each contended scenario in its steady state (see benchmarks/steady.go),
@@ -94,8 +94,8 @@ faults: testdeps etcd
 ## scenario with the time left, a summary table, and
 ## benchmarks/results/latest/{results.txt,results.md,blocks.md,*.svg}
 SEMABENCH := cd benchmarks && $(GO) run ./semabench
-REFERENCE := $(CURDIR)/benchmarks/results/reference
-FIGURES   := $(GO) run ./internal/figures -root $(CURDIR) -blocks $(REFERENCE)/blocks.md
+REFERENCE := $(CURDIR)/docs/results/reference
+FIGURES   := $(GO) run ./lab/figures -root $(CURDIR) -blocks $(REFERENCE)/blocks.md
 bench:
 	$(SEMABENCH) -command "make bench" -benchtime 15ms -out $(CURDIR)/benchmarks/results/latest
 
@@ -104,7 +104,7 @@ bench-long:
 	$(SEMABENCH) -command "make bench-long" -long -rounds 10 -benchtime 100ms -out $(CURDIR)/benchmarks/results/latest
 
 ## bench-reference: the default scenarios, 50ms each, into the committed
-## benchmarks/results/reference, and the README's and docs' figures from it
+## docs/results/reference, and the README's and docs' figures from it
 ## (run it on a quiet machine)
 bench-reference:
 	$(SEMABENCH) -command "make bench-reference" -benchtime 50ms -out $(REFERENCE)
@@ -112,13 +112,13 @@ bench-reference:
 
 ## bench-render: the reference report (results.md, blocks.md, charts) and
 ## the README's and docs' figures again from the committed
-## benchmarks/results/reference/results.txt, without running anything
+## docs/results/reference/results.txt, without running anything
 bench-render:
 	$(SEMABENCH) -command "make bench-reference" -from $(REFERENCE)/results.txt -out $(REFERENCE)
 	$(FIGURES)
 
 ## bench-compare: benchstat OLD NEW, each a results.txt or a results directory,
-## e.g. make bench-compare OLD=benchmarks/results/reference NEW=benchmarks/results/latest
+## e.g. make bench-compare OLD=docs/results/reference NEW=benchmarks/results/latest
 bench-compare:
 	@test -n "$(OLD)" -a -n "$(NEW)" || { echo "usage: make bench-compare OLD=old-results(.txt|dir) NEW=new-results(.txt|dir)"; exit 2; }
 	@old=$(OLD); new=$(NEW); \
@@ -131,4 +131,4 @@ bench-compare:
 ## so that the pictures are the same on every machine; a test fails while
 ## a committed picture differs from what this would draw
 timelines:
-	cd timeline/render && $(GO) test -count=1 -run 'TestCommittedPicturesAreCurrent' ./scenarios -args -update
+	cd lab/timeline/render && $(GO) test -count=1 -run 'TestCommittedPicturesAreCurrent' ./scenarios -args -update

@@ -1,7 +1,7 @@
 // The tests in this file keep the measured figures in README.md and docs/
 // honest: every figure a reader sees comes from the committed reference run.
 // The harness (benchmarks/semabench) writes the tables that quote it into
-// benchmarks/results/reference/blocks.md, each between
+// docs/results/reference/blocks.md, each between
 // "<!-- semabench:begin NAME -->" and "<!-- semabench:end -->", and fills
 // the same markers in the pages (make bench-render). Here every block of a
 // page must equal the generated one, so a figure edited by hand, or left
@@ -22,7 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const generatedBlocks = "../benchmarks/results/reference/blocks.md"
+const generatedBlocks = "results/reference/blocks.md"
 
 var (
 	blockRE = regexp.MustCompile(`(?s)<!-- semabench:begin (\S+) -->\n(.*?)<!-- semabench:end -->`)
@@ -135,7 +135,7 @@ func TestFiguresChecker(t *testing.T) {
 	}
 }
 
-const referenceResults = "../benchmarks/results/reference/results.txt"
+const referenceResults = "results/reference/results.txt"
 
 // machineRE is how a page names the machine of the reference run.
 var machineRE = regexp.MustCompile(`reference run had GOMAXPROCS=(\d+)`)

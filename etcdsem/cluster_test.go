@@ -20,7 +20,7 @@ import (
 // member keep acquiring and releasing: after the election the semaphore
 // keeps working, never more than size permits are out, and none is left out
 // at the end. A graceful stop is not a crash: the SIGKILL of the leader's
-// process and its restart from its data directory is internal/faults'
+// process and its restart from its data directory is lab/faults'
 // TestEtcd/kill-leader.
 func TestLeaderStop(t *testing.T) {
 	c, err := startCluster(server.bin, t.TempDir(), 3)

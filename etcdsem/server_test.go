@@ -35,7 +35,7 @@ func etcdBinary() (string, error) {
 	}
 	return "", errors.New("etcdsem's tests need an etcd server binary: set " + etcdEnv +
 		" to its path, or put etcd on PATH. From a clone of the repository, `make test` builds one;" +
-		" by hand: (cd internal/devserver && go build -o /tmp/etcd ./cmd/etcd) and " + etcdEnv + "=/tmp/etcd;" +
+		" by hand: (cd lab/devserver && go build -o /tmp/etcd ./cmd/etcd) and " + etcdEnv + "=/tmp/etcd;" +
 		" or install an etcd release (https://etcd.io/docs/latest/install/)")
 }
 

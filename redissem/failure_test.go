@@ -23,7 +23,7 @@ import (
 // Nothing Redis acknowledged is lost here, and no lease can run out during
 // the outage: this is the recovery of a durable server, not a lost write.
 // The restarts that lose grants (from an RDB snapshot, and a Sentinel
-// failover to a replica that lagged) are internal/faults'
+// failover to a replica that lagged) are lab/faults'
 // TestRedisKillRestart and TestSentinelFailover.
 func TestRestartFromFsyncedAOF(t *testing.T) {
 	const size = 2

@@ -53,6 +53,25 @@ step "building the module zips" "$tmp/modproxy" -repo "$tmp/repo" -out "$tmp/pro
 	"github.com/semacat/sem/redissem@$version=redissem@redissem/$version" \
 	"github.com/semacat/sem/benchmarks@$version=benchmarks@benchmarks/$version"
 
+# Each published zip holds only its own module's product: no more than
+# the size stated here, and no import of another module's internal/
+# packages (which the go command refuses only when a user builds).
+zipsize() { # zipsize MODULE: the size in KiB of MODULE's zip
+	wc -c <"$tmp/proxy/$1/@v/$version.zip" | awk '{printf "%d", $1 / 1024}'
+}
+zips=""
+for m in .=400 etcdsem=200 redissem=200 benchmarks=250; do
+	dir=${m%=*} limit=${m#*=}
+	path=github.com/semacat/sem; [ "$dir" = . ] || path=$path/$dir
+	kib=$(zipsize "$path")
+	[ "$kib" -le "$limit" ] || fail "$path: the module zip is $kib KiB, over its stated $limit KiB: what grew does not belong in a published module"
+	zips="$zips $dir=${kib}KiB"
+	foreign=$(cd "$tmp/repo/$dir" && go list -f '{{join .Imports "\n"}}{{"\n"}}{{join .TestImports "\n"}}{{"\n"}}{{join .XTestImports "\n"}}' ./... |
+		grep '^github.com/semacat/sem/.*internal' | grep -v "^$path/internal/\|^$path/[^ ]*/internal/" | sort -u || true)
+	[ -z "$foreign" ] || fail "$path imports another module's internal packages: $foreign"
+done
+row zips "sizes within limits, no foreign internal/" "$zips"
+
 # A user's environment: no workspace, our zips first, then every other
 # module from the module cache this machine already has, then the network.
 cache=$(go env GOMODCACHE)

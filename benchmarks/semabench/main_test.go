@@ -95,26 +95,6 @@ func TestSkipReason(t *testing.T) {
 	assert.Empty(t, skipReason("uncontended/size=1", "nosuch"))
 }
 
-// The committed reference report (tables, blocks, charts) is what its
-// results.txt renders to: a results.txt replaced without make bench-render,
-// or a change to the harness's rendering left unrendered, fails here.
-func TestReferenceRendered(t *testing.T) {
-	ref := filepath.Join("..", "results", "reference")
-	dir := t.TempDir()
-	require.NoError(t, run(options{from: filepath.Join(ref, "results.txt"), out: dir, command: "make bench-reference"}, &bytes.Buffer{}))
-	charts, err := filepath.Glob(filepath.Join(dir, "*.svg"))
-	require.NoError(t, err)
-	require.NotEmpty(t, charts)
-	for _, f := range append([]string{"blocks.md", "results.md"}, charts...) {
-		f = filepath.Base(f)
-		want, err := os.ReadFile(filepath.Join(dir, f))
-		require.NoError(t, err)
-		got, err := os.ReadFile(filepath.Join(ref, f))
-		require.NoError(t, err)
-		assert.Equal(t, string(want), string(got), "benchmarks/results/reference/%s is stale: run make bench-render", f)
-	}
-}
-
 // A round prints what go test -bench would: the configuration, then a
 // result line per benchmark that the -bench regexp picks, which the report
 // reads back.

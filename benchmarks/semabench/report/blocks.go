@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -61,33 +60,6 @@ func MarkdownBlocks(blocks []Block) string {
 		fmt.Fprintf(&b, "\n"+BeginMarker+"\n%s"+EndMarker+"\n", bl.Name, bl.Text)
 	}
 	return b.String()
-}
-
-var blockRE = regexp.MustCompile(`(?s)<!-- semabench:begin (\S+) -->\n(.*?)<!-- semabench:end -->`)
-
-// ParseBlocks finds the blocks of a markdown document.
-func ParseBlocks(md string) []Block {
-	var out []Block
-	for _, m := range blockRE.FindAllStringSubmatch(md, -1) {
-		out = append(out, Block{m[1], m[2]})
-	}
-	return out
-}
-
-// FillBlocks replaces the text of every block of md by the block of the
-// same name in blocks; it reports the names it does not know.
-func FillBlocks(md string, blocks []Block) (string, []string) {
-	var unknown []string
-	out := blockRE.ReplaceAllStringFunc(md, func(m string) string {
-		name := blockRE.FindStringSubmatch(m)[1]
-		i := slices.IndexFunc(blocks, func(b Block) bool { return b.Name == name })
-		if i < 0 {
-			unknown = append(unknown, name)
-			return m
-		}
-		return fmt.Sprintf(BeginMarker+"\n%s"+EndMarker, name, blocks[i].Text)
-	})
-	return out, unknown
 }
 
 // runLine says how the run was made.

@@ -7,8 +7,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/goleak"
 
-	"github.com/semacat/sem/internal/devserver"
-	"github.com/semacat/sem/internal/devserver/etcd"
+	"github.com/semacat/sem/lab/devserver"
+	"github.com/semacat/sem/lab/devserver/etcd"
 )
 
 // cli is a client of the single-member etcd that TestMain runs inside the

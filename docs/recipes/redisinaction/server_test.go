@@ -10,7 +10,7 @@ import (
 	"github.com/redis/go-redis/v9/maintnotifications"
 	"go.uber.org/goleak"
 
-	"github.com/semacat/sem/internal/devserver"
+	"github.com/semacat/sem/lab/devserver"
 )
 
 // addr is the address of the redis-server TestMain starts for the tests,
