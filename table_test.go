@@ -72,9 +72,7 @@ func docTable(t *testing.T) map[string]tableRow {
 		}
 		require.Len(t, cols, len(header), "row %q", line)
 		row := tableRow{implements: map[string]bool{}}
-		for _, m := range constructorName.FindAllString(cols[2], -1) {
-			row.constructors = append(row.constructors, m)
-		}
+		row.constructors = constructorName.FindAllString(cols[2], -1)
 		for i, name := range header[3:] {
 			row.implements[name] = cols[3+i] == "yes"
 		}
