@@ -78,6 +78,7 @@ type Group struct {
 // for permits without a deadline, and a failure cancels nothing: use
 // [WithContext] to stop the others at the first failure.
 func New(s sem.Semaphore) *Group {
+	mustHave("New", s)
 	return &Group{s: s, ctx: context.Background()}
 }
 
@@ -85,10 +86,19 @@ func New(s sem.Semaphore) *Group {
 // context derived from ctx that is canceled, with the failure as its cause,
 // the first time a function returns an error or panics or a Go call cannot
 // take its permits, or when Wait returns, whichever comes first. Go calls
-// wait for permits with that context.
+// wait for permits with that context. New and WithContext panic if s is nil.
 func WithContext(ctx context.Context, s sem.Semaphore) (*Group, context.Context) {
+	mustHave("WithContext", s)
 	ctx, cancel := context.WithCancelCause(ctx)
 	return &Group{s: s, ctx: ctx, cancel: cancel}, ctx
+}
+
+// mustHave panics, naming the constructor, if s is nil: the mistake would
+// otherwise show only at the first Go, far from where it was made.
+func mustHave(ctor string, s sem.Semaphore) {
+	if s == nil {
+		panic("group: " + ctor + ": nil semaphore")
+	}
 }
 
 // Go acquires n permits, waiting for them with the group's context, then

@@ -179,4 +179,7 @@ func TestNegativeWeightPanics(t *testing.T) {
 	g := group.New(chansem.New(1))
 	assert.PanicsWithValue(t, "group: Go(-1): negative weight", func() { g.Go(-1, nil) })
 	assert.PanicsWithValue(t, "group: TryGo(-2): negative weight", func() { g.TryGo(-2, nil) })
+	assert.PanicsWithValue(t, "group: New: nil semaphore", func() { group.New(nil) })
+	assert.PanicsWithValue(t, "group: WithContext: nil semaphore", func() { group.WithContext(t.Context(), nil) })
+	assert.PanicsWithValue(t, "group: WithResults: nil semaphore", func() { group.WithResults[int](t.Context(), nil) })
 }

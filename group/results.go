@@ -19,6 +19,7 @@ type Results[T any] struct {
 // WithResults returns a Results whose functions hold permits of s, and its
 // context, as [WithContext] does.
 func WithResults[T any](ctx context.Context, s sem.Semaphore) (*Results[T], context.Context) {
+	mustHave("WithResults", s)
 	g, ctx := WithContext(ctx, s)
 	return &Results[T]{g: g}, ctx
 }

@@ -73,8 +73,11 @@ func Weight(f func(*http.Request) int64) Option {
 //
 // If s is an [*adaptive.Limiter], every request served reports to it
 // whether it succeeded, a status below 500, as the package documentation
-// describes.
+// describes. Limit panics if h or s is nil.
 func Limit(h http.Handler, s sem.Semaphore, opts ...Option) http.Handler {
+	if h == nil || s == nil {
+		panic(fmt.Sprintf("semhttp: Limit(%T, %T): want a handler and a semaphore, not nil", h, s))
+	}
 	l := &limited{h: h, s: s, retryAfter: "1"}
 	l.learner, _ = s.(*adaptive.Limiter)
 	for _, o := range opts {

@@ -143,4 +143,6 @@ func TestPanicGivesThePermitsBack(t *testing.T) {
 func TestBadOptionsPanic(t *testing.T) {
 	assert.PanicsWithValue(t, "semhttp: MaxWait(-1s): negative duration", func() { semhttp.MaxWait(-time.Second) })
 	assert.PanicsWithValue(t, "semhttp: RetryAfter(0s): want a positive duration", func() { semhttp.RetryAfter(0) })
+	assert.PanicsWithValue(t, "semhttp: Limit(<nil>, *weighted.Semaphore): want a handler and a semaphore, not nil",
+		func() { semhttp.Limit(nil, weighted.New(1)) })
 }
