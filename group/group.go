@@ -25,7 +25,9 @@
 // context done, or [Group.Wait] returned), a Go call that waits for permits
 // returns at once without running its function, and so does every later
 // one. Functions already running are not stopped: they see the group's
-// context done and should return.
+// context done and should return. A function that calls Go on its own group
+// waits for permits while it holds some, and so can wait forever when the
+// semaphore is full, as with errgroup's limit: call TryGo there.
 //
 // A Go call that could not take its permits counts as a failure of its
 // function, with the error Acquire returned: ctx.Err() of the group's

@@ -7,9 +7,8 @@ import (
 	"github.com/semacat/sem"
 )
 
-// Results is a [Group] whose functions each return a value, collected in
-// the order the calls were made: conc's ResultContextPool, or an errgroup
-// writing into a slice, on a semaphore.
+// Results is a [Group] whose functions each return a value, which Wait
+// returns in the order the calls were made, however the calls finish.
 type Results[T any] struct {
 	g   *Group
 	mu  sync.Mutex
