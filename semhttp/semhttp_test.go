@@ -146,3 +146,14 @@ func TestBadOptionsPanic(t *testing.T) {
 	assert.PanicsWithValue(t, "semhttp: Limit(<nil>, *weighted.Semaphore): want a handler and a semaphore, not nil",
 		func() { semhttp.Limit(nil, weighted.New(1)) })
 }
+
+// With a semaphore that learns nothing, the handler gets the server's own
+// ResponseWriter: no wrapper, no allocation, nothing hidden from it.
+func TestPlainSemaphoreHandsTheWriterOver(t *testing.T) {
+	rec := httptest.NewRecorder()
+	h := semhttp.Limit(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		assert.Same(t, rec, w)
+	}), weighted.New(1))
+	h.ServeHTTP(rec, get())
+	assert.Equal(t, http.StatusOK, rec.Code)
+}
