@@ -19,8 +19,10 @@
 // want the simplest thing, use chansem. If requests carry different weights
 // and must be served in arrival order, use weighted. If the semaphore is hot,
 // held briefly and you want mutex-like throughput, use spinsem. Use condsem to
-// learn why the others exist. The docs/ folder and the benchmarks/ harness
-// back these choices with measurements.
+// learn why the others exist. If the right size is not known, or changes
+// with a backend's load, wrap a resizable one in an adaptive.Limiter, which
+// moves the size from the latencies and failures it sees. The docs/ folder
+// and the benchmarks/ harness back these choices with measurements.
 //
 //	s := weighted.New(4) // at most 4 requests at once
 //	if err := s.Acquire(ctx, 1); err != nil {
@@ -62,6 +64,28 @@
 //	spinsem   Semaphore  New, NewAvailable           yes      yes     yes
 //	etcdsem   Semaphore  New(client, name, size)     yes      yes     yes
 //	redissem  Semaphore  New(client, name, size)     yes      yes     yes
+//	adaptive  Limiter    New(s, initial, alg)        no       no      no
+//
+// An adaptive.Limiter owns the size of the semaphore it wraps, so it is not a
+// Resizer itself, and reports it with Limit instead of Size and Available.
+//
+// # Putting a semaphore to work
+//
+// Three packages use any Semaphore, so that the common cases take one call:
+//
+//	package    what it is
+//	group      errgroup's shape: Go(n, f) runs f holding n permits; Wait returns the first error
+//	semhttp    net/http middleware: Limit(h, s) refuses with 503 and Retry-After when s is full
+//	semexpvar  metrics without a dependency: Publish(name, s) exports Size, Available, Limit,
+//	           Waiting and a histogram of the waits from OnWait to expvar
+//
+// For example:
+//
+//	g, ctx := group.WithContext(ctx, weighted.New(8))
+//	for _, j := range jobs {
+//		g.Go(j.Cost, func() error { return j.Run(ctx) })
+//	}
+//	err := g.Wait()
 //
 // # The contract
 //
