@@ -63,6 +63,7 @@ require (
 	github.com/coreos/go-systemd/v22 v22.7.0 // indirect
 	github.com/golang/protobuf v1.5.4 // indirect
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.29.0 // indirect
+	github.com/semacat/sem/benchmarks v0.1.0
 	github.com/semacat/sem/etcdsem v0.1.0
 	github.com/semacat/sem/internal/devserver v0.1.0
 	go.etcd.io/etcd/api/v3 v3.6.16 // indirect
