@@ -76,7 +76,7 @@ const dodge = 0.09
 
 // headroom is the share of the Y range left blank above and below the
 // data (in decades on a log axis).
-const headroom = 0.06
+const headroom = 0.08
 
 // Style is how contenders are told apart.
 type Style struct {
