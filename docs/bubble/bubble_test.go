@@ -22,6 +22,7 @@ func TestTheClockIsSimulated(t *testing.T) {
 	realStart := time.Now()
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
+		assert.True(t, start.Equal(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)), "the bubble's clock starts at %v", start)
 		time.Sleep(time.Hour)
 		assert.Equal(t, time.Hour, time.Since(start))
 	})
