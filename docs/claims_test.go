@@ -31,8 +31,9 @@ import (
 var (
 	claimRE = regexp.MustCompile(`<!-- claim: (\S+) ([<>~]) (\S+) in (\S+) -->`)
 	// comparisonRE matches prose that compares contenders by a measurement.
-	comparisonRE = regexp.MustCompile(`(?i)(not significant|is significant|difference is significant|` +
-		`\b(below|above|level with|faster than|slower than|no slower than|cheaper than)\s+(x/sync|sync\.Mutex|the raw channel|a raw channel|the mutex)\b)`)
+	comparisonRE = regexp.MustCompile(`(?is)(not significant|is significant|difference is significant|` +
+		`\b(below|above|level with|faster than|slower than|no slower than|cheaper than|more than|less time than|more time than|less\s+time\s+per\s+\S+\s+than)\s+` +
+		"(x/sync|`?sync\\.Mutex`?|the raw channel|a raw channel|the mutex|the channel|chansem|condsem|weighted|spinsem)" + `(\W|$))`)
 )
 
 // howToRead are phrases that explain what a marked ratio means, or
@@ -154,7 +155,10 @@ func TestClaimsChecker(t *testing.T) {
 		{"comparison without claim", "weighted runs below x/sync here.\n", "without a claim"},
 		{"not significant without claim", "the ratio is marked not significant.\n", "without a claim"},
 		{"claim in another paragraph", "weighted is below x/sync.\n\n<!-- claim: weighted ~ xsync in " + sc + " -->\n", "without a claim"},
+		{"comparison across lines", "spinsem takes less\ntime per op than `sync.Mutex`.\n", "without a claim"},
+		{"comparison of two strategies", "condsem stays above spinsem here.\n", "without a claim"},
 		{"no comparison", "weighted keeps arrival order.\n", ""},
+		{"more than a threshold", "a waiter that has waited more than the threshold.\n", ""},
 	} {
 		errs := checkClaims(tc.md, run)
 		if tc.wantErr == "" {
