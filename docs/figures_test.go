@@ -94,9 +94,7 @@ func TestFiguresFromReferenceRun(t *testing.T) {
 	require.NoError(t, err)
 	_, generated := blocks(string(gen))
 	require.NotEmpty(t, generated)
-	pages, err := filepath.Glob("*.md")
-	require.NoError(t, err)
-	pages = append(pages, "../README.md")
+	pages := append(claimPages(t), "../README.md")
 	used := 0
 	for _, page := range pages {
 		md, err := os.ReadFile(page)

@@ -41,3 +41,30 @@ func sessionPlan(md string) string {
 	}
 	return rest
 }
+
+// Every exercise has a rubric, and so does the written defence of session
+// 10, the one session whose work is not a numbered exercise; the plan
+// links that rubric.
+func TestEveryExerciseHasARubric(t *testing.T) {
+	exercises, err := os.ReadFile("exercises.md")
+	require.NoError(t, err)
+	rubrics, err := os.ReadFile("exercises/rubrics.md")
+	require.NoError(t, err)
+	heading := regexp.MustCompile(`(?m)^## (\d+)\. `)
+	var numbers []string
+	for _, m := range heading.FindAllStringSubmatch(string(exercises), -1) {
+		numbers = append(numbers, m[1])
+	}
+	require.NotEmpty(t, numbers, "no numbered exercise in exercises.md")
+	graded := map[string]bool{}
+	for _, m := range heading.FindAllStringSubmatch(string(rubrics), -1) {
+		graded[m[1]] = true
+	}
+	for _, n := range numbers {
+		assert.True(t, graded[n], "exercise %s has no rubric in exercises/rubrics.md", n)
+	}
+	assert.Contains(t, string(rubrics), "\n## Session 10. ", "session 10's defence has no rubric")
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	assert.Contains(t, sessionPlan(string(readme)), "(exercises/rubrics.md#session-10-defend-a-choice)", "the plan does not link session 10's rubric")
+}

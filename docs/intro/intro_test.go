@@ -53,9 +53,19 @@ func TestBinarySemaphoreAdmitsOne(t *testing.T) {
 	})
 }
 
-// V on a bounded semaphore cannot pile up permits nobody took: releasing
-// more than is held panics instead of raising the count past the size.
+// V on a bounded semaphore cannot pile up permits nobody took: a Release
+// that would raise the count of free permits past the size panics. A
+// semaphore made with NewAvailable(1, 0) counts its missing permit as held
+// by nobody, so its first Release succeeds without any Acquire, and its
+// second panics, changing nothing.
 func TestReleaseBeyondTheSizePanics(t *testing.T) {
 	s := weighted.New(1)
 	assert.Panics(t, func() { s.Release(1) })
+	assert.Equal(t, int64(1), s.Available())
+
+	signal := weighted.NewAvailable(1, 0)
+	require.NotPanics(t, func() { signal.Release(1) }, "the first V of a semaphore initialized to zero")
+	assert.Equal(t, int64(1), signal.Available())
+	assert.Panics(t, func() { signal.Release(1) })
+	assert.Equal(t, int64(1), signal.Available())
 }

@@ -4,7 +4,16 @@
 //
 // Every chart plots medians with their 95% confidence intervals as error
 // bars (report.Run.Summary), on log axes, and gives each contender its own
-// color and glyph throughout; references are drawn dashed.
+// color and glyph throughout; references are drawn dashed. Where several
+// contenders measure about the same, their points would hide each other:
+// a curve's points are therefore spread sideways around their goroutine
+// count, each contender always on the same side, so that every glyph and
+// error bar stays visible.
+//
+// WriteSVG draws any plot, these and others, for a page that may be light
+// or dark: on an opaque white background under the whole picture (title
+// and legend included, which are black), and with headroom above and below
+// the data so that no peak sits on the frame.
 package chart
 
 import (
@@ -56,6 +65,18 @@ const (
 	Width  = 8 * vg.Inch
 	Height = 5 * vg.Inch
 )
+
+// Background is the color under the whole picture.
+var Background color.Color = color.White
+
+// dodge is how far apart, in octaves of the goroutine axis, the points of
+// neighbouring contenders are drawn around the same goroutine count; the
+// widest spread stays well inside the octave between two counts.
+const dodge = 0.09
+
+// headroom is the share of the Y range left blank above and below the
+// data (in decades on a log axis).
+const headroom = 0.08
 
 // Style is how contenders are told apart.
 type Style struct {
@@ -156,15 +177,18 @@ func Curve(run *report.Run, st Style, fixed, unit, title, ylabel string) (*plot.
 	p := newPlot(title, "goroutines", ylabel)
 	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, powersOfTwo{}
 	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, nsTicks{}
-	for _, impl := range run.Impls {
+	var marks []plot.Plotter
+	for k, impl := range run.Impls {
 		pts := series[impl]
 		if len(pts) == 0 {
 			continue
 		}
 		slices.SortFunc(pts, func(a, b errorPoint) int { return int(a.x - b.x) })
+		shift := spread(k, len(run.Impls))
 		xys := make(plotter.XYs, len(pts))
-		for i, pt := range pts {
-			xys[i].X, xys[i].Y = pt.x, pt.y
+		for i := range pts {
+			pts[i].x *= shift
+			xys[i].X, xys[i].Y = pts[i].x, pts[i].y
 		}
 		l, sp, err := plotter.NewLinePoints(xys)
 		if err != nil {
@@ -175,9 +199,12 @@ func Curve(run *report.Run, st Style, fixed, unit, title, ylabel string) (*plot.
 		if err != nil {
 			return nil, err
 		}
-		p.Add(l, sp, bars)
+		p.Add(l)
+		marks = append(marks, sp, bars)
 		p.Legend.Add(impl, l, sp)
 	}
+	p.Add(marks...) // over every line, so that no line hides a point
+	p.X.Min /= 1.1
 	p.X.Max *= 1.1 // room for the last tick's label
 	legendOutside(p)
 	return p, nil
@@ -273,15 +300,40 @@ func addPoints(p *plot.Plot, pts []errorPoint, c color.Color, shape draw.GlyphDr
 	return nil
 }
 
-// legendOutside moves the legend to the right of the plotting area (see
-// render), where it hides no data and is never clipped.
-// It also leaves headroom on the log Y axis so that no glyph or error bar
-// touches the frame.
+// spread is the factor by which the k-th of n contenders' goroutine
+// counts are multiplied on a log axis: 1 in the middle, dodge octaves
+// between neighbours.
+func spread(k, n int) float64 {
+	return math.Exp2(dodge * (float64(k) - float64(n-1)/2))
+}
+
+// legendOutside puts the legend's entries in the order and alignment of
+// the column render draws on the right of the plotting area, where it
+// hides no data and is never clipped.
 func legendOutside(p *plot.Plot) {
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.XOffs, p.Legend.YOffs = vg.Points(4), -vg.Points(24)
-	p.Y.Max *= 1.5
-	p.Y.Min /= 1.5
+}
+
+// padY widens p's Y range by headroom on each side, on the axis's scale,
+// and returns a function that restores it.
+func padY(p *plot.Plot) (restore func()) {
+	lo, hi := p.Y.Min, p.Y.Max
+	restore = func() { p.Y.Min, p.Y.Max = lo, hi }
+	if hi <= lo {
+		return restore
+	}
+	if _, isLog := p.Y.Scale.(plot.LogScale); isLog && lo > 0 {
+		f := math.Pow(hi/lo, headroom)
+		p.Y.Min, p.Y.Max = lo/f, hi*f
+		return restore
+	}
+	pad := (hi - lo) * headroom
+	p.Y.Min, p.Y.Max = lo-pad, hi+pad
+	if lo >= 0 && p.Y.Min < 0 { // a count or a limit never shows below zero
+		p.Y.Min = 0
+	}
+	return restore
 }
 
 // nominalX names the categories of p's X axis, the names slanted so that
@@ -295,14 +347,18 @@ func nominalX(p *plot.Plot, names []string) {
 // margin is the blank around a chart, in points.
 const margin = 6
 
-// render draws p on c inside a blank margin: the title across the whole
-// width at the top (not centred over the plot, whose column may be
-// narrower than the title), the legend in a column of its own on the
-// right, as wide as its longest entry.
+// render draws p on c on an opaque background, inside a blank margin: the
+// title across the whole width at the top (not centred over the plot,
+// whose column may be narrower than the title), the legend in a column of
+// its own on the right, as wide as its longest entry, aligned left.
 func render(p *plot.Plot, c draw.Canvas) {
+	c.SetColor(Background)
+	c.Fill(c.Rectangle.Path())
+	defer padY(p)()
 	m := vg.Points(margin)
 	c = draw.Crop(c, m, -m, m, -m)
 	legend, title := p.Legend, p.Title.Text
+	legend.Left = true
 	p.Legend, p.Title.Text = plot.NewLegend(), ""
 	defer func() { p.Legend, p.Title.Text = legend, title }()
 	ts := p.Title.TextStyle

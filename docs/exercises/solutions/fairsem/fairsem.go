@@ -22,8 +22,9 @@
 //     permits ahead of it come back. It claims FIFO, NoBarging and
 //     NoStarvation.
 //
-// The argument checks, and the messages a caller gets for bad input, are the
-// ones every semacat strategy uses, from internal/check, as in mysem.
+// The argument checks (args.go) give the messages every semacat strategy
+// gives for bad input, as in mysem; they are written out so that the
+// solution builds in a module of its own.
 package fairsem
 
 import (
@@ -31,12 +32,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-
-	"github.com/semacat/sem/internal/check"
 )
-
-// pkg names this package in its panics and errors.
-const pkg check.Pkg = "fairsem"
 
 // Semaphore is a counting semaphore with a queue of waiters.
 type Semaphore struct {
@@ -73,7 +69,7 @@ func newSemaphore(ctor string, size int64, firstFit bool) *Semaphore {
 
 // Acquire takes n permits, blocking until they are granted or ctx is done.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
-	if err := pkg.ErrAcquire(ctx, n, s.size); err != nil || n == 0 {
+	if err := errAcquire(ctx, n, s.size); err != nil || n == 0 {
 		return err
 	}
 	s.mu.Lock()
@@ -108,7 +104,7 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 // TryAcquire takes n permits only if they are free and nobody is queued,
 // and reports whether it did. TryAcquire(0) reports true.
 func (s *Semaphore) TryAcquire(n int64) bool {
-	pkg.PanicIfNegative("TryAcquire", n)
+	panicIfNegative("TryAcquire", n)
 	if n == 0 {
 		return true // a no-op, even while waiters are queued
 	}
@@ -120,11 +116,11 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 // Release gives back n permits and grants them to the waiters they let in.
 // It panics, before changing anything, if fewer than n are held.
 func (s *Semaphore) Release(n int64) {
-	pkg.PanicIfNegative("Release", n)
+	panicIfNegative("Release", n)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if n > s.held {
-		pkg.PanicOverRelease(n, s.held)
+		panicOverRelease(n, s.held)
 	}
 	s.held -= n
 	s.grant()

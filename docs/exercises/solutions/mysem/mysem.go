@@ -15,19 +15,16 @@
 // NoBarging), and a large request can wait forever while small ones keep
 // taking what is freed (no NoStarvation).
 //
-// The argument checks, and the messages a caller gets for bad input, are the
-// ones every semacat strategy uses, from internal/check.
+// The argument checks (args.go) give the messages every semacat strategy
+// gives for bad input; they are written out so that the solution builds in
+// a module of its own.
 package mysem
 
 import (
 	"context"
+	"fmt"
 	"sync"
-
-	"github.com/semacat/sem/internal/check"
 )
-
-// pkg names this package in its panics and errors.
-const pkg check.Pkg = "mysem"
 
 // Semaphore is a counting semaphore on a mutex and a condition variable.
 type Semaphore struct {
@@ -40,7 +37,9 @@ type Semaphore struct {
 // New returns a semaphore with size permits, all free. It panics if size is
 // less than 1.
 func New(size int64) *Semaphore {
-	pkg.PanicIfBadSize("New", size, check.Unbounded)
+	if size < 1 {
+		panic(fmt.Sprintf("%s: New(%d): size must be at least 1", pkg, size))
+	}
 	s := &Semaphore{size: size}
 	s.cond.L = &s.mu
 	return s
@@ -48,7 +47,7 @@ func New(size int64) *Semaphore {
 
 // Acquire takes n permits, blocking until they are free or ctx is done.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
-	if err := pkg.ErrAcquire(ctx, n, s.size); err != nil || n == 0 {
+	if err := errAcquire(ctx, n, s.size); err != nil || n == 0 {
 		return err
 	}
 	s.mu.Lock()
@@ -73,7 +72,7 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 // TryAcquire takes n permits only if they are free now, and reports whether
 // it did.
 func (s *Semaphore) TryAcquire(n int64) bool {
-	pkg.PanicIfNegative("TryAcquire", n)
+	panicIfNegative("TryAcquire", n)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.take(n)
@@ -92,11 +91,11 @@ func (s *Semaphore) take(n int64) bool {
 // Release gives back n permits and wakes every waiter to look again. It
 // panics, before changing anything, if fewer than n are held.
 func (s *Semaphore) Release(n int64) {
-	pkg.PanicIfNegative("Release", n)
+	panicIfNegative("Release", n)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if n > s.held {
-		pkg.PanicOverRelease(n, s.held)
+		panicOverRelease(n, s.held)
 	}
 	s.held -= n
 	s.cond.Broadcast()

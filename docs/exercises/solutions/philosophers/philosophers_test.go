@@ -13,7 +13,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/semacat/sem/chansem"
-	"github.com/semacat/sem/docs/exercises/solutions/internal/graded"
 )
 
 func TestMain(m *testing.M) {
@@ -133,7 +132,7 @@ func backingOff(backoff func(i int) time.Duration, tries *atomic.Int64) cure {
 
 // Each cure lets every philosopher eat, well before the deadline.
 func TestCuresLetEveryoneEat(t *testing.T) {
-	graded.RequireAsked(t)
+	requireAsked(t)
 	random := func() func(int) time.Duration {
 		var mu sync.Mutex
 		rng := rand.New(rand.NewPCG(1, 2))
@@ -164,7 +163,7 @@ func TestCuresLetEveryoneEat(t *testing.T) {
 // puts its left fork down, and comes back at the same instant again. Nobody
 // eats, nobody is blocked: a livelock, ended only by the deadline.
 func TestFixedBackoffLivelocks(t *testing.T) {
-	graded.RequireAsked(t)
+	requireAsked(t)
 	synctest.Test(t, func(t *testing.T) {
 		var tries atomic.Int64
 		ate, gaveUp, took := dine(backingOff(func(int) time.Duration { return reach }, &tries))

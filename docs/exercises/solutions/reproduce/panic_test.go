@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/semacat/sem/chansem"
-	"github.com/semacat/sem/docs/exercises/solutions/internal/graded"
 )
 
 var errBadRequest = errors.New("bad request")
@@ -73,7 +72,7 @@ func afterTwoPanics(t *testing.T, handler func(context.Context, *chansem.Semapho
 }
 
 func TestPanicLeaksPermits(t *testing.T) {
-	graded.RequireAsked(t)
+	requireAsked(t)
 	synctest.Test(t, func(t *testing.T) {
 		free, good := afterTwoPanics(t, handleLeaky)
 		assert.Zero(t, free, "two panics took both permits for good")
@@ -82,7 +81,7 @@ func TestPanicLeaksPermits(t *testing.T) {
 }
 
 func TestDeferredReleaseSurvivesPanics(t *testing.T) {
-	graded.RequireAsked(t)
+	requireAsked(t)
 	synctest.Test(t, func(t *testing.T) {
 		free, good := afterTwoPanics(t, handle)
 		assert.Equal(t, int64(2), free, "the panics gave back every permit")

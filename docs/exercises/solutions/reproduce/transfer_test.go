@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/semacat/sem/chansem"
-	"github.com/semacat/sem/docs/exercises/solutions/internal/graded"
 )
 
 // account is a balance guarded by a semaphore of size 1.
@@ -81,7 +80,7 @@ func transferBothWays(transfer func(context.Context, *account, *account, int) er
 }
 
 func TestOppositeTransfersDeadlock(t *testing.T) {
-	graded.RequireAsked(t)
+	requireAsked(t)
 	synctest.Test(t, func(t *testing.T) {
 		a, b := newAccount(1, 100), newAccount(2, 100)
 		errs, took := transferBothWays(transferNaive, a, b)
@@ -93,7 +92,7 @@ func TestOppositeTransfersDeadlock(t *testing.T) {
 }
 
 func TestOrderedTransfersComplete(t *testing.T) {
-	graded.RequireAsked(t)
+	requireAsked(t)
 	synctest.Test(t, func(t *testing.T) {
 		a, b := newAccount(1, 100), newAccount(2, 100)
 		errs, took := transferBothWays(transferOrdered, a, b)
