@@ -17,11 +17,14 @@ var bounds = [...]time.Duration{
 }
 
 // histogram counts waits with atomic additions only, so that waits that end
-// together never wait for each other, and a read sees each counter's own
-// latest value (the counters of one read may be a wait or two apart).
+// together never wait for each other. A read sees each counter's own latest
+// value; the count of waits is the sum of the buckets read in that same
+// pass, so that it always equals the +Inf bucket, as a bridge to
+// Prometheus needs, while the failures and the sum may be the waits that
+// ended during the read apart from it.
 type histogram struct {
-	count, failed atomic.Uint64
-	sum           atomic.Int64 // nanoseconds
+	failed  atomic.Uint64
+	sum     atomic.Int64 // nanoseconds
 	buckets       [len(bounds) + 1]atomic.Uint64
 }
 
@@ -37,12 +40,10 @@ func (h *histogram) observe(e sem.WaitEvent) {
 	if e.Err != nil {
 		h.failed.Add(1)
 	}
-	h.count.Add(1)
 }
 
 // export adds the histogram's members to m.
 func (h *histogram) export(m map[string]any) {
-	m["waits"] = h.count.Load()
 	m["waits_failed"] = h.failed.Load()
 	m["wait_seconds_sum"] = time.Duration(h.sum.Load()).Seconds()
 	cumulative := make(map[string]uint64, len(h.buckets))
@@ -55,5 +56,6 @@ func (h *histogram) export(m map[string]any) {
 		}
 		cumulative[le] = n
 	}
+	m["waits"] = n
 	m["wait_seconds_bucket"] = cumulative
 }

@@ -43,7 +43,9 @@ type Option func(*exporter)
 
 // Gauge exports, under name, the number f returns at every read: the
 // numbers of a limiter or a pool that semexpvar does not know. f must be
-// safe for concurrent use. Gauge panics if name is empty or f is nil.
+// safe for concurrent use. Gauge panics if name is empty or f is nil, and
+// Var panics if name is one the variable already has (a member the
+// package documentation lists, or another Gauge's).
 func Gauge(name string, f func() int64) Option {
 	if name == "" || f == nil {
 		panic(fmt.Sprintf("semexpvar: Gauge(%q, f): want a name and a non-nil f", name))
@@ -74,10 +76,28 @@ func Var(s sem.Semaphore, opts ...Option) expvar.Func {
 		panic(fmt.Sprintf("semexpvar: Var(%T): the semaphore reports nothing "+
 			"(no Size, Available, Limit, Waiting or OnWait method) and no Gauge was given", s))
 	}
+	e.mustNameOnce(s)
 	if e.observer != nil {
 		e.observer.OnWait(e.waits.observe)
 	}
 	return e.read
+}
+
+// mustNameOnce panics if two members of the variable would have one name:
+// a Gauge would silently hide a number the semaphore reports.
+func (e *exporter) mustNameOnce(s sem.Semaphore) {
+	names := map[string]bool{}
+	if e.observer != nil {
+		for _, n := range []string{"waiting_requests", "waiting_permits", "waits", "waits_failed", "wait_seconds_sum", "wait_seconds_bucket"} {
+			names[n] = true
+		}
+	}
+	for _, g := range e.gauges {
+		if names[g.name] {
+			panic(fmt.Sprintf("semexpvar: Var(%T): two members named %q; give the Gauge another name", s, g.name))
+		}
+		names[g.name] = true
+	}
 }
 
 // The methods Var looks for, one small interface each, so that a new one

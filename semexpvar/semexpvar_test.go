@@ -113,6 +113,10 @@ func TestBadInputPanics(t *testing.T) {
 	assert.NotPanics(t, func() { semexpvar.Var(bare{}, semexpvar.Gauge("x", func() int64 { return 0 })) })
 	assert.PanicsWithValue(t, `semexpvar: Gauge("", f): want a name and a non-nil f`,
 		func() { semexpvar.Gauge("", func() int64 { return 0 }) })
+	assert.PanicsWithValue(t, `semexpvar: Var(*chansem.Semaphore): two members named "size"; give the Gauge another name`,
+		func() { semexpvar.Var(chansem.New(2), semexpvar.Gauge("size", func() int64 { return 42 })) },
+		"a Gauge would hide the semaphore's own size")
+	assert.Panics(t, func() { semexpvar.Var(weighted.New(2), semexpvar.Gauge("waits", func() int64 { return 0 })) })
 }
 
 // spy is an Observer that keeps the function installed.
