@@ -15,12 +15,19 @@
 // With an [adaptive.Limiter], the limit learns from the responses: each
 // request is started with Start or TryStart and ends with Token.Done,
 // which is told the request succeeded when the handler's status is below
-// 500 and failed otherwise (a panic in the handler is a failure). To know
-// the status, the handler then gets a ResponseWriter that records it; that
-// writer implements http.Flusher and unwraps, for
-// http.ResponseController, to the server's own, whose other features
-// (Hijack, deadlines, full duplex) it reaches through the controller. With
-// any other semaphore the handler gets the server's ResponseWriter itself.
+// 500 and failed otherwise. A panic in the handler is a failure, except
+// http.ErrAbortHandler, with which a handler (httputil.ReverseProxy among
+// them) abandons a response whose client went away; a connection the
+// handler hijacks is a success, since what it then writes is unknown. To
+// know the status, the handler then gets a ResponseWriter that records it;
+// that writer implements http.Flusher (and FlushError), http.Hijacker and
+// io.ReaderFrom by passing each on to the server's own (which answers
+// http.ErrNotSupported for a feature it lacks), and unwraps, for
+// http.ResponseController, to it. With any other semaphore
+// the handler gets the server's ResponseWriter itself.
+//
+// A request whose client has gone away before it is served is not served,
+// whatever MaxWait says.
 package semhttp
 
 import (
@@ -115,6 +122,9 @@ func (l *limited) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // acquire takes n permits for r, waiting no longer than MaxWait.
 func (l *limited) acquire(r *http.Request, n int64) bool {
+	if r.Context().Err() != nil { // the client is gone: as Acquire does, take nothing
+		return false
+	}
 	if l.maxWait == 0 {
 		return l.s.TryAcquire(n)
 	}
@@ -132,14 +142,25 @@ func (l *limited) serveLearning(w http.ResponseWriter, r *http.Request, n int64)
 		return
 	}
 	rec := &statusRecorder{ResponseWriter: w}
-	ok = false // until h returns: a panic is a failure
-	defer func() { tok.Done(ok) }()
+	defer func() {
+		if v := recover(); v != nil {
+			// http.ErrAbortHandler ends a response on purpose, most often
+			// because the client went away (httputil.ReverseProxy panics
+			// with it then): it says nothing of the backend's load. Any
+			// other panic is a failure.
+			tok.Done(v == http.ErrAbortHandler)
+			panic(v)
+		}
+		tok.Done(rec.succeeded())
+	}()
 	l.h.ServeHTTP(rec, r)
-	ok = rec.status() < 500
 }
 
 // start is acquire for the adaptive limiter.
 func (l *limited) start(r *http.Request, n int64) (adaptive.Token, bool) {
+	if r.Context().Err() != nil {
+		return adaptive.Token{}, false
+	}
 	if l.maxWait == 0 {
 		return l.learner.TryStart(n)
 	}
