@@ -25,7 +25,7 @@ var bounds = [...]time.Duration{
 type histogram struct {
 	failed  atomic.Uint64
 	sum     atomic.Int64 // nanoseconds
-	buckets       [len(bounds) + 1]atomic.Uint64
+	buckets [len(bounds) + 1]atomic.Uint64
 }
 
 // observe counts one wait; it is the OnWait function.
