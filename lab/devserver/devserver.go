@@ -16,8 +16,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
-	"syscall"
 	"time"
 )
 
@@ -64,15 +62,4 @@ func FreePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// Kill sends SIGKILL to cmd's process, as a crash would, and waits for it
-// to end. A command that never started, or whose process is already gone,
-// is fine.
-func Kill(cmd *exec.Cmd) {
-	if cmd == nil || cmd.Process == nil {
-		return
-	}
-	_ = cmd.Process.Signal(syscall.SIGKILL)
-	_ = cmd.Wait()
 }
