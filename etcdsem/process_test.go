@@ -49,6 +49,7 @@ func startWorker(t *testing.T, role, name string, size int64, extra ...string) *
 		sizeEnv+"="+strconv.FormatInt(size, 10))
 	cmd.Env = append(cmd.Env, extra...)
 	cmd.Stderr = os.Stderr
+	dieWithParent(cmd) // a "hold" worker would otherwise wait forever
 	return cmd
 }
 
