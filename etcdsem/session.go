@@ -74,7 +74,7 @@ func newSession(ctx context.Context, cli *clientv3.Client, o options, hook *test
 	}
 	ss := &Session{cli: cli, id: grant.ID, timeout: o.timeout, hook: hook, views: make(map[*lease]string)}
 	ss.trust = newLease(cli.Ctx(), grant.ID, time.Duration(grant.TTL)*time.Second, sent,
-		ss.lost("", "no keep-alive was confirmed in time; the server may have expired the lease"))
+		ss.lost("", "no keep-alive was confirmed in time; the server may have expired the lease"), hook)
 	ss.background.Add(1)
 	go ss.keepAlive()
 	return ss, nil
@@ -93,7 +93,10 @@ func (ss *Session) Lease() clientv3.LeaseID { return ss.id }
 // Done returns a channel that is closed when the session's lease can no
 // longer be trusted to be alive, or the session is closed: the handles on
 // it have then lost every permit they held (see [Permit.Done]).
-func (ss *Session) Done() <-chan struct{} { return ss.trust.dead }
+func (ss *Session) Done() <-chan struct{} {
+	_ = ss.trust.err() // a trust that ran out while the process was paused ends now
+	return ss.trust.dead
+}
 
 // Close revokes the session's lease, which deletes the keys of every
 // handle on it: the permits they hold are given back, their waiting
