@@ -77,3 +77,6 @@ func (s *Semaphore) Sweep() error { return s.sweep() }
 // leaving the monotonic clock alone, as a suspend of the machine for d
 // does.
 func (s *Semaphore) MoveWallClock(d time.Duration) { s.lease.hook.wallAhead.Add(int64(d)) }
+
+// Watches returns how many watches the waiters of s have started.
+func (s *Semaphore) Watches() int64 { return s.hook.watches.Load() }

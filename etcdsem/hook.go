@@ -31,6 +31,8 @@ type testHook struct {
 	wallAhead     atomic.Int64           // how far the wall clock is moved ahead of the monotonic one, as a suspend does
 
 	beforeSizeEvent atomic.Pointer[func()] // the size watch has an event to pass on (set while the handle runs)
+
+	watches atomic.Int64 // watches the handle's waiters started
 }
 
 // parked is what Settled needs of a waiting call.
@@ -179,6 +181,12 @@ func (h *testHook) wallNow() time.Time {
 		now = now.Add(time.Duration(h.wallAhead.Load()))
 	}
 	return now
+}
+
+func (h *testHook) watched() {
+	if h != nil {
+		h.watches.Add(1)
+	}
 }
 
 func (h *testHook) refreshPaused() bool {

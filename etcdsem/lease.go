@@ -69,12 +69,14 @@ func newLease(parent context.Context, id clientv3.LeaseID, ttl time.Duration, se
 func trustUntil(parent context.Context, id clientv3.LeaseID, ttl time.Duration, until time.Time, expired error, hook *testHook) *lease {
 	l := &lease{id: id, ttl: ttl, hook: hook, dead: make(chan struct{}), until: until, expired: expired}
 	l.ctx, l.cancel = context.WithCancel(parent)
+	l.mu.Lock() // the timer may fire before l.timer is set
+	defer l.mu.Unlock()
 	l.timer = time.AfterFunc(l.sleep(), l.expire)
 	return l
 }
 
 // sleep is how long the timer sleeps before it looks at both clocks again;
-// l.mu must be held, or l not yet shared.
+// l.mu must be held.
 func (l *lease) sleep() time.Duration {
 	return min(time.Until(l.until), wallCheck(l.ttl))
 }

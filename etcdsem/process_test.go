@@ -69,7 +69,7 @@ func TestHelperProcess(t *testing.T) {
 	defer c.Close()
 	size, err := strconv.ParseInt(os.Getenv(sizeEnv), 10, 64)
 	require.NoError(t, err)
-	s, err := etcdsem.New(c, os.Getenv(nameEnv), size,
+	s, err := etcdsem.New(context.Background(), c, os.Getenv(nameEnv), size,
 		etcdsem.WithLease(workerTTL), etcdsem.WithOwner(fmt.Sprintf("pid %d", os.Getpid())))
 	require.NoError(t, err)
 	defer s.Close()
@@ -163,7 +163,7 @@ func TestProcessesShareOneSemaphore(t *testing.T) {
 // availableOf reads the free permits of the semaphore name.
 func availableOf(t *testing.T, name string, size int64) int64 {
 	t.Helper()
-	s, err := etcdsem.New(cli, name, size)
+	s, err := etcdsem.New(context.Background(), cli, name, size)
 	require.NoError(t, err)
 	defer s.Close()
 	return available(t, s)
@@ -183,7 +183,7 @@ func TestKilledHolderPermitsReturn(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "holding\n", line)
 
-	s, err := etcdsem.New(cli, name, size)
+	s, err := etcdsem.New(context.Background(), cli, name, size)
 	require.NoError(t, err)
 	defer s.Close()
 	require.False(t, s.TryAcquire(1), "the worker holds every permit")

@@ -22,7 +22,7 @@ func TestSuspendBeyondLeaseEndsTrust(t *testing.T) {
 	const ttl = 10 * time.Second
 	ctx := context.Background()
 	t.Run("Err and Done see it at once", func(t *testing.T) {
-		s, err := etcdsem.New(cli, uniqueName(t), 1, etcdsem.WithLease(ttl))
+		s, err := etcdsem.New(context.Background(), cli, uniqueName(t), 1, etcdsem.WithLease(ttl))
 		require.NoError(t, err)
 		defer s.Close()
 		p, err := s.AcquirePermit(ctx, 1)
@@ -38,7 +38,7 @@ func TestSuspendBeyondLeaseEndsTrust(t *testing.T) {
 		}
 	})
 	t.Run("Done closes by itself", func(t *testing.T) {
-		s, err := etcdsem.New(cli, uniqueName(t), 1, etcdsem.WithLease(ttl))
+		s, err := etcdsem.New(context.Background(), cli, uniqueName(t), 1, etcdsem.WithLease(ttl))
 		require.NoError(t, err)
 		defer s.Close()
 		p, err := s.AcquirePermit(ctx, 1)

@@ -114,7 +114,7 @@ func work(id int, endpoints []string, name string, size int64, rounds int, ttl t
 	}
 	defer cli.Close()
 	me := fmt.Sprintf("worker %d (pid %d)", id, os.Getpid())
-	s, err := etcdsem.New(cli, name, size, etcdsem.WithLease(ttl), etcdsem.WithOwner(me),
+	s, err := etcdsem.New(context.Background(), cli, name, size, etcdsem.WithLease(ttl), etcdsem.WithOwner(me),
 		etcdsem.WithErrorHandler(func(err error) { fmt.Fprintf(os.Stderr, "%s: %v\n", me, err) }))
 	if err != nil {
 		return err
