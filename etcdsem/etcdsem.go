@@ -47,6 +47,16 @@
 // [Semaphore.ReleaseErr] returns them. How the semaphore is kept in etcd,
 // what each call costs, and what it cannot promise (a holder is a lease,
 // not a process) are in https://github.com/semacat/sem/blob/main/docs/distributed.md.
+//
+// # Compaction
+//
+// Every acquisition writes about two revisions, which etcd keeps until
+// they are compacted, and etcd does not compact by default: a busy
+// semaphore grows the database toward etcd's space quota, after which
+// every write fails. Run etcd with auto-compaction
+// (--auto-compaction-mode=periodic --auto-compaction-retention=1h, for
+// instance), and defragment now and then; etcdsem reads the queue again
+// when a watch finds its revision compacted.
 package etcdsem
 
 import (
