@@ -92,6 +92,15 @@ func (r *Redis) Kill() {
 	r.cmd = nil
 }
 
+// Signal sends sig to the server's process (SIGSTOP and SIGCONT stall and
+// resume it). It fails if the server is not running.
+func (r *Redis) Signal(sig os.Signal) error {
+	if r.cmd == nil {
+		return fmt.Errorf("redis-server on port %d is not running", r.Port)
+	}
+	return r.cmd.Process.Signal(sig)
+}
+
 // Running reports whether the server was started and not killed since.
 func (r *Redis) Running() bool { return r.cmd != nil }
 

@@ -29,6 +29,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/semacat/sem/etcdsem"
+	"github.com/semacat/sem/lab/devserver"
 	"github.com/semacat/sem/lab/devserver/etcd"
 )
 
@@ -85,6 +86,7 @@ func run(endpoints string, workers int, name string, size int64, rounds int, ttl
 		cmd := exec.CommandContext(ctx, exe, "--worker", strconv.Itoa(i), "--endpoints", endpoints,
 			"--name", name, "--size", strconv.FormatInt(size, 10), "--rounds", strconv.Itoa(rounds), "--ttl", ttl.String())
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+		devserver.DieWithParent(cmd) // a demo killed leaves no worker behind
 		if err := cmd.Start(); err != nil {
 			return err
 		}
