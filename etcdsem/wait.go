@@ -183,12 +183,13 @@ func (w *waiter) watch() error {
 }
 
 // next returns the watch's next response, nil with the view marked stale
-// if the watch ended (compaction, a member without a leader) or the size
-// changed, or an error if the handle can no longer be used.
+// if the watch ended (compaction, a member without a leader: w.ended is
+// then set) or the size changed, or an error if the handle can no longer
+// be used.
 func (w *waiter) next(wch clientv3.WatchChan) (*clientv3.WatchResponse, error) {
 	s := w.s
 	var wr clientv3.WatchResponse
-	var ok bool
+	var ok, resizedFirst bool
 	var resized <-chan struct{} // (a stale view is read again once the watch starts)
 	if !w.q.stale {
 		resized = s.sizes.since(w.q.rec.rev)
@@ -198,13 +199,14 @@ func (w *waiter) next(wch clientv3.WatchChan) (*clientv3.WatchResponse, error) {
 	case wr, ok = <-wch:
 	case <-s.lease.dead:
 	case <-resized: // read the size and the queue again
+		resizedFirst = true
 	}
 	s.hook.enter()
 	if err := s.usable(); err != nil {
 		return nil, err
 	}
-	if !ok || wr.Canceled || wr.Err() != nil {
-		w.q.stale, w.ended = true, true
+	if resizedFirst || !ok || wr.Canceled || wr.Err() != nil {
+		w.q.stale, w.ended = true, !resizedFirst
 		return nil, nil
 	}
 	return &wr, nil
