@@ -37,7 +37,9 @@ func DieWithParent(cmd *exec.Cmd) {
 // Start starts cmd so that it, and everything it forks, ends when the test
 // binary ends, however it ends (see DieWithParent), and when [Kill] kills
 // it. It fails if the guard that kills what survives the binary cannot be
-// started.
+// started. The guard learns of the process's group just after the process
+// starts: a binary killed in between (microseconds, unless the machine is
+// starved) leaves what the process forked meanwhile behind.
 func Start(cmd *exec.Cmd) error {
 	if err := startGuard(); err != nil {
 		return err

@@ -3,6 +3,7 @@ package devserver
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -69,14 +70,17 @@ func TestKillEndsWhatTheProcessForked(t *testing.T) {
 const roleEnv = "DEVSERVER_TEST_ROLE"
 
 // TestHelperStarter is the re-executed binary: it starts forker with
-// Start, prints the pid of what forker forked, and waits to be killed.
+// Start, and once Start has returned prints the pid of what forker forked,
+// then waits to be killed.
 func TestHelperStarter(t *testing.T) {
 	if os.Getenv(roleEnv) != "starter" {
 		t.Skip("runs only as the process TestKilledBinaryLeavesNothing starts")
 	}
 	cmd := exec.Command(forker[0], forker[1:]...)
-	cmd.Stdout = os.Stdout
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
 	require.NoError(t, Start(cmd))
+	fmt.Println(readPid(t, out))
 	select {} // until the parent kills this process
 }
 
