@@ -55,6 +55,19 @@ func (c *Cluster) StartMigration(key string) (*Migration, error) {
 	return &Migration{slot: slot, from: from, to: to}, nil
 }
 
+// Marked fails unless the source lists the slot as migrating, as
+// CLUSTER NODES shows it ("[slot->-destination]").
+func (m *Migration) Marked() error {
+	nodes, err := Command(m.from.Addr(), "CLUSTER", "NODES")
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(nodes, "["+m.slot+"->-") {
+		return fmt.Errorf("slot %s is not migrating on %s: %s", m.slot, m.from.Addr(), nodes)
+	}
+	return nil
+}
+
 // Cancel ends the migration with no key moved: the slot is stable on its
 // source again.
 func (m *Migration) Cancel() error {
