@@ -47,7 +47,7 @@ var contenders = []struct {
 	queue func(name string) string
 }{
 	{"etcdsem", func(tb testing.TB, c *clientv3.Client, name string) locker {
-		s, err := etcdsem.New(c, name, 1)
+		s, err := etcdsem.New(context.Background(), c, name, 1)
 		if err != nil {
 			tb.Fatal(err)
 		}

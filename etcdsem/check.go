@@ -58,3 +58,8 @@ func checkResize(size int64) {
 func badResize(size int64) {
 	panic(fmt.Sprintf("%s: Resize(%d): size must be at least 1", pkg, size))
 }
+
+//go:noinline
+func emptyName() {
+	panic(fmt.Sprintf("%s: New(%q): the semaphore name must not be empty", pkg, ""))
+}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -42,7 +43,7 @@ func TestLeaderStop(t *testing.T) {
 		cl, err := c.client()
 		require.NoError(t, err)
 		defer cl.Close()
-		handles[i], err = etcdsem.New(cl, name, size, etcdsem.WithLease(5*time.Second),
+		handles[i], err = etcdsem.New(context.Background(), cl, name, size, etcdsem.WithLease(5*time.Second),
 			etcdsem.WithErrorHandler(func(err error) { t.Logf("worker %d: reported: %v", i, err) }))
 		require.NoError(t, err)
 		defer handles[i].Close()
@@ -125,4 +126,64 @@ func TestLeaderStop(t *testing.T) {
 	for i, s := range handles {
 		assert.Zero(t, s.Held(), "handle %d", i)
 	}
+}
+
+// A waiter's watch requires a leader: on a member that lost it, the watch
+// is canceled, and a new one refused at once. With 2 of 3 members killed,
+// the waiter on the third must not re-create its watch at once, over and
+// over (a load on a sick cluster), but pause, with a growing jittered
+// pause, and read the queue before watching again. The count is taken over
+// a window that starts once the member has had time to notice (an election
+// timeout) and to cancel its watches (3 more).
+func TestWatchesBackOffWithoutLeader(t *testing.T) {
+	c, err := startCluster(server.bin, t.TempDir(), 3)
+	require.NoError(t, err)
+	defer c.close()
+	lead, err := c.leader()
+	require.NoError(t, err)
+	keep := (lead + 1) % 3
+	cl, err := c.client(keep)
+	require.NoError(t, err)
+	defer cl.Close()
+
+	ctx := context.Background()
+	name := uniqueName(t)
+	opts := []etcdsem.Option{etcdsem.WithLease(60 * time.Second), etcdsem.WithTimeout(time.Second)}
+	holder, err := etcdsem.New(ctx, cl, name, 1, opts...)
+	require.NoError(t, err)
+	defer func() { _ = holder.Close() }()
+	require.NoError(t, holder.Acquire(ctx, 1))
+	waiter, err := etcdsem.New(ctx, cl, name, 1, opts...)
+	require.NoError(t, err)
+	defer func() { _ = waiter.Close() }()
+	actx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- waiter.Acquire(actx, 1) }()
+	settleHandles(waiter)
+	require.Positive(t, waiter.Watches(), "the waiter does not watch")
+
+	for i := range 3 {
+		if i != keep {
+			c.signal(i, syscall.SIGKILL)
+		}
+	}
+	const notice, window = 5 * time.Second, 6 * time.Second
+	select {
+	case err := <-done:
+		t.Fatalf("Acquire returned %v before the window", err)
+	case <-time.After(notice):
+	}
+	before := waiter.Watches()
+	select {
+	case err := <-done:
+		t.Fatalf("Acquire returned %v during the window", err)
+	case <-time.After(window):
+	}
+	n := waiter.Watches() - before
+	cancel()
+	require.ErrorIs(t, await(t, done), context.Canceled)
+	t.Logf("%d watches started in %v on a member without a leader", n, window)
+	// Pauses grow by 50ms a failure up to 1s, less up to half as jitter,
+	// and each end costs a read too: a dozen fit the window at most.
+	assert.LessOrEqual(t, n, int64(12), "watches re-created without pause")
 }

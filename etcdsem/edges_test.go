@@ -50,7 +50,7 @@ func TestAcquireRacingClose(t *testing.T) {
 	for _, try := range []bool{false, true} {
 		name := map[bool]string{false: "Acquire", true: "TryAcquire"}[try]
 		t.Run(name, func(t *testing.T) {
-			s, err := etcdsem.New(cli, uniqueName(t), 2)
+			s, err := etcdsem.New(context.Background(), cli, uniqueName(t), 2)
 			require.NoError(t, err)
 			s.BeforeAdmit(func() { require.NoError(t, s.Close()) })
 			if try {
@@ -72,7 +72,7 @@ func TestAcquireRacingClose(t *testing.T) {
 func TestStaleEventIsReread(t *testing.T) {
 	ctx := context.Background()
 	holder := newSem(t, 1)
-	waiter, err := etcdsem.New(cli, holder.Name(), 1)
+	waiter, err := etcdsem.New(context.Background(), cli, holder.Name(), 1)
 	require.NoError(t, err)
 	defer waiter.Close()
 	require.NoError(t, holder.Acquire(ctx, 1))
@@ -222,9 +222,9 @@ func TestDoneClosesBeforeOthersGetIn(t *testing.T) {
 	ctx := context.Background()
 	px, cut := proxiedClient(t)
 	const lease = 2 * time.Second
-	holder, err := etcdsem.New(cut, uniqueName(t), 1, etcdsem.WithLease(lease), etcdsem.WithTimeout(time.Second))
+	holder, err := etcdsem.New(context.Background(), cut, uniqueName(t), 1, etcdsem.WithLease(lease), etcdsem.WithTimeout(time.Second))
 	require.NoError(t, err)
-	other, err := etcdsem.New(cli, holder.Name(), 1)
+	other, err := etcdsem.New(context.Background(), cli, holder.Name(), 1)
 	require.NoError(t, err)
 	defer other.Close()
 
@@ -273,7 +273,7 @@ func TestSentinelErrors(t *testing.T) {
 	// A server that cannot be reached: New fails with ErrUnavailable.
 	px, c := proxiedClient(t)
 	px.Cut()
-	_, err := etcdsem.New(c, uniqueName(t), 1, etcdsem.WithTimeout(300*time.Millisecond))
+	_, err := etcdsem.New(context.Background(), c, uniqueName(t), 1, etcdsem.WithTimeout(300*time.Millisecond))
 	require.ErrorIs(t, err, etcdsem.ErrUnavailable)
 	assert.ErrorContains(t, err, "etcdsem: New(")
 }
@@ -283,7 +283,7 @@ func TestSentinelErrors(t *testing.T) {
 func TestAcquireKeepsItsDeadline(t *testing.T) {
 	px, c := proxiedClient(t)
 	const timeout, wait = 500 * time.Millisecond, 300 * time.Millisecond
-	s, err := etcdsem.New(c, uniqueName(t), 1, etcdsem.WithLease(5*time.Second), etcdsem.WithTimeout(timeout))
+	s, err := etcdsem.New(context.Background(), c, uniqueName(t), 1, etcdsem.WithLease(5*time.Second), etcdsem.WithTimeout(timeout))
 	require.NoError(t, err)
 	px.Cut()
 	ctx, cancel := context.WithTimeout(context.Background(), wait)

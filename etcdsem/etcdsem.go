@@ -27,7 +27,7 @@
 //		return err
 //	}
 //	defer cli.Close()
-//	s, err := etcdsem.New(cli, "uploads", 4) // the same name in every process
+//	s, err := etcdsem.New(ctx, cli, "uploads", 4) // the same name in every process
 //	if err != nil {
 //		return err
 //	}
@@ -47,12 +47,23 @@
 // [Semaphore.ReleaseErr] returns them. How the semaphore is kept in etcd,
 // what each call costs, and what it cannot promise (a holder is a lease,
 // not a process) are in https://github.com/semacat/sem/blob/main/docs/distributed.md.
+//
+// # Compaction
+//
+// Every acquisition writes about two revisions, which etcd keeps until
+// they are compacted, and etcd does not compact by default: a busy
+// semaphore grows the database toward etcd's space quota, after which
+// every write fails. Run etcd with auto-compaction
+// (--auto-compaction-mode=periodic --auto-compaction-retention=1h, for
+// instance), and defragment now and then; etcdsem reads the queue again
+// when a watch finds its revision compacted.
 package etcdsem
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/url"
 	"strconv"
 	"strings"
@@ -142,20 +153,23 @@ type entry struct {
 // New grants the handle's lease and starts keeping it alive, and watches
 // the size; call Close to revoke the lease and stop both.
 //
-// New panics if size is less than 1. It returns an error if name is empty,
-// or one wrapping [ErrUnavailable] if etcd cannot be reached within the
-// timeout.
-func New(cli *clientv3.Client, name string, size int64, opts ...Option) (*Semaphore, error) {
+// ctx bounds the round trips New makes (recording the size, granting the
+// lease), as [WithTimeout] does too; it does not bound the handle's life.
+//
+// New panics if name is empty, if size is less than 1, or if given an
+// option it does not use (see [Option]). It returns an error wrapping
+// [ErrUnavailable] if etcd cannot be reached in time.
+func New(ctx context.Context, cli *clientv3.Client, name string, size int64, opts ...Option) (*Semaphore, error) {
 	checkSize(size)
-	o := defaultOptions()
-	for _, opt := range opts {
-		opt(&o)
-	}
 	if name == "" {
-		return nil, fmt.Errorf("%s: New: empty semaphore name", pkg)
+		emptyName()
+	}
+	var o options
+	if o = buildOptions("New", opts); o.session != nil {
+		o = buildOptions("New", opts, "WithLease")
 	}
 	base := o.prefix + url.PathEscape(name) + "/"
-	ctx, cancel := context.WithTimeout(cli.Ctx(), o.timeout)
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
 	rec, err := recordSize(ctx, cli, base+"size", name, size)
 	if err != nil {
@@ -368,7 +382,7 @@ func (s *Semaphore) backoff(ctx context.Context, what string, err error, attempt
 	if err := s.usable(); err != nil {
 		return err
 	}
-	t := time.NewTimer(min(time.Duration(attempt+1)*50*time.Millisecond, time.Second))
+	t := time.NewTimer(retryPause(attempt))
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
@@ -378,6 +392,16 @@ func (s *Semaphore) backoff(ctx context.Context, what string, err error, attempt
 	case <-t.C:
 		return nil
 	}
+}
+
+// retryPause is the pause before retry number attempt+1 of something that
+// failed attempt+1 times in a row: it grows by 50ms a failure up to a
+// second, and a random half of it is left out (jitter), so that handles
+// that failed together, on a member that lost its leader for instance, do
+// not retry together.
+func retryPause(attempt int) time.Duration {
+	base := min(time.Duration(attempt+1)*50*time.Millisecond, time.Second)
+	return base/2 + rand.N(base/2+1)
 }
 
 // opCtx bounds a call that takes no context.

@@ -85,7 +85,7 @@ func uniqueName(t testing.TB) string {
 // newSem makes a handle on a fresh semaphore, closed when t ends.
 func newSem(t testing.TB, size int64, opts ...etcdsem.Option) *etcdsem.Semaphore {
 	t.Helper()
-	s, err := etcdsem.New(cli, uniqueName(t), size, opts...)
+	s, err := etcdsem.New(context.Background(), cli, uniqueName(t), size, opts...)
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, s.Close()) })
 	return s
@@ -172,7 +172,7 @@ func await[T any](t testing.TB, ch <-chan T) T {
 func TestConformance(t *testing.T) {
 	handles := newHandles(t)
 	newFn := func(size int64) sem.Semaphore {
-		s, err := etcdsem.New(cli, uniqueName(t), size, etcdsem.WithLease(5*time.Second))
+		s, err := etcdsem.New(context.Background(), cli, uniqueName(t), size, etcdsem.WithLease(5*time.Second))
 		if err != nil {
 			panic(err) // semtest reports it as a failure of New
 		}
@@ -183,7 +183,7 @@ func TestConformance(t *testing.T) {
 }
 
 func TestBadInputMessages(t *testing.T) {
-	assert.PanicsWithValue(t, "etcdsem: New(0): size must be at least 1", func() { _, _ = etcdsem.New(cli, "x", 0) })
+	assert.PanicsWithValue(t, "etcdsem: New(0): size must be at least 1", func() { _, _ = etcdsem.New(context.Background(), cli, "x", 0) })
 	s := newSem(t, 2)
 	assert.PanicsWithValue(t, "etcdsem: Acquire(-2): negative weight",
 		func() { _ = s.Acquire(context.Background(), -2) })
@@ -199,23 +199,64 @@ func TestBadInputMessages(t *testing.T) {
 	_, err = s.AcquirePermit(context.Background(), 3)
 	require.ErrorIs(t, err, sem.ErrExceedsSize)
 
-	_, err = etcdsem.New(cli, "", 1)
-	assert.ErrorContains(t, err, "empty semaphore name")
+	assert.PanicsWithValue(t, `etcdsem: New(""): the semaphore name must not be empty`,
+		func() { _, _ = etcdsem.New(context.Background(), cli, "", 1) })
+}
+
+// A constructor given an option it does not use panics, naming the
+// constructor and the option, before it talks to the server.
+func TestUnusedOptionsAreRefused(t *testing.T) {
+	ctx := context.Background()
+	for _, opt := range []struct {
+		name string
+		opt  etcdsem.Option
+	}{
+		{"WithPrefix", etcdsem.WithPrefix("/p/")},
+		{"WithOwner", etcdsem.WithOwner("me")},
+		{"WithErrorHandler", etcdsem.WithErrorHandler(func(error) {})},
+		{"WithSession", etcdsem.WithSession(nil)},
+	} {
+		assert.PanicsWithValue(t, "etcdsem: NewSession: option "+opt.name+" is not used by NewSession (it configures a handle: give it to New)",
+			func() { _, _ = etcdsem.NewSession(ctx, cli, etcdsem.WithLease(5*time.Second), opt.opt) })
+	}
+
+	ss, err := etcdsem.NewSession(ctx, cli, etcdsem.WithLease(5*time.Second), etcdsem.WithTimeout(time.Second))
+	require.NoError(t, err)
+	defer ss.Close()
+	assert.PanicsWithValue(t, "etcdsem: New: option WithLease is not used by New (a handle made WithSession has its session's lease: give WithLease to NewSession)",
+		func() {
+			_, _ = etcdsem.New(ctx, cli, uniqueName(t), 1, etcdsem.WithSession(ss), etcdsem.WithLease(time.Minute))
+		})
+	s, err := etcdsem.New(ctx, cli, uniqueName(t), 1, etcdsem.WithSession(ss), etcdsem.WithTimeout(time.Second),
+		etcdsem.WithPrefix(etcdsem.DefaultPrefix), etcdsem.WithOwner("me"), etcdsem.WithErrorHandler(func(error) {}))
+	require.NoError(t, err, "New uses every other option with WithSession")
+	require.NoError(t, s.Close())
+}
+
+// New and NewSession stop at their context: a canceled one fails them
+// at once, with the context's error.
+func TestConstructorsTakeContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := etcdsem.New(ctx, cli, uniqueName(t), 1)
+	assert.ErrorIs(t, err, context.Canceled)
+	_, err = etcdsem.NewSession(ctx, cli)
+	assert.ErrorIs(t, err, context.Canceled)
 }
 
 func TestSizeIsRecordedAtTheName(t *testing.T) {
 	name := uniqueName(t)
-	a, err := etcdsem.New(cli, name, 3)
+	a, err := etcdsem.New(context.Background(), cli, name, 3)
 	require.NoError(t, err)
 	defer a.Close()
-	b, err := etcdsem.New(cli, name, 3)
+	b, err := etcdsem.New(context.Background(), cli, name, 3)
 	require.NoError(t, err, "a second handle with the same size")
 	defer b.Close()
-	_, err = etcdsem.New(cli, name, 4)
+	_, err = etcdsem.New(context.Background(), cli, name, 4)
 	require.ErrorIs(t, err, etcdsem.ErrSizeMismatch)
 	assert.EqualError(t, err, fmt.Sprintf(`etcdsem: New(%q, 4): the semaphore has size 3: etcdsem: semaphore exists with a different size`, name))
 	// A name with a slash cannot reach into another semaphore's keys.
-	c, err := etcdsem.New(cli, name+"/q", 1)
+	c, err := etcdsem.New(context.Background(), cli, name+"/q", 1)
 	require.NoError(t, err)
 	defer c.Close()
 }
@@ -225,7 +266,7 @@ func TestHandlesShareFIFO(t *testing.T) {
 	ctx := context.Background()
 	name := uniqueName(t)
 	open := func() *etcdsem.Semaphore {
-		s, err := etcdsem.New(cli, name, 3)
+		s, err := etcdsem.New(context.Background(), cli, name, 3)
 		require.NoError(t, err)
 		t.Cleanup(func() { assert.NoError(t, s.Close()) })
 		return s
@@ -256,7 +297,7 @@ func TestHandlesShareFIFO(t *testing.T) {
 func TestReleaseSplitsKeys(t *testing.T) {
 	ctx := context.Background()
 	s := newSem(t, 4)
-	other, err := etcdsem.New(cli, s.Name(), 4)
+	other, err := etcdsem.New(context.Background(), cli, s.Name(), 4)
 	require.NoError(t, err)
 	defer other.Close()
 
@@ -344,9 +385,9 @@ func TestPermitFencing(t *testing.T) {
 func TestCloseGivesBack(t *testing.T) {
 	ctx := context.Background()
 	name := uniqueName(t)
-	a, err := etcdsem.New(cli, name, 2)
+	a, err := etcdsem.New(context.Background(), cli, name, 2)
 	require.NoError(t, err)
-	b, err := etcdsem.New(cli, name, 2)
+	b, err := etcdsem.New(context.Background(), cli, name, 2)
 	require.NoError(t, err)
 	defer b.Close()
 

@@ -27,23 +27,23 @@ func ExampleSession() {
 	}
 	defer cli.Close()
 
-	session, err := etcdsem.NewSession(cli, etcdsem.WithLease(10*time.Second))
+	ctx := context.Background()
+	session, err := etcdsem.NewSession(ctx, cli, etcdsem.WithLease(10*time.Second))
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer session.Close() // revokes the lease: last, after the handles
-	uploads, err := etcdsem.New(cli, "example-uploads", 4, etcdsem.WithSession(session))
+	uploads, err := etcdsem.New(ctx, cli, "example-uploads", 4, etcdsem.WithSession(session))
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer uploads.Close()
-	conns, err := etcdsem.New(cli, "example-db-connections", 2, etcdsem.WithSession(session))
+	conns, err := etcdsem.New(ctx, cli, "example-db-connections", 2, etcdsem.WithSession(session))
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer conns.Close()
 
-	ctx := context.Background()
 	if err := uploads.Acquire(ctx, 1); err != nil {
 		log.Fatal(err)
 	}

@@ -30,13 +30,13 @@ func Example_workerPool() {
 	}
 	defer cli.Close()
 
-	s, err := etcdsem.New(cli, "example-pool", 3)
+	ctx := context.Background()
+	s, err := etcdsem.New(ctx, cli, "example-pool", 3)
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer s.Close()
 
-	ctx := context.Background()
 	var mu sync.Mutex
 	done := 0
 	for range 10 {
@@ -72,7 +72,7 @@ func Example_timeout() {
 	defer cli.Close()
 
 	ctx := context.Background()
-	s, err := etcdsem.New(cli, "example-timeout", 1)
+	s, err := etcdsem.New(ctx, cli, "example-timeout", 1)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func ExamplePermit_Cmp() {
 	defer cli.Close()
 
 	ctx := context.Background()
-	s, err := etcdsem.New(cli, "example-fencing", 1)
+	s, err := etcdsem.New(ctx, cli, "example-fencing", 1)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func ExamplePermit_Token() {
 	}
 
 	ctx := context.Background()
-	s, err := etcdsem.New(cli, "example-fencing-token", 1)
+	s, err := etcdsem.New(ctx, cli, "example-fencing-token", 1)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -72,3 +72,11 @@ func (s *Semaphore) SweepScheduled() bool {
 // Sweep deletes the keys on the lease of s, under its own key prefix, that
 // s does not track, as its background sweeps do.
 func (s *Semaphore) Sweep() error { return s.sweep() }
+
+// MoveWallClock moves the wall clock that the lease of s reads ahead by d,
+// leaving the monotonic clock alone, as a suspend of the machine for d
+// does.
+func (s *Semaphore) MoveWallClock(d time.Duration) { s.lease.hook.wallAhead.Add(int64(d)) }
+
+// Watches returns how many watches the waiters of s have started.
+func (s *Semaphore) Watches() int64 { return s.hook.watches.Load() }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -27,8 +28,11 @@ type testHook struct {
 	lostReply     func() error           // if it returns an error, a write-back that succeeded fails with it
 	beforeAdmit   func()                 // a key holds; the call is about to report the grant
 	pauseRefresh  atomic.Bool            // keep-alives are not sent while set
+	wallAhead     atomic.Int64           // how far the wall clock is moved ahead of the monotonic one, as a suspend does
 
 	beforeSizeEvent atomic.Pointer[func()] // the size watch has an event to pass on (set while the handle runs)
+
+	watches atomic.Int64 // watches the handle's waiters started
 }
 
 // parked is what Settled needs of a waiting call.
@@ -165,6 +169,23 @@ func (h *testHook) sizeEvent() {
 	}
 	if f := h.beforeSizeEvent.Load(); f != nil {
 		(*f)()
+	}
+}
+
+// wallNow reads the wall clock, moved ahead in the tests by wallAhead;
+// the result has no monotonic reading, so comparisons with it go by the
+// wall clock only.
+func (h *testHook) wallNow() time.Time {
+	now := time.Now().Round(0)
+	if h != nil {
+		now = now.Add(time.Duration(h.wallAhead.Load()))
+	}
+	return now
+}
+
+func (h *testHook) watched() {
+	if h != nil {
+		h.watches.Add(1)
 	}
 }
 

@@ -1,6 +1,9 @@
 package etcdsem
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // DefaultPrefix is the key prefix under which semaphores live unless
 // [WithPrefix] says otherwise.
@@ -12,7 +15,11 @@ const (
 	DefaultTimeout = 5 * time.Second
 )
 
-// Option configures a handle made by [New].
+// Option configures a handle made by [New], or a [Session] made by
+// [NewSession]. A constructor given an option it does not use panics,
+// naming it: NewSession uses only [WithLease] and [WithTimeout], and New
+// with [WithSession] takes its lease's TTL from the session, not from
+// [WithLease].
 type Option func(*options)
 
 type options struct {
@@ -22,6 +29,33 @@ type options struct {
 	owner   string
 	onError func(error)
 	session *Session
+	set     []string // the names of the options given, in order
+}
+
+// buildOptions applies opts to the defaults for the constructor method,
+// and panics if one of them is among those the constructor does not use.
+func buildOptions(method string, opts []Option, unused ...string) options {
+	o := defaultOptions()
+	for _, opt := range opts {
+		opt(&o)
+	}
+	for _, name := range o.set {
+		for _, u := range unused {
+			if name == u {
+				panic(fmt.Sprintf("%s: %s: option %s is not used by %s%s", pkg, method, name, method, unusedWhy[name]))
+			}
+		}
+	}
+	return o
+}
+
+// unusedWhy says where an option refused by a constructor belongs.
+var unusedWhy = map[string]string{
+	"WithLease":        " (a handle made WithSession has its session's lease: give WithLease to NewSession)",
+	"WithPrefix":       " (it configures a handle: give it to New)",
+	"WithOwner":        " (it configures a handle: give it to New)",
+	"WithErrorHandler": " (it configures a handle: give it to New)",
+	"WithSession":      " (it configures a handle: give it to New)",
 }
 
 func defaultOptions() options {
@@ -37,28 +71,29 @@ func defaultOptions() options {
 // holder learns it can no longer trust its lease somewhat before the TTL
 // runs out: see [Permit.Done].
 func WithLease(d time.Duration) Option {
-	return func(o *options) { o.lease = d }
+	return func(o *options) { o.lease = d; o.set = append(o.set, "WithLease") }
 }
 
-// WithTimeout bounds the calls that take no context (New, TryAcquire,
-// Release, Close), each round trip of [Semaphore.ReleaseErr] and
+// WithTimeout bounds the calls that take no context (TryAcquire, Release,
+// Close), the round trips of New and NewSession (with their context), each
+// round trip of [Semaphore.ReleaseErr] and
 // [Permit.Release], each attempt of an Acquire to join the queue, and the
 // clean-up an Acquire does after its context ended. The default is [DefaultTimeout].
 func WithTimeout(d time.Duration) Option {
-	return func(o *options) { o.timeout = d }
+	return func(o *options) { o.timeout = d; o.set = append(o.set, "WithTimeout") }
 }
 
 // WithPrefix sets the key prefix under which the semaphore lives. Handles
 // share a semaphore when they use the same prefix and name. The default is
 // [DefaultPrefix].
 func WithPrefix(prefix string) Option {
-	return func(o *options) { o.prefix = prefix }
+	return func(o *options) { o.prefix = prefix; o.set = append(o.set, "WithPrefix") }
 }
 
 // WithOwner stores a label (for example "host:pid") with each of the handle's
 // keys, so that tools listing the queue can say who holds what.
 func WithOwner(owner string) Option {
-	return func(o *options) { o.owner = owner }
+	return func(o *options) { o.owner = owner; o.set = append(o.set, "WithOwner") }
 }
 
 // WithErrorHandler sets a function that receives the errors of the calls that
@@ -66,5 +101,5 @@ func WithOwner(owner string) Option {
 // deletions that failed. It is called from the goroutine that met the error
 // and must not block for long.
 func WithErrorHandler(f func(error)) Option {
-	return func(o *options) { o.onError = f }
+	return func(o *options) { o.onError = f; o.set = append(o.set, "WithErrorHandler") }
 }

@@ -105,12 +105,19 @@ func (p *Permit) Cmp() clientv3.Cmp {
 // before sent + TTL, so Done closes before etcd can admit anyone else to
 // these permits, as long as the holder's clock runs no more than a
 // hundredth slower than the server's. A holder cut off from etcd sees Done
-// close within a TTL of the cut. A paused process sees Done closed once its
-// timers run after it resumes, and Err reports the loss at once. A
-// keep-alive that finds the lease gone closes Done at once. Release does
+// close within a TTL of the cut. A process paused past that moment finds,
+// as soon as it calls Done or Err, Done closed and Err reporting the loss.
+// The handle reads the wall clock as well as the monotonic one, which
+// stops while the machine is suspended: after a suspend past that moment,
+// Done and Err see the loss at once too, and Done closes by itself within
+// a twelfth of the TTL of the resume. A keep-alive that finds the lease
+// gone closes Done at once. Release does
 // not close Done: it is the handle's lease, shared by all its permits. A
 // Permit of weight 0 has the same Done.
-func (p *Permit) Done() <-chan struct{} { return p.s.lease.dead }
+func (p *Permit) Done() <-chan struct{} {
+	_ = p.s.lease.err() // a trust that ran out while the process was paused ends now
+	return p.s.lease.dead
+}
 
 // Err returns nil while the lease is trusted (Done is open, or about to
 // close because the trust ran out this instant: Err then closes it). After,

@@ -49,6 +49,7 @@ func startWorker(t *testing.T, role, name string, size int64, extra ...string) *
 		sizeEnv+"="+strconv.FormatInt(size, 10))
 	cmd.Env = append(cmd.Env, extra...)
 	cmd.Stderr = os.Stderr
+	dieWithParent(cmd) // a "hold" worker would otherwise wait forever
 	return cmd
 }
 
@@ -68,7 +69,7 @@ func TestHelperProcess(t *testing.T) {
 	defer c.Close()
 	size, err := strconv.ParseInt(os.Getenv(sizeEnv), 10, 64)
 	require.NoError(t, err)
-	s, err := etcdsem.New(c, os.Getenv(nameEnv), size,
+	s, err := etcdsem.New(context.Background(), c, os.Getenv(nameEnv), size,
 		etcdsem.WithLease(workerTTL), etcdsem.WithOwner(fmt.Sprintf("pid %d", os.Getpid())))
 	require.NoError(t, err)
 	defer s.Close()
@@ -162,7 +163,7 @@ func TestProcessesShareOneSemaphore(t *testing.T) {
 // availableOf reads the free permits of the semaphore name.
 func availableOf(t *testing.T, name string, size int64) int64 {
 	t.Helper()
-	s, err := etcdsem.New(cli, name, size)
+	s, err := etcdsem.New(context.Background(), cli, name, size)
 	require.NoError(t, err)
 	defer s.Close()
 	return available(t, s)
@@ -182,7 +183,7 @@ func TestKilledHolderPermitsReturn(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "holding\n", line)
 
-	s, err := etcdsem.New(cli, name, size)
+	s, err := etcdsem.New(context.Background(), cli, name, size)
 	require.NoError(t, err)
 	defer s.Close()
 	require.False(t, s.TryAcquire(1), "the worker holds every permit")

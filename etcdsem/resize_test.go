@@ -18,7 +18,7 @@ import (
 // otherHandle returns a second handle on s's semaphore, closed when t ends.
 func otherHandle(t *testing.T, s *etcdsem.Semaphore) *etcdsem.Semaphore {
 	t.Helper()
-	other, err := etcdsem.New(cli, s.Name(), s.Size(), etcdsem.WithLease(5*time.Second))
+	other, err := etcdsem.New(context.Background(), cli, s.Name(), s.Size(), etcdsem.WithLease(5*time.Second))
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, other.Close()) })
 	return other
@@ -64,7 +64,7 @@ func TestResizeAcrossHandles(t *testing.T) {
 	assert.True(t, b.TryAcquire(2), "the other handle is admitted by the new size")
 	assert.False(t, a.TryAcquire(1), "2 of 2 held")
 
-	_, err = etcdsem.New(cli, a.Name(), 3)
+	_, err = etcdsem.New(context.Background(), cli, a.Name(), 3)
 	require.ErrorIs(t, err, etcdsem.ErrSizeMismatch)
 
 	waiter := acquireWithin(a, 2, 20*time.Second)

@@ -49,21 +49,22 @@ type cluster struct {
 	Endpoints []string
 }
 
-// startCluster starts an n-member cluster with its data under dir and
-// returns once every member names the same leader. A port taken by someone
-// else meanwhile costs a retry on other ports, three tries in all.
-func startCluster(bin, dir string, n int) (*cluster, error) {
+// startCluster starts an n-member cluster with its data under dir, each
+// member with the extra flags, and returns once every member names the
+// same leader. A port taken by someone else meanwhile costs a retry on
+// other ports, three tries in all.
+func startCluster(bin, dir string, n int, extra ...string) (*cluster, error) {
 	var err error
 	for try := range 3 {
 		var c *cluster
-		if c, err = tryCluster(bin, filepath.Join(dir, strconv.Itoa(try)), n); err == nil {
+		if c, err = tryCluster(bin, filepath.Join(dir, strconv.Itoa(try)), n, extra); err == nil {
 			return c, nil
 		}
 	}
 	return nil, err
 }
 
-func tryCluster(bin, dir string, n int) (*cluster, error) {
+func tryCluster(bin, dir string, n int, extra []string) (*cluster, error) {
 	c := &cluster{bin: bin, dir: dir, procs: make([]*exec.Cmd, n)}
 	peers := make([]string, n)
 	var initial []string
@@ -88,6 +89,7 @@ func tryCluster(bin, dir string, n int) (*cluster, error) {
 			"--initial-cluster-token", "etcdsem-test", "--initial-cluster-state", "new",
 			"--unsafe-no-fsync", "--log-level", "error",
 		})
+		c.args[i] = append(c.args[i], extra...)
 		if err := c.start(i); err != nil {
 			c.close()
 			return nil, err

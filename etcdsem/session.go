@@ -44,18 +44,16 @@ type Session struct {
 	background sync.WaitGroup // the keep-alive loop
 }
 
-// NewSession grants a lease on cli and starts keeping it alive. Of the
-// options, [WithLease] sets the lease's TTL and [WithTimeout] bounds the
-// grant and the revocation; the others are the handles' (see New). It
-// returns an error wrapping [ErrUnavailable] if etcd cannot be reached
-// within the timeout. Close it once the handles on it are closed, or to
-// end them all at once.
-func NewSession(cli *clientv3.Client, opts ...Option) (*Session, error) {
-	o := defaultOptions()
-	for _, opt := range opts {
-		opt(&o)
-	}
-	ctx, cancel := context.WithTimeout(cli.Ctx(), o.timeout)
+// NewSession grants a lease on cli and starts keeping it alive. ctx bounds
+// the grant, not the session's life. Of the options, [WithLease] sets the
+// lease's TTL and [WithTimeout] bounds the grant too, and the revocation;
+// NewSession panics, naming it, if given any other (they are the
+// handles': see New). It returns an error wrapping [ErrUnavailable] if
+// etcd cannot be reached in time. Close it once the handles on it are
+// closed, or to end them all at once.
+func NewSession(ctx context.Context, cli *clientv3.Client, opts ...Option) (*Session, error) {
+	o := buildOptions("NewSession", opts, "WithPrefix", "WithOwner", "WithErrorHandler", "WithSession")
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
 	ss, err := newSession(ctx, cli, o, hookForNewHandle())
 	if err != nil {
@@ -74,7 +72,7 @@ func newSession(ctx context.Context, cli *clientv3.Client, o options, hook *test
 	}
 	ss := &Session{cli: cli, id: grant.ID, timeout: o.timeout, hook: hook, views: make(map[*lease]string)}
 	ss.trust = newLease(cli.Ctx(), grant.ID, time.Duration(grant.TTL)*time.Second, sent,
-		ss.lost("", "no keep-alive was confirmed in time; the server may have expired the lease"))
+		ss.lost("", "no keep-alive was confirmed in time; the server may have expired the lease"), hook)
 	ss.background.Add(1)
 	go ss.keepAlive()
 	return ss, nil
@@ -84,7 +82,7 @@ func newSession(ctx context.Context, cli *clientv3.Client, o options, hook *test
 // lease of its own: see [Session]. [WithLease] is then the session's. The
 // handle's client and the session's must reach the same etcd cluster.
 func WithSession(ss *Session) Option {
-	return func(o *options) { o.session = ss }
+	return func(o *options) { o.session = ss; o.set = append(o.set, "WithSession") }
 }
 
 // Lease returns the ID of the session's lease.
@@ -93,7 +91,10 @@ func (ss *Session) Lease() clientv3.LeaseID { return ss.id }
 // Done returns a channel that is closed when the session's lease can no
 // longer be trusted to be alive, or the session is closed: the handles on
 // it have then lost every permit they held (see [Permit.Done]).
-func (ss *Session) Done() <-chan struct{} { return ss.trust.dead }
+func (ss *Session) Done() <-chan struct{} {
+	_ = ss.trust.err() // a trust that ran out while the process was paused ends now
+	return ss.trust.dead
+}
 
 // Close revokes the session's lease, which deletes the keys of every
 // handle on it: the permits they hold are given back, their waiting

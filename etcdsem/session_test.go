@@ -15,7 +15,7 @@ import (
 // newSession returns a session on cli, closed when t ends.
 func newSession(t *testing.T) *etcdsem.Session {
 	t.Helper()
-	ss, err := etcdsem.NewSession(cli, etcdsem.WithLease(5*time.Second))
+	ss, err := etcdsem.NewSession(context.Background(), cli, etcdsem.WithLease(5*time.Second))
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, ss.Close()) })
 	return ss
@@ -25,7 +25,7 @@ func newSession(t *testing.T) *etcdsem.Session {
 // when t ends.
 func onSession(t *testing.T, ss *etcdsem.Session, name string, size int64) *etcdsem.Semaphore {
 	t.Helper()
-	s, err := etcdsem.New(cli, name, size, etcdsem.WithSession(ss))
+	s, err := etcdsem.New(context.Background(), cli, name, size, etcdsem.WithSession(ss))
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, s.Close()) })
 	return s
@@ -88,7 +88,7 @@ func TestSessionSharesOneLease(t *testing.T) {
 // free for others; New on the closed session fails.
 func TestSessionCloseEndsEveryHandle(t *testing.T) {
 	ctx := context.Background()
-	ss, err := etcdsem.NewSession(cli, etcdsem.WithLease(5*time.Second))
+	ss, err := etcdsem.NewSession(context.Background(), cli, etcdsem.WithLease(5*time.Second))
 	require.NoError(t, err)
 	a := onSession(t, ss, uniqueName(t), 1)
 	b := onSession(t, ss, uniqueName(t), 2)
@@ -109,7 +109,7 @@ func TestSessionCloseEndsEveryHandle(t *testing.T) {
 	assert.Equal(t, int64(2), available(t, outsider), "the revoked lease took b's keys")
 	require.True(t, outsider.TryAcquire(2))
 	outsider.Release(2)
-	_, err = etcdsem.New(cli, uniqueName(t), 1, etcdsem.WithSession(ss))
+	_, err = etcdsem.New(context.Background(), cli, uniqueName(t), 1, etcdsem.WithSession(ss))
 	require.ErrorIs(t, err, etcdsem.ErrSessionClosed)
 }
 

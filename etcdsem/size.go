@@ -262,7 +262,7 @@ func (s *Semaphore) watchSize(from int64) {
 			}
 			from, attempt = wr.Header.Revision+1, 0
 		}
-		t := time.NewTimer(min(time.Duration(attempt+1)*100*time.Millisecond, time.Second))
+		t := time.NewTimer(retryPause(attempt + 1))
 		select {
 		case <-ctx.Done():
 			t.Stop()

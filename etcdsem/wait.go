@@ -2,6 +2,7 @@ package etcdsem
 
 import (
 	"context"
+	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -13,7 +14,9 @@ type waiter struct {
 	ctx      context.Context
 	e        *entry
 	q        *queueState
-	failures int // round trips failed in a row
+	failures int  // round trips failed in a row
+	ended    bool // the last watch ended (canceled, or closed) rather than changed the view
+	rewatch  int  // watches ended in a row, with no event between
 }
 
 // wait waits until e's key holds, and returns nil once a read made after
@@ -134,10 +137,17 @@ func (w *waiter) watch() error {
 	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(w.ctx))
 	defer cancel()
 	wch := s.cli.Watch(wctx, key, opts...)
+	s.hook.watched()
 	for {
 		wr, err := w.next(wch)
-		if err != nil || wr == nil {
+		if err != nil {
 			return err
+		}
+		if wr == nil {
+			if w.ended {
+				return w.afterEnd()
+			}
+			return nil
 		}
 		if wr.Created {
 			if q.stale || wr.Header.Revision > q.rev {
@@ -151,6 +161,7 @@ func (w *waiter) watch() error {
 			}
 			continue
 		}
+		w.rewatch = 0
 		changed := false
 		for _, ev := range wr.Events {
 			if ev.Kv.ModRevision <= q.rev {
@@ -172,12 +183,13 @@ func (w *waiter) watch() error {
 }
 
 // next returns the watch's next response, nil with the view marked stale
-// if the watch ended (compaction, a member without a leader) or the size
-// changed, or an error if the handle can no longer be used.
+// if the watch ended (compaction, a member without a leader: w.ended is
+// then set) or the size changed, or an error if the handle can no longer
+// be used.
 func (w *waiter) next(wch clientv3.WatchChan) (*clientv3.WatchResponse, error) {
 	s := w.s
 	var wr clientv3.WatchResponse
-	var ok bool
+	var ok, resizedFirst bool
 	var resized <-chan struct{} // (a stale view is read again once the watch starts)
 	if !w.q.stale {
 		resized = s.sizes.since(w.q.rec.rev)
@@ -187,16 +199,41 @@ func (w *waiter) next(wch clientv3.WatchChan) (*clientv3.WatchResponse, error) {
 	case wr, ok = <-wch:
 	case <-s.lease.dead:
 	case <-resized: // read the size and the queue again
+		resizedFirst = true
 	}
 	s.hook.enter()
 	if err := s.usable(); err != nil {
 		return nil, err
 	}
-	if !ok || wr.Canceled || wr.Err() != nil {
-		w.q.stale = true
+	if resizedFirst || !ok || wr.Canceled || wr.Err() != nil {
+		w.q.stale, w.ended = true, !resizedFirst
 		return nil, nil
 	}
 	return &wr, nil
+}
+
+// afterEnd pauses, then reads the queue, before the waiter watches again
+// after its watch ended. A watch ends mostly because its member lost the
+// leader (the watches require one) or the revision it starts from was
+// compacted; watched again at once, it would be refused at once, over and
+// over, a load on a cluster that is already sick. The pause grows with the
+// ends in a row, with jitter (see retryPause); the read tells whether the
+// key fits meanwhile, and fails, with its own pause, while the member has
+// no leader.
+func (w *waiter) afterEnd() error {
+	s := w.s
+	w.ended = false
+	t := time.NewTimer(retryPause(w.rewatch))
+	defer t.Stop()
+	w.rewatch++
+	select {
+	case <-w.ctx.Done():
+		return w.ctx.Err()
+	case <-s.lease.dead:
+		return s.usable()
+	case <-t.C:
+	}
+	return w.read()
 }
 
 // apply updates q with one event of the queue: a key ahead left or shrank.

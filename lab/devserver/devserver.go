@@ -1,8 +1,9 @@
 // Package devserver runs the servers that the development code of the
 // distributed strategies talks to (the recipes, the demos, the
 // fault-injection runs): a test binary's lifetime around a server (Main,
-// Linger), redis-server processes on free loopback ports (StartRedis), the
-// processes a test starts (DieWithParent, Kill), and the handles a test
+// Linger), redis-server processes on free loopback ports (StartRedis,
+// StartRedisUnder), the processes a test starts, which end with the test
+// binary however it ends (Start, Kill), and the handles a test
 // opens on them (Handles). Its subpackage etcd runs etcd clusters inside
 // the process, and its command cmd/etcd is an etcd server for tests that
 // need one as a separate process.
@@ -16,8 +17,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
-	"syscall"
 	"time"
 )
 
@@ -64,15 +63,4 @@ func FreePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// Kill sends SIGKILL to cmd's process, as a crash would, and waits for it
-// to end. A command that never started, or whose process is already gone,
-// is fine.
-func Kill(cmd *exec.Cmd) {
-	if cmd == nil || cmd.Process == nil {
-		return
-	}
-	_ = cmd.Process.Signal(syscall.SIGKILL)
-	_ = cmd.Wait()
 }

@@ -17,9 +17,19 @@ type Redis struct {
 	// Port is the loopback port the server listens on, across restarts.
 	Port int
 
-	dir  string
-	args []string
-	cmd  *exec.Cmd
+	dir    string
+	args   []string
+	launch Launcher
+	cmd    *exec.Cmd
+}
+
+// Launcher is a command that runs redis-server, such as faketime: Argv,
+// then redis-server and its arguments, with Env added to the environment.
+// A launcher may fork the server rather than exec it; the server then ends
+// with the launcher's process group (see [Start]).
+type Launcher struct {
+	Argv []string
+	Env  []string
 }
 
 // StartRedis starts redis-server on a free loopback port, with its working
@@ -27,13 +37,18 @@ type Redis struct {
 // the extra arguments, and returns once it answers PING. A port taken by
 // someone else in the meantime costs a retry on another, five tries in all.
 func StartRedis(dir string, extra ...string) (*Redis, error) {
+	return StartRedisUnder(Launcher{}, dir, extra...)
+}
+
+// StartRedisUnder is StartRedis with the server run by launch.
+func StartRedisUnder(launch Launcher, dir string, extra ...string) (*Redis, error) {
 	var lastErr error
 	for range 5 {
 		port, err := FreePort()
 		if err != nil {
 			return nil, err
 		}
-		r := &Redis{Port: port, dir: dir, args: extra}
+		r := &Redis{Port: port, dir: dir, args: extra, launch: launch}
 		if lastErr = r.Restart(); lastErr == nil {
 			return r, nil
 		}
@@ -50,9 +65,12 @@ func (r *Redis) Restart() error {
 	logfile := filepath.Join(r.dir, "redis-"+strconv.Itoa(r.Port)+".log")
 	args := append([]string{"--port", strconv.Itoa(r.Port), "--bind", "127.0.0.1", "--save", "",
 		"--daemonize", "no", "--dir", r.dir, "--logfile", logfile}, r.args...)
-	r.cmd = exec.Command("redis-server", args...)
-	DieWithParent(r.cmd)
-	if err := r.cmd.Start(); err != nil {
+	argv := append(append(append([]string(nil), r.launch.Argv...), "redis-server"), args...)
+	r.cmd = exec.Command(argv[0], argv[1:]...)
+	if len(r.launch.Env) > 0 {
+		r.cmd.Env = append(os.Environ(), r.launch.Env...)
+	}
+	if err := Start(r.cmd); err != nil {
 		return err
 	}
 	deadline := time.Now().Add(10 * time.Second)
@@ -72,6 +90,15 @@ func (r *Redis) Restart() error {
 func (r *Redis) Kill() {
 	Kill(r.cmd)
 	r.cmd = nil
+}
+
+// Signal sends sig to the server's process (SIGSTOP and SIGCONT stall and
+// resume it). It fails if the server is not running.
+func (r *Redis) Signal(sig os.Signal) error {
+	if r.cmd == nil {
+		return fmt.Errorf("redis-server on port %d is not running", r.Port)
+	}
+	return r.cmd.Process.Signal(sig)
 }
 
 // Running reports whether the server was started and not killed since.

@@ -74,6 +74,27 @@
 //	                      failover-replicas: with it (no violation);
 //	                      broken-ignores-done: holders that act through the
 //	                      failover without checking Done
+//	TestRedisClockStep    clock-step: the wall clock of redis-server (under
+//	                      libfaketime) steps forward by many leases while
+//	                      a worker holds, its monotonic clock does not
+//	TestRedisFull         full: redis-server refuses every write that
+//	                      needs memory (maxmemory, noeviction) for two
+//	                      leases, then has memory again
+//	TestRedisSlotMigration migrating: the Cluster slot of the semaphore is
+//	                      marked MIGRATING/IMPORTING for two leases, no key
+//	                      moved, then made stable again
+//	TestRedisSessionStalledMaster session-stalled-master: the workers'
+//	                      handles are on a Session that also holds a grant
+//	                      on another master, which is stopped (SIGSTOP) for
+//	                      three leases: no grant on the healthy master may
+//	                      end
+//
+// Each of the last four has a broken-ignores-fence variant: on top of its
+// fault, a holder is stopped past its lease between its check and its
+// write, and the workers skip the fence; the checker must report the
+// stale write. A suspended client (SIGSTOP of the client process beyond
+// its lease) is stop-holder, with broken-ignores-done as its broken
+// variant.
 //
 // Losing Redis's unsnapshotted or unreplicated writes may admit a second
 // holder, which no lease-based semaphore can prevent once its server forgot

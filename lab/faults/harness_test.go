@@ -222,8 +222,7 @@ func (r *run) start(n int, upstreams, endpoints []string, opts ...option) {
 		p.cmd = exec.Command(exe, "-test.run=^$")
 		p.cmd.Env = append(os.Environ(), spec.Env())
 		p.cmd.Stderr = os.Stderr
-		devserver.DieWithParent(p.cmd)
-		require.NoError(r.t, p.cmd.Start())
+		require.NoError(r.t, devserver.Start(p.cmd))
 		go func() { _ = p.cmd.Wait(); close(p.exited) }()
 		r.t.Cleanup(func() { _ = p.cmd.Process.Kill(); <-p.exited })
 		r.procs = append(r.procs, p)

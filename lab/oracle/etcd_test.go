@@ -96,7 +96,7 @@ func TestEtcdSem(t *testing.T) {
 		semaphores++
 		var hs []sem.Semaphore
 		for i := range n {
-			s, err := etcdsem.New(clients[i], name, size, onError)
+			s, err := etcdsem.New(context.Background(), clients[i], name, size, onError)
 			require.NoError(t, err)
 			hs = append(hs, handles.Add(s))
 		}

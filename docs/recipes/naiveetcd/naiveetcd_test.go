@@ -106,7 +106,7 @@ func TestNaiveLosesAReleaseWhenReleasesInterleave(t *testing.T) {
 func TestEtcdsemAdmitsOneAndLosesNoRelease(t *testing.T) {
 	ctx := context.Background()
 	handle := func(name string, size int64) *etcdsem.Semaphore {
-		s, err := etcdsem.New(cli, name, size)
+		s, err := etcdsem.New(context.Background(), cli, name, size)
 		require.NoError(t, err)
 		t.Cleanup(func() { assert.NoError(t, s.Close()) })
 		return s

@@ -171,7 +171,8 @@ func Check(cfg Config, events []history.Event) *Report {
 // recovery says whether f records the end of a fault rather than a fault.
 func recovery(f history.Event) bool {
 	switch f.Detail {
-	case history.FaultCont, history.FaultHeal, history.FaultRestart, history.FaultStallEnd, history.FaultDelivered:
+	case history.FaultCont, history.FaultHeal, history.FaultRestart, history.FaultStallEnd, history.FaultDelivered,
+		history.FaultFreed, history.FaultStable, history.FaultContServer:
 		return true
 	}
 	return false

@@ -63,17 +63,24 @@ const (
 
 // The faults the nemesis records in Detail of a Fault event.
 const (
-	FaultKill      = "kill"      // SIGKILL of a worker process
-	FaultStop      = "stop"      // SIGSTOP of a worker process
-	FaultCont      = "cont"      // SIGCONT of a stopped worker
-	FaultPartition = "partition" // the worker's connection to its server is blackholed
-	FaultHeal      = "heal"      // the partition ends
-	FaultServer    = "server"    // a server was killed (Target names it): every worker is affected
-	FaultRestart   = "restart"   // a killed server is back
-	FaultStall     = "stall"     // a server stops answering for a while (DEBUG SLEEP), then goes on where it was
-	FaultStallEnd  = "stall-end" // the stalled server answers again
-	FaultHold      = "hold"      // a request of the worker Target is held on its way to the server
-	FaultDelivered = "delivered" // the held request reached the server
+	FaultKill       = "kill"        // SIGKILL of a worker process
+	FaultStop       = "stop"        // SIGSTOP of a worker process
+	FaultCont       = "cont"        // SIGCONT of a stopped worker
+	FaultPartition  = "partition"   // the worker's connection to its server is blackholed
+	FaultHeal       = "heal"        // the partition ends
+	FaultServer     = "server"      // a server was killed (Target names it): every worker is affected
+	FaultRestart    = "restart"     // a killed server is back
+	FaultStall      = "stall"       // a server stops answering for a while (DEBUG SLEEP), then goes on where it was
+	FaultStallEnd   = "stall-end"   // the stalled server answers again
+	FaultHold       = "hold"        // a request of the worker Target is held on its way to the server
+	FaultDelivered  = "delivered"   // the held request reached the server
+	FaultClock      = "clock-step"  // the server's wall clock stepped (Target: server and step), its monotonic clock did not
+	FaultFull       = "full"        // the server refuses writes that need memory (maxmemory reached, noeviction)
+	FaultFreed      = "freed"       // the full server has memory again
+	FaultMigrating  = "migrating"   // a Cluster slot is marked in migration, no key moved yet
+	FaultStable     = "stable"      // the migration was canceled: the slot is stable again
+	FaultStopServer = "stop-server" // a server is stalled (SIGSTOP of its process, Target names it)
+	FaultContServer = "cont-server" // the stalled server resumes
 )
 
 // Event is one line of a history.

@@ -109,8 +109,7 @@ func (c *EtcdCluster) start(i int) {
 	cmd := exec.Command(exe, "-test.run=^$")
 	cmd.Env = append(os.Environ(), MemberEnv+"="+string(spec))
 	cmd.Stderr = os.Stderr
-	devserver.DieWithParent(cmd)
-	if err := cmd.Start(); err != nil {
+	if err := devserver.Start(cmd); err != nil {
 		c.t.Fatalf("servers: starting etcd member %d: %v", i, err)
 	}
 	c.members[i] = cmd

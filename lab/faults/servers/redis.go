@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -47,6 +48,13 @@ func (r *Redis) Addr() string { return r.srv.Addr() }
 
 // Kill sends SIGKILL to the server.
 func (r *Redis) Kill() { r.srv.Kill() }
+
+// Stop stalls the server with SIGSTOP, as a machine that hangs would:
+// connections stay open, and nothing is answered until Cont.
+func (r *Redis) Stop() error { return r.srv.Signal(syscall.SIGSTOP) }
+
+// Cont resumes a stopped server.
+func (r *Redis) Cont() error { return r.srv.Signal(syscall.SIGCONT) }
 
 // Restart starts the server again on its port, from its RDB file, and waits
 // until it answers PING.

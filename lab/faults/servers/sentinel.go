@@ -54,8 +54,7 @@ func StartSentinel(t testing.TB, dir string, downAfter time.Duration) *Sentinel 
 		t.Fatalf("servers: %v", err)
 	}
 	s.sentinel = exec.Command("redis-sentinel", conf)
-	devserver.DieWithParent(s.sentinel)
-	if err := s.sentinel.Start(); err != nil {
+	if err := devserver.Start(s.sentinel); err != nil {
 		t.Fatalf("servers: starting redis-sentinel: %v", err)
 	}
 	t.Cleanup(func() { devserver.Kill(s.sentinel) })

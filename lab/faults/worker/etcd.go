@@ -34,7 +34,7 @@ func openEtcd(s Spec) (Acquirer, error) {
 
 func (h *etcdHandle) renew() error {
 	s := h.spec
-	sem, err := etcdsem.New(h.cli, s.Semaphore, s.Size, etcdsem.WithLease(s.Lease), etcdsem.WithTimeout(s.ReleaseTimeout))
+	sem, err := etcdsem.New(context.Background(), h.cli, s.Semaphore, s.Size, etcdsem.WithLease(s.Lease), etcdsem.WithTimeout(s.ReleaseTimeout))
 	if err == nil {
 		h.s = sem
 	}

@@ -35,7 +35,13 @@ type Spec struct {
 	// worker deletes the tombstones its handle's withdrawals leave in Redis,
 	// as if redissem left none.
 	ForgetWithdrawals bool
-	History           string // the worker's history file
+	// Decoy (redissem): the handle is made on a Session, which also has a
+	// handle on this other semaphore, of size DecoySize, holding one of
+	// its permits for the whole run: its grant is refreshed in the same
+	// rounds as the worker's.
+	Decoy     string
+	DecoySize int64
+	History   string // the worker's history file
 }
 
 // Env returns the environment entry that hands s to a worker process.

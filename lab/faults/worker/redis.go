@@ -14,6 +14,10 @@ import (
 type redisHandle struct {
 	rdb redis.UniversalClient
 	s   *redissem.Semaphore
+	// session and decoy are the Session the handle is on and the other
+	// handle on it, when the Spec names a Decoy.
+	session *redissem.Session
+	decoy   *redissem.Semaphore
 	// recs and holders are the keys of the semaphore's records and of
 	// their expiries, for forgetWithdrawals; empty unless the worker is
 	// the broken ForgetWithdrawals.
@@ -35,12 +39,20 @@ func openRedis(s Spec) (Acquirer, error) {
 	if s.Replicas > 0 {
 		opts = append(opts, redissem.WithReplicas(s.Replicas, s.Lease/4))
 	}
+	h := &redisHandle{rdb: rdb}
+	if s.Decoy != "" {
+		if err := h.openDecoy(s, opts); err != nil {
+			_ = h.Close()
+			return nil, err
+		}
+		opts = append(opts, redissem.WithSession(h.session))
+	}
 	sem, err := redissem.New(rdb, s.Semaphore, s.Size, opts...)
 	if err != nil {
-		_ = rdb.Close()
+		_ = h.Close()
 		return nil, err
 	}
-	h := &redisHandle{rdb: rdb, s: sem}
+	h.s = sem
 	if s.ForgetWithdrawals {
 		keys := redissem.DefaultKeyPrefix + "{" + s.Semaphore + "}:"
 		h.recs, h.holders = keys+"recs", keys+"holders"
@@ -73,8 +85,30 @@ for _, id in ipairs(redis.call('HKEYS', KEYS[1])) do
 end
 return 0`)
 
+// openDecoy opens the Session and, on it, the decoy handle, and takes one
+// of the decoy's permits.
+func (h *redisHandle) openDecoy(s Spec, opts []redissem.Option) error {
+	h.session = redissem.NewSession(h.rdb)
+	var err error
+	h.decoy, err = redissem.New(h.rdb, s.Decoy, s.DecoySize, append(opts, redissem.WithSession(h.session))...)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*s.Lease)
+	defer cancel()
+	return h.decoy.Acquire(ctx, 1)
+}
+
 func (h *redisHandle) Close() error {
-	_ = h.s.Close()
+	if h.s != nil {
+		_ = h.s.Close()
+	}
+	if h.decoy != nil {
+		_ = h.decoy.Close()
+	}
+	if h.session != nil {
+		_ = h.session.Close()
+	}
 	return h.rdb.Close()
 }
 

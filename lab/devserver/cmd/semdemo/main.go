@@ -29,6 +29,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/semacat/sem/etcdsem"
+	"github.com/semacat/sem/lab/devserver"
 	"github.com/semacat/sem/lab/devserver/etcd"
 )
 
@@ -85,6 +86,7 @@ func run(endpoints string, workers int, name string, size int64, rounds int, ttl
 		cmd := exec.CommandContext(ctx, exe, "--worker", strconv.Itoa(i), "--endpoints", endpoints,
 			"--name", name, "--size", strconv.FormatInt(size, 10), "--rounds", strconv.Itoa(rounds), "--ttl", ttl.String())
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+		devserver.DieWithParent(cmd) // a demo killed leaves no worker behind
 		if err := cmd.Start(); err != nil {
 			return err
 		}
@@ -114,7 +116,7 @@ func work(id int, endpoints []string, name string, size int64, rounds int, ttl t
 	}
 	defer cli.Close()
 	me := fmt.Sprintf("worker %d (pid %d)", id, os.Getpid())
-	s, err := etcdsem.New(cli, name, size, etcdsem.WithLease(ttl), etcdsem.WithOwner(me),
+	s, err := etcdsem.New(context.Background(), cli, name, size, etcdsem.WithLease(ttl), etcdsem.WithOwner(me),
 		etcdsem.WithErrorHandler(func(err error) { fmt.Fprintf(os.Stderr, "%s: %v\n", me, err) }))
 	if err != nil {
 		return err
