@@ -6,11 +6,14 @@
 # of the distributed modules' time is spent waiting on servers, leases and
 # timeouts, not on the processor. Each job's output is printed whole, in
 # order, once all have ended, so a failure shows the test's own output, not
-# an interleaving; a line per job says when it ends.
+# an interleaving; a line per job says when it ends. A module's tests run
+# under tools/orphans.sh, which fails them when a process they started (a
+# redis-server, an etcd) outlives the test binary.
 #
 # Usage: tools/test.sh GOTESTSUM MODULE...
 set -eu
 cd "$(dirname "$0")/.."
+top=$(pwd)
 gotestsum=$1
 shift
 
@@ -22,7 +25,7 @@ job() {
 		bash tools/releasecheck.sh >"$2" 2>&1 || touch "$2.failed"
 	else
 		(cd "$1" && go vet -race ./... &&
-			"$gotestsum" --format pkgname --format-hide-empty-pkg --hide-summary=skipped -- -race -count=1 ./...) >"$2" 2>&1 ||
+			sh "$top/tools/orphans.sh" "$gotestsum" --format pkgname --format-hide-empty-pkg --hide-summary=skipped -- -race -count=1 ./...) >"$2" 2>&1 ||
 			touch "$2.failed"
 	fi
 	status=ok
