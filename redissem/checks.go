@@ -7,27 +7,16 @@ import (
 	"unicode"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/semacat/sem"
 )
 
-// The argument checks: a programmer's error panics with a message naming the
-// package, the method and the value; an impossible weight is an error
-// wrapping sem.ErrExceedsSize.
+// The argument checks of New and Release: a programmer's error panics with a
+// message naming the package, the method and the value. Acquire's weight
+// check lives beside it, in acquire.go.
 
 func checkSize(size int64) {
 	if size < 1 {
 		panic(fmt.Sprintf("%s: New(%d): size must be at least 1", pkg, size))
 	}
-}
-
-func checkWeight(method string, n int64) {
-	if n < 0 {
-		panic(fmt.Sprintf("%s: %s(%d): negative weight", pkg, method, n))
-	}
-}
-
-func exceedsSize(n, size int64) error {
-	return fmt.Errorf("%s: Acquire(%d) on size %d: %w", pkg, n, size, sem.ErrExceedsSize)
 }
 
 func overRelease(n, held int64) {

@@ -11,6 +11,11 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// The round trips to Redis: running a script and reading its reply, turning
+// a failure into the package's errors, confirming with the replicas, and
+// withdrawing or retrying a request whose outcome is unknown. Acquire
+// (acquire.go) and the background work (background.go) both build on them.
+
 // eval runs a script with the handle's keys and common arguments, then
 // args. Only New passes create, which lets the script create a semaphore
 // that does not exist yet; for any other call a missing semaphore is lost
@@ -64,30 +69,6 @@ func parseNotice(payload string) (id, token string, ok bool) {
 func parseToken(s string) (int64, bool) {
 	token, err := strconv.ParseInt(s, 10, 64)
 	return token, err == nil
-}
-
-// request runs the acquire script for id in mode "try" or "wait"; it
-// returns the grant's token, or 0 when the request is queued or refused.
-func (s *Semaphore) request(ctx context.Context, id string, n int64, mode string) (int64, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	v, err := s.ints(s.eval(ctx, acquireScript, false, id, n, mode))
-	if err != nil {
-		return 0, err
-	}
-	if len(v) < 3 {
-		return 0, fmt.Errorf("unexpected reply %v from the acquire script", v)
-	}
-	s.size.Store(v[2])
-	switch v[0] {
-	case 1:
-		return v[1], nil
-	case -2:
-		return 0, fmt.Errorf("request %s was withdrawn already", id)
-	case -3:
-		return 0, exceedsSize(n, v[2])
-	}
-	return 0, nil
 }
 
 // update runs the update script on pairs of id and count (see
@@ -204,4 +185,41 @@ func (s *Semaphore) scriptError(err error) error {
 			ErrStateLost, time.Duration(ms)*time.Millisecond)
 	}
 	return err
+}
+
+// withdraw takes a request out of Redis: out of the queue, or out of the
+// holders if it was granted meanwhile; those behind it are admitted if they
+// now fit. It takes at most the handle's timeout. On failure the handle
+// retries in the background, and the entry expires within the lease at the
+// latest.
+func (s *Semaphore) withdraw(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	defer cancel()
+	if _, err := s.update(ctx, []any{id, 0}); err != nil {
+		s.retryLater(id)
+		s.report(fmt.Errorf("%s: withdrawing request %s from %q: %w; retrying, and it expires within %v at the latest", pkg, id, s.name, err, s.lease))
+	}
+}
+
+// retryLater makes the refresher release or withdraw ids until Redis
+// confirms it.
+func (s *Semaphore) retryLater(ids ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	for _, id := range ids {
+		s.pending[id] = struct{}{}
+	}
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (s *Semaphore) report(err error) {
+	if s.onError != nil {
+		s.onError(err)
+	}
 }

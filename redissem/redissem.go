@@ -84,7 +84,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -263,18 +262,6 @@ func (s *Semaphore) Available(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("%s: Available on %q: %w", pkg, s.name, err)
 	}
 	return v[0], nil
-}
-
-func (s *Semaphore) report(err error) {
-	if s.onError != nil {
-		s.onError(err)
-	}
-}
-
-// nextID returns a new request id; s.mu must be held.
-func (s *Semaphore) nextID() string {
-	s.seq++
-	return s.handle + "/" + strconv.FormatUint(s.seq, 10)
 }
 
 // Close ends the handle: waiting Acquires return ErrClosed after withdrawing,
