@@ -150,15 +150,25 @@ func (s *Semaphore) acquire(ctx context.Context, method string, n int64, permit 
 			s.withdraw(id)
 			return nil, ctx.Err()
 		case <-s.done:
-			s.withdraw(id)
+			// Close withdrew the request, unless its grant was delivered
+			// before (it left the waiters then).
+			select {
+			case <-w.wake:
+				s.withdraw(id)
+			default:
+			}
 			return nil, ErrClosed
 		}
 	}
 }
 
 // acquireError turns a failed round trip of a request into Acquire's error,
-// after withdrawing the request in case Redis recorded it.
+// after withdrawing the request in case Redis recorded it; once the handle
+// is closed, ErrClosed, since Close withdrew every request still queued.
 func (s *Semaphore) acquireError(ctx context.Context, method, id string, n int64, err error) error {
+	if s.isClosed() {
+		return ErrClosed // Close withdrew the request
+	}
 	s.withdraw(id)
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -340,4 +350,11 @@ func (g *grant) end(err error) {
 		g.err = err
 		close(g.done)
 	}
+}
+
+// isClosed reports whether Close was called.
+func (s *Semaphore) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
 }

@@ -17,7 +17,8 @@ import (
 // (acquire.go) and the background work (background.go) both build on them.
 
 // eval runs a script with the handle's keys and common arguments, then
-// args. Only New passes create, which lets the script create a semaphore
+// args. The size it passes is the latest this handle saw, so that a
+// semaphore recreated after a loss keeps a Resize. Only New passes create, which lets the script create a semaphore
 // that does not exist yet; for any other call a missing semaphore is lost
 // state.
 func (s *Semaphore) eval(ctx context.Context, script *redis.Script, create bool, args ...any) *redis.Cmd {
@@ -25,8 +26,8 @@ func (s *Semaphore) eval(ctx context.Context, script *redis.Script, create bool,
 	if create {
 		flag = "new"
 	}
-	all := make([]any, 0, len(s.base)+1+len(args))
-	all = append(append(append(all, s.base...), flag), args...)
+	all := make([]any, 0, 2+len(s.base)+len(args))
+	all = append(append(append(append(all, s.size.Load()), s.base...), flag), args...)
 	return script.Run(ctx, s.rdb, s.keys, all...)
 }
 
@@ -157,8 +158,8 @@ func (s *Semaphore) reloadClusterMap() {
 }
 
 // scriptError turns the scripts' refusals into errors wrapping
-// ErrSizeMismatch and ErrStateLost, and a failed round trip into an error
-// wrapping ErrUnavailable. A timeout is not wrapped as
+// ErrSizeMismatch and ErrStateLost, and a failed round trip or a refusal
+// by the server (see refusal) into an error wrapping ErrUnavailable. A timeout is not wrapped as
 // context.DeadlineExceeded, which callers take to mean their own ctx.
 func (s *Semaphore) scriptError(err error) error {
 	if err == nil {
@@ -173,6 +174,9 @@ func (s *Semaphore) scriptError(err error) error {
 			return fmt.Errorf("%w: no reply in time (%v)", ErrUnavailable, err)
 		}
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	if refusal(err) {
+		return fmt.Errorf("%w: Redis refused the script: %w", ErrUnavailable, err)
 	}
 	if rest, ok := strings.CutPrefix(err.Error(), "SEMSIZE "); ok {
 		return fmt.Errorf("%w: %q has size %s in Redis, this handle expects %d; use another name or the same size",
@@ -222,4 +226,24 @@ func (s *Semaphore) report(err error) {
 	if s.onError != nil {
 		s.onError(err)
 	}
+}
+
+// refusals are the error prefixes of a server that cannot run a script
+// now but may later: full (OOM), a Cluster slot in migration (TRYAGAIN),
+// a Cluster or a replica without its master (CLUSTERDOWN, MASTERDOWN), a
+// server loading its data (LOADING) or a replica that takes no writes
+// (READONLY, after a failover the client has not seen yet). go-redis
+// retries all but OOM itself; what is left when its retries run out is
+// unavailability, retried as every failed round trip is.
+var refusals = []string{"OOM ", "TRYAGAIN ", "CLUSTERDOWN ", "MASTERDOWN ", "LOADING ", "READONLY ", "BUSY "}
+
+// refusal reports whether err is a server's refusal to run a script now.
+func refusal(err error) bool {
+	msg := err.Error()
+	for _, p := range refusals {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -69,6 +69,19 @@
 // A process paused longer than its lease loses its grant while it may still
 // act on it: check Done before each act, and fence the resource.
 //
+// # Server settings
+//
+// A step of the server's clock, forward or back, neither reaps a holder
+// that refreshes on time nor stretches a lease. A Redis full under
+// maxmemory-policy noeviction (recommended) or volatile-* still takes
+// releases and refreshes; new requests fail with an error wrapping
+// [ErrUnavailable] until there is room. So do requests while the name's
+// Cluster slot migrates, and every refusal of a server that cannot run a
+// script now (OOM, TRYAGAIN, CLUSTERDOWN, MASTERDOWN, LOADING, READONLY,
+// BUSY); the handle retries its refreshes, releases and withdrawals. On a
+// [Session], each grant keeps its own fate: a stalled server costs only
+// the grants whose keys it holds.
+//
 // Release has no error in the semaphore contract: if Redis cannot be
 // reached, the permits leave the handle at once, the release is retried in
 // the background, and they come back when their lease expires at the
@@ -138,7 +151,7 @@ type Semaphore struct {
 	name        string
 	size        atomic.Int64 // as Redis last reported it
 	keys        []string
-	base        []any  // ARGV[1:3] of every script: size, channel prefix, lease ms
+	base        []any  // ARGV[2:4] of every script: channel prefix, lease ms, tombstone ms
 	handle      string // random id of this handle
 	lease       time.Duration
 	margin      time.Duration // how long before its lease ends a holder stops trusting it
@@ -167,6 +180,11 @@ type Semaphore struct {
 	// expiry ends grants at their end of validity (expiry.go); never
 	// started on a Session, whose timer serves its handles.
 	expiry expiryTimer
+
+	// On a Session, guarded by the Session's mu: when the handle's next
+	// refresh is due, and whether one is on its way (sessionlease.go).
+	refreshDue time.Time
+	refreshing bool
 }
 
 // New returns a handle on the semaphore called name with size permits,
@@ -199,7 +217,7 @@ func New(rdb redis.UniversalClient, name string, size int64, opts ...Option) (*S
 		name: name,
 		keys: []string{prefix + "meta", prefix + "holders", prefix + "recs",
 			prefix + "queue", prefix + "wexp"},
-		base:        []any{size, prefix + "wake:", o.lease.Milliseconds()},
+		base:        []any{prefix + "wake:", o.lease.Milliseconds(), (o.lease + o.timeout).Milliseconds()},
 		handle:      handle,
 		channel:     prefix + "wake:" + handle,
 		lease:       o.lease,
@@ -264,8 +282,9 @@ func (s *Semaphore) Available(ctx context.Context) (int64, error) {
 	return v[0], nil
 }
 
-// Close ends the handle: waiting Acquires return ErrClosed after withdrawing,
-// the permits its callers still hold are released in Redis (a later Release
+// Close ends the handle: its queued requests are withdrawn and waiting
+// Acquires return ErrClosed, the permits its callers still hold are
+// released in Redis (a later Release
 // of them only updates the handle's books), the Done channels of its Permits
 // close with ErrClosed, and its subscription and lease refresher stop. Later
 // Acquires return ErrClosed and TryAcquires false. Close returns the error
@@ -290,6 +309,11 @@ func (s *Semaphore) shut(cause error) error {
 		g.end(cause)
 	}
 	for id := range s.pending {
+		args = append(args, id, 0)
+	}
+	// The queued requests too, before Close returns: their Acquires
+	// withdraw them as well, but maybe after the caller closed the client.
+	for id := range s.waiters {
 		args = append(args, id, 0)
 	}
 	s.grants, s.pending = nil, nil
