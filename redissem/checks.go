@@ -28,8 +28,13 @@ func overRelease(n, held int64) {
 // they land in different Cluster slots), and without braces or control
 // characters.
 func checkName(name string) {
-	if name == "" || strings.ContainsAny(name, "{}") || strings.ContainsFunc(name, unicode.IsControl) {
-		panic(fmt.Sprintf("%s: New(%q): the name must be non-empty, without braces or control characters", pkg, name))
+	switch {
+	case name == "":
+		panic(fmt.Sprintf("%s: New(%q): empty name", pkg, name))
+	case strings.ContainsAny(name, "{}"):
+		panic(fmt.Sprintf("%s: New(%q): the name holds a brace, which would break its keys' hash tag", pkg, name))
+	case strings.ContainsFunc(name, unicode.IsControl):
+		panic(fmt.Sprintf("%s: New(%q): the name holds a control character", pkg, name))
 	}
 }
 

@@ -104,7 +104,7 @@ func TestTokenOrderAcrossFailoverWithClockLag(t *testing.T) {
 			})
 			lost, lostErr := before.AcquirePermit(ctx, 1)
 
-			after, err := redissem.New(promoted, before.Name(), 2)
+			after, err := redissem.New(context.Background(), promoted, before.Name(), 2)
 			require.NoError(t, err)
 			defer after.Close()
 			next, err := after.AcquirePermit(ctx, 1)

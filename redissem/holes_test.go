@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -59,7 +60,7 @@ func TestServerClockStepForwardKeepsLeases(t *testing.T) {
 	ctx := context.Background()
 	rdb := newClient(t, srv.Addr())
 	holder := newSem(t, rdb, 1, redissem.WithLease(lease))
-	other, err := redissem.New(newClient(t, srv.Addr()), holder.Name(), 1, redissem.WithLease(lease))
+	other, err := redissem.New(context.Background(), newClient(t, srv.Addr()), holder.Name(), 1, redissem.WithLease(lease))
 	require.NoError(t, err)
 	defer other.Close()
 	p, err := holder.AcquirePermit(ctx, 1)
@@ -92,7 +93,7 @@ func TestServerClockStepBackReapsOnTime(t *testing.T) {
 	ctx := context.Background()
 	dead := newSem(t, newClient(t, srv.Addr()), 1, redissem.WithLease(lease),
 		redissem.WithRefreshPaused(func() bool { return true }))
-	other, err := redissem.New(newClient(t, srv.Addr()), dead.Name(), 1, redissem.WithLease(lease))
+	other, err := redissem.New(context.Background(), newClient(t, srv.Addr()), dead.Name(), 1, redissem.WithLease(lease))
 	require.NoError(t, err)
 	defer other.Close()
 	require.NoError(t, dead.Acquire(ctx, 1))
@@ -190,7 +191,7 @@ func TestCloseWithdrawsQueuedRequests(t *testing.T) {
 	require.NoError(t, holder.Acquire(ctx, 1))
 	waiterClient := newClient(t, shared.Addr())
 	var errs errorsCollector
-	w, err := redissem.New(waiterClient, holder.Name(), 1, redissem.WithErrorHandler(errs.add))
+	w, err := redissem.New(context.Background(), waiterClient, holder.Name(), 1, redissem.WithErrorHandler(errs.add))
 	require.NoError(t, err)
 	done := make(chan error, 3)
 	for range 3 {
@@ -218,7 +219,7 @@ func TestSessionStalledServerCostsNoOtherGrant(t *testing.T) {
 	const lease = time.Second
 	ctx := context.Background()
 	healthyClient, stalledClient := newClient(t, shared.Addr()), newClient(t, stalled.Addr())
-	ss := redissem.NewSession(healthyClient)
+	ss := mustSession(t, healthyClient)
 	defer ss.Close()
 	healthy := newSem(t, healthyClient, 1, redissem.WithSession(ss), redissem.WithLease(lease))
 	other := newSem(t, stalledClient, 1, redissem.WithSession(ss), redissem.WithLease(lease))
@@ -238,4 +239,24 @@ func TestSessionStalledServerCostsNoOtherGrant(t *testing.T) {
 	time.Sleep(2 * lease) // more leases for the healthy grant to survive
 	require.NoError(t, kept.Err(), "a stalled server cost a grant on a healthy one")
 	require.NoError(t, kept.Release(ctx))
+}
+
+// New and NewSession talk to Redis within their ctx: a canceled one is
+// their error, and a server that cannot be reached is ErrUnavailable.
+func TestConstructorsTakeContext(t *testing.T) {
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	rdb := newClient(t, shared.Addr())
+	_, err := redissem.New(canceled, rdb, uniqueName(t), 1)
+	require.ErrorIs(t, err, context.Canceled)
+	_, err = redissem.NewSession(canceled, rdb)
+	require.ErrorIs(t, err, context.Canceled)
+
+	port, err := freePort()
+	require.NoError(t, err)
+	nobody := newClient(t, "127.0.0.1:"+strconv.Itoa(port))
+	_, err = redissem.NewSession(context.Background(), nobody)
+	require.ErrorIs(t, err, redissem.ErrUnavailable)
+	_, err = redissem.New(context.Background(), nobody, uniqueName(t), 1)
+	require.ErrorIs(t, err, redissem.ErrUnavailable)
 }

@@ -30,7 +30,7 @@
 // correctness bug.
 //
 //	rdb := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
-//	s, err := redissem.New(rdb, "renders", 4)
+//	s, err := redissem.New(ctx, rdb, "renders", 4)
 //	if err != nil {
 //		return err // Redis unreachable, or "renders" exists with another size
 //	}
@@ -188,19 +188,20 @@ type Semaphore struct {
 }
 
 // New returns a handle on the semaphore called name with size permits,
-// creating it in Redis if it does not exist. Its keys are the key prefix
-// (see [WithKeyPrefix]) followed by {name}, a hash tag that keeps them in
-// one Redis Cluster slot. It fails if Redis cannot be reached, or, with an
-// error wrapping ErrSizeMismatch, if the name already holds a semaphore of
+// creating it in Redis if it does not exist. Its keys are the prefix
+// (see [WithPrefix]) followed by {name}, a hash tag that keeps them in
+// one Redis Cluster slot. Its round trips are bounded by ctx and the
+// handle's timeout. It fails, with an error wrapping ErrUnavailable, if
+// Redis cannot be reached, or, with an error wrapping ErrSizeMismatch, if the name already holds a semaphore of
 // another size. It panics if size is less than 1, or if name is empty or
 // holds a brace or a control character.
 //
 // The handle keeps a pub/sub subscription and a goroutine that refreshes
 // its leases, or shares a [Session]'s; call Close when done with it.
-func New(rdb redis.UniversalClient, name string, size int64, opts ...Option) (*Semaphore, error) {
+func New(ctx context.Context, rdb redis.UniversalClient, name string, size int64, opts ...Option) (*Semaphore, error) {
 	checkName(name)
 	checkSize(size)
-	o := options{lease: DefaultLease, timeout: DefaultTimeout, prefix: DefaultKeyPrefix}
+	o := options{lease: DefaultLease, timeout: DefaultTimeout, prefix: DefaultPrefix}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -237,13 +238,13 @@ func New(rdb redis.UniversalClient, name string, size int64, opts ...Option) (*S
 		s.kick = o.session.kick // the Session's refresher retries for every handle
 	}
 	s.size.Store(size)
-	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	tctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	if _, err := s.info(ctx, true); err != nil {
-		return nil, fmt.Errorf("%s: New(%q, %d): %w", pkg, name, size, err)
+	if _, err := s.info(tctx, true); err != nil {
+		return nil, newError(ctx, name, size, err)
 	}
-	if err := s.subscribe(ctx, o.session); err != nil {
-		return nil, fmt.Errorf("%s: New(%q, %d): %w", pkg, name, size, err)
+	if err := s.subscribe(tctx, o.session); err != nil {
+		return nil, newError(ctx, name, size, err)
 	}
 	s.startExpiry()
 	if s.session == nil {
@@ -251,6 +252,15 @@ func New(rdb redis.UniversalClient, name string, size int64, opts ...Option) (*S
 		go s.refresher()
 	}
 	return s, nil
+}
+
+// newError is New's error: ctx's own if it is done, as the round trip's
+// is then no news, else err.
+func newError(ctx context.Context, name string, size int64, err error) error {
+	if ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	return fmt.Errorf("%s: New(%q, %d): %w", pkg, name, size, err)
 }
 
 // newHandleID returns a random id that names this handle in Redis.

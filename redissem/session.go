@@ -46,11 +46,25 @@ type Session struct {
 }
 
 // NewSession opens a Session on rdb: one pub/sub connection, a goroutine
-// that hands each notification to its handle, and one that refreshes the
-// leases of every handle. Close it once done with its handles.
-func NewSession(rdb redis.UniversalClient) *Session {
+// that hands each notification to its handle, and one that schedules the
+// refreshes of every handle. It fails, with an error wrapping
+// ErrUnavailable (or ctx's error), if the connection cannot be opened
+// within ctx and DefaultTimeout. Close it once done with its handles.
+func NewSession(ctx context.Context, rdb redis.UniversalClient) (*Session, error) {
+	tctx, cancel := context.WithTimeout(ctx, DefaultTimeout)
+	defer cancel()
+	ps := rdb.Subscribe(tctx)
+	if err := ps.Ping(tctx); err != nil {
+		_ = ps.Close()
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		} else {
+			err = fmt.Errorf("%w: %w", ErrUnavailable, err)
+		}
+		return nil, fmt.Errorf("%s: NewSession: opening the pub/sub connection: %w", pkg, err)
+	}
 	ss := &Session{
-		ps:      rdb.Subscribe(context.Background()),
+		ps:      ps,
 		done:    make(chan struct{}),
 		kick:    make(chan struct{}, 1),
 		handles: make(map[string]*Semaphore),
@@ -59,7 +73,7 @@ func NewSession(rdb redis.UniversalClient) *Session {
 	ss.wg.Add(2)
 	go ss.dispatch(ss.ps.Channel())
 	go ss.refresher()
-	return ss
+	return ss, nil
 }
 
 func (ss *Session) dispatch(msgs <-chan *redis.Message) {

@@ -27,10 +27,10 @@ func pubsubClients(t *testing.T, rdb *redis.Client) int {
 func TestSessionSharesOneConnection(t *testing.T) {
 	rdb := newClient(t, shared.Addr())
 	before := pubsubClients(t, rdb)
-	ss := redissem.NewSession(rdb)
+	ss := mustSession(t, rdb)
 	var sems []*redissem.Semaphore
 	for range 5 {
-		s, err := redissem.New(rdb, uniqueName(t), 1, redissem.WithSession(ss),
+		s, err := redissem.New(context.Background(), rdb, uniqueName(t), 1, redissem.WithSession(ss),
 			redissem.WithLease(30*time.Second), redissem.WithPollInterval(10*time.Second))
 		require.NoError(t, err)
 		sems = append(sems, s)
@@ -51,7 +51,7 @@ func TestSessionSharesOneConnection(t *testing.T) {
 		require.NoError(t, s.Close())
 	}
 	require.NoError(t, ss.Close())
-	_, err := redissem.New(rdb, uniqueName(t), 1, redissem.WithSession(ss))
+	_, err := redissem.New(context.Background(), rdb, uniqueName(t), 1, redissem.WithSession(ss))
 	require.ErrorIs(t, err, redissem.ErrSessionClosed)
 	waitFor(t, "the session's connection to close", func() bool { return pubsubClients(t, rdb) == before })
 }
@@ -99,12 +99,12 @@ func (l *refreshLog) of(handle string) []refreshCall {
 func TestSessionRefreshesEachHandleOnItsSchedule(t *testing.T) {
 	log := &refreshLog{trips: &counter{}}
 	rdb := newClient(t, shared.Addr(), log.trips)
-	ss := redissem.NewSession(rdb)
+	ss := mustSession(t, rdb)
 	defer func() { require.NoError(t, ss.Close()) }()
-	short, err := redissem.New(rdb, uniqueName(t), 1, redissem.WithSession(ss),
+	short, err := redissem.New(context.Background(), rdb, uniqueName(t), 1, redissem.WithSession(ss),
 		redissem.WithLease(1500*time.Millisecond), log.hook("short"))
 	require.NoError(t, err)
-	long, err := redissem.New(rdb, uniqueName(t), 1, redissem.WithSession(ss),
+	long, err := redissem.New(context.Background(), rdb, uniqueName(t), 1, redissem.WithSession(ss),
 		redissem.WithLease(30*time.Second), log.hook("long"))
 	require.NoError(t, err)
 	p1, err := short.AcquirePermit(context.Background(), 1)
@@ -130,11 +130,11 @@ func TestSessionRefreshesEachHandleOnItsSchedule(t *testing.T) {
 // and gives their permits back in Redis.
 func TestSessionCloseEndsEveryHandle(t *testing.T) {
 	rdb := newClient(t, shared.Addr())
-	ss := redissem.NewSession(rdb)
+	ss := mustSession(t, rdb)
 	var sems []*redissem.Semaphore
 	var permits []*redissem.Permit
 	for range 2 {
-		s, err := redissem.New(rdb, uniqueName(t), 1, redissem.WithSession(ss))
+		s, err := redissem.New(context.Background(), rdb, uniqueName(t), 1, redissem.WithSession(ss))
 		require.NoError(t, err)
 		p, err := s.AcquirePermit(context.Background(), 1)
 		require.NoError(t, err)
@@ -160,13 +160,13 @@ func TestSessionCloseEndsEveryHandle(t *testing.T) {
 // is a lease of its own in Redis. The handle still grants afresh.
 func TestSessionLostEndsOnlyItsGrant(t *testing.T) {
 	rdb := newClient(t, shared.Addr())
-	ss := redissem.NewSession(rdb)
+	ss := mustSession(t, rdb)
 	defer func() { require.NoError(t, ss.Close()) }()
 	const lease = 3 * time.Second
 	var sems []*redissem.Semaphore
 	var permits []*redissem.Permit
 	for range 2 {
-		s, err := redissem.New(rdb, uniqueName(t), 2, redissem.WithSession(ss), redissem.WithLease(lease))
+		s, err := redissem.New(context.Background(), rdb, uniqueName(t), 2, redissem.WithSession(ss), redissem.WithLease(lease))
 		require.NoError(t, err)
 		p, err := s.AcquirePermit(context.Background(), 1)
 		require.NoError(t, err)
