@@ -18,6 +18,7 @@ var aclCommands = []string{
 	"+eval", "+evalsha", "+subscribe", "+unsubscribe", "+ping", "+hello",
 	"+time", "+hmget", "+hget", "+hset", "+hdel", "+hincrby", "+exists", "+del",
 	"+zadd", "+zrem", "+zrange", "+zrangebyscore", "+zremrangebyscore", "+publish", "+wait",
+	"+pexpire", "+persist",
 }
 
 // aclClient creates a Redis user with the given rules and returns a client

@@ -99,18 +99,26 @@
 // If Redis evicts the semaphore's keys (an allkeys-* maxmemory policy) or
 // loses them, recreating them empty would admit others beside the holders
 // that still believe they hold. The scripts notice keys missing behind the
-// counters (or the counters missing for a handle that saw them), wipe what
+// counters (or the counters missing for a handle that holds a grant), wipe what
 // is left, and refuse every grant, with an error wrapping ErrStateLost, until
 // each lease handed out before could have run out: the latest expiry still
 // recorded, and at least the lease of the handle that noticed (so give every
 // handle of a name the same lease). The semaphore comes back with the size
 // recorded in meta if it survived, else with the size the noticing handle
 // last saw (a Resize it made or heard of in a reply included). The holders find their grants gone at
-// their next refresh. One case stays open: if all the keys vanish and a New
-// from a new process runs before any handle that used them, the semaphore
-// looks new and is created afresh, and others may be admitted until the
-// holders' next refresh closes their Done. Use maxmemory-policy noeviction or a
-// volatile-* policy: the keys have no TTL, so those never evict them.
+// their next refresh. One case stays open: if all the keys vanish (a
+// FLUSHALL, a restart without the data) and New, or a handle that holds
+// nothing, runs before any holder refreshes, the semaphore looks like a
+// name that expired idle and is created afresh, and others may be admitted
+// until the holders' next refresh closes their Done. Use maxmemory-policy
+// noeviction or a volatile-* policy: the keys of a name in use have no
+// TTL, so those never evict them.
+//
+// Idle names
+//
+// A name nothing holds or waits on is reclaimed: its tombstones expire
+// with the last of them, and its counters a day later (scripts.go). The
+// next user creates it afresh, with the size it last saw.
 //
 // What Redis cannot promise
 //

@@ -80,3 +80,43 @@ func TestRetriedReleaseAfterALease(t *testing.T) {
 	}
 	require.NoError(t, s.sendRelease(ctx, "Release", 1, pairs, emptied, false), "the retry found no tombstone")
 }
+
+// A handle that holds nothing goes on using its name after the name
+// expired idle (here after a second, not a day): the script finds every key
+// gone and creates it afresh, without ErrStateLost. A handle that sent a
+// script on the name more recently than that takes the same sight for a
+// loss (TestEvictedKeysRefuseGrants, TestLostKeysRefuseGrants).
+func TestExpiredNameIsCreatedAfresh(t *testing.T) {
+	const idle = time.Second
+	s := liveHandle(t, t.Name(), 2, WithLease(300*time.Millisecond), func(o *options) { o.idle = idle })
+	ctx := context.Background()
+	require.NoError(t, s.Acquire(ctx, 2))
+	s.Release(2)
+	start := time.Now()
+	for {
+		n, err := s.rdb.Exists(ctx, s.keys...).Result()
+		require.NoError(t, err)
+		if n == 0 {
+			break
+		}
+		require.Less(t, time.Since(start), 10*idle, "the idle name's keys did not expire")
+		time.Sleep(idle / 10) // Redis expires them in its own time
+	}
+	require.NoError(t, s.Acquire(ctx, 2), "the expired name was not created afresh")
+	ttl, err := s.rdb.PTTL(ctx, s.keys[0]).Result()
+	require.NoError(t, err)
+	assert.Equal(t, time.Duration(-1), ttl, "a name in use has a TTL")
+	s.Release(2)
+}
+
+// A handle that sent a script on its name within the idle time finds every
+// key gone: the name cannot have expired since, so it is a loss (a
+// FLUSHALL, a restart without the data) and grants are refused.
+func TestRecentHandleTakesGoneKeysForLoss(t *testing.T) {
+	s := liveHandle(t, t.Name(), 2, WithLease(300*time.Millisecond))
+	ctx := context.Background()
+	require.NoError(t, s.Acquire(ctx, 2))
+	s.Release(2)
+	require.NoError(t, s.rdb.Del(ctx, s.keys...).Err())
+	require.ErrorIs(t, s.Acquire(ctx, 1), ErrStateLost)
+}

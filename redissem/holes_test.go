@@ -260,3 +260,42 @@ func TestConstructorsTakeContext(t *testing.T) {
 	_, err = redissem.New(context.Background(), nobody, uniqueName(t), 1)
 	require.ErrorIs(t, err, redissem.ErrUnavailable)
 }
+
+// Idle names are reclaimed: once nothing is held or queued, every key of a
+// name has a TTL, the tombstones' keys go within a tombstone's life and
+// meta within a day (TestExpiredNameIsCreatedAfresh follows one to its
+// end).
+func TestIdleNamesExpire(t *testing.T) {
+	const names, lease, timeout = 200, 500 * time.Millisecond, time.Second
+	ctx := context.Background()
+	rdb := newClient(t, shared.Addr())
+	prefix := "idle-" + uniqueName(t) + ":"
+	for i := range names {
+		s, err := redissem.New(ctx, rdb, strconv.Itoa(i), 2, redissem.WithPrefix(prefix),
+			redissem.WithLease(lease), redissem.WithTimeout(timeout))
+		require.NoError(t, err)
+		require.NoError(t, s.Acquire(ctx, 1))
+		p, err := s.AcquirePermit(ctx, 1)
+		require.NoError(t, err)
+		require.NoError(t, p.Release(ctx))
+		s.Release(1)
+		require.NoError(t, s.Close())
+	}
+	keys := func() []string {
+		k, err := rdb.Keys(ctx, prefix+"*").Result()
+		require.NoError(t, err)
+		return k
+	}
+	left := keys()
+	t.Logf("%d names used once leave %d keys", names, len(left))
+	for _, k := range left {
+		ttl, err := rdb.PTTL(ctx, k).Result()
+		require.NoError(t, err)
+		require.Positive(t, ttl, "key %s of an idle name has no TTL", k)
+		assert.LessOrEqual(t, ttl, 24*time.Hour)
+	}
+	waitFor(t, "the tombstones to expire", func() bool { return len(keys()) == names })
+	for _, k := range keys() {
+		require.Contains(t, k, "}:meta")
+	}
+}

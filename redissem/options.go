@@ -6,6 +6,10 @@ import (
 	"time"
 )
 
+// idleExpiry is how long the counters of a name nothing holds or waits on
+// stay in Redis after the last script on it.
+const idleExpiry = 24 * time.Hour
+
 // Default option values.
 const (
 	DefaultLease   = 10 * time.Second
@@ -35,6 +39,7 @@ type options struct {
 	replicas    int
 	replicaWait time.Duration
 	hooks       *hooks
+	idle        time.Duration // idleExpiry, shorter in the package's tests
 }
 
 // hooks lets the package's own tests reach into a handle's background work;

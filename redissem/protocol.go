@@ -18,14 +18,18 @@ import (
 
 // eval runs a script with the handle's keys and common arguments, then
 // args. The size it passes is the latest this handle saw, so that a
-// semaphore recreated after a loss keeps a Resize. Only New passes create, which lets the script create a semaphore
-// that does not exist yet; for any other call a missing semaphore is lost
-// state.
+// semaphore recreated after a loss keeps a Resize. New passes create,
+// which lets the script create a semaphore that does not exist yet; so
+// does a handle that may have seen its name expire idle (mayBeExpired). s.mu must not be held.
 func (s *Semaphore) eval(ctx context.Context, script *redis.Script, create bool, args ...any) *redis.Cmd {
 	flag := ""
-	if create {
+	switch {
+	case create:
 		flag = "new"
+	case s.mayBeExpired():
+		flag = "idle"
 	}
+	s.lastSent.Store(int64(time.Since(s.born)))
 	all := make([]any, 0, 2+len(s.base)+len(args))
 	all = append(append(append(append(all, s.size.Load()), s.base...), flag), args...)
 	return script.Run(ctx, s.rdb, s.keys, all...)
@@ -246,4 +250,18 @@ func refusal(err error) bool {
 		}
 	}
 	return false
+}
+
+// mayBeExpired reports whether the name may have expired idle since the
+// handle last sent a script on it: it holds no grant, and it sent nothing
+// for the idle time (by the monotonic clock, which a suspend stops: then
+// it errs towards ErrStateLost). Only then may a script that finds every
+// key gone create the name afresh (see scripts.go).
+func (s *Semaphore) mayBeExpired() bool {
+	if time.Since(s.born)-time.Duration(s.lastSent.Load()) < s.idle {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.grants) == 0
 }

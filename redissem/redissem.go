@@ -151,8 +151,11 @@ type Semaphore struct {
 	name        string
 	size        atomic.Int64 // as Redis last reported it
 	keys        []string
-	base        []any  // ARGV[2:4] of every script: channel prefix, lease ms, tombstone ms
-	handle      string // random id of this handle
+	base        []any         // ARGV[2:5] of every script: channel prefix, lease ms, tombstone ms, idle ms
+	idle        time.Duration // how long an idle name's counters last in Redis
+	born        time.Time     // when New made the handle
+	lastSent    atomic.Int64  // when it last sent a script, as time since born
+	handle      string        // random id of this handle
 	lease       time.Duration
 	margin      time.Duration // how long before its lease ends a holder stops trusting it
 	timeout     time.Duration
@@ -201,7 +204,7 @@ type Semaphore struct {
 func New(ctx context.Context, rdb redis.UniversalClient, name string, size int64, opts ...Option) (*Semaphore, error) {
 	checkName(name)
 	checkSize(size)
-	o := options{lease: DefaultLease, timeout: DefaultTimeout, prefix: DefaultPrefix}
+	o := options{lease: DefaultLease, timeout: DefaultTimeout, prefix: DefaultPrefix, idle: idleExpiry}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -218,7 +221,9 @@ func New(ctx context.Context, rdb redis.UniversalClient, name string, size int64
 		name: name,
 		keys: []string{prefix + "meta", prefix + "holders", prefix + "recs",
 			prefix + "queue", prefix + "wexp"},
-		base:        []any{prefix + "wake:", o.lease.Milliseconds(), (o.lease + o.timeout).Milliseconds()},
+		base:        []any{prefix + "wake:", o.lease.Milliseconds(), (o.lease + o.timeout).Milliseconds(), o.idle.Milliseconds()},
+		idle:        o.idle,
+		born:        time.Now(),
 		handle:      handle,
 		channel:     prefix + "wake:" + handle,
 		lease:       o.lease,

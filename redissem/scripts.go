@@ -31,8 +31,10 @@ import "github.com/redis/go-redis/v9"
 // ARGV[1] is the size the client last saw, ARGV[2] the prefix of the
 // notification channels, ARGV[3] the handle's lease in ms (for grants and
 // queue entries alike), ARGV[4] how long in ms a tombstone lasts (see
-// below) and ARGV[5] "new" when a missing semaphore may be created (only
-// New asks). An id is "<handle>/<seq>", and a grant is
+// below), ARGV[5] how long in ms an idle name's counters last, and ARGV[6]
+// "new" when a missing semaphore may be created (New asks), "idle" when
+// the caller holds no grant and sent nothing on the name for that long (it
+// may create it too, see below), "" otherwise. An id is "<handle>/<seq>", and a grant is
 // published on ARGV[2]..<handle> as "<id> <token>".
 //
 // Tickets and tokens come from one counter, seq, that every issue moves to
@@ -105,12 +107,26 @@ import "github.com/redis/go-redis/v9"
 // clock in microseconds (see above): they need only that it does not
 // step back across a restart.
 //
+// A name nothing holds or waits on is reclaimed: when a script leaves it
+// idle, holders and recs (tombstones only, by then) expire with their last
+// tombstone, and meta after a day (ARGV[5], or its quiet time if longer);
+// the first grant or queued request makes them persist again. A name with
+// grants or waiters has no TTL, so volatile-* policies never evict it.
+// All keys gone is then what an idle name looks like a day after the last
+// script on it, and New, or a handle that holds nothing and sent nothing
+// on the name for a day, creates it afresh (with the size it last saw: a
+// Resize older than that is forgotten by handles that never heard of it).
+// Any other caller that finds the keys gone, in part or all, takes it for
+// a loss (lost()): the name cannot have expired since its last script.
+// What stays open is a FLUSHALL or a restart without the data followed by
+// a New: holders elsewhere learn it at their next refresh.
+//
 // Numbers are written with string.format('%.0f'): Lua's tostring switches to
 // exponent notation past 14 digits, and tokens have 16. They stay exact in
 // Lua's doubles up to 2^53, centuries of microseconds away.
 const prelude = `
 local meta, holders, recs, queue, wexp = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local size, chan, lease, tomb = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+local size, chan, lease, tomb, idle = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local clock = redis.call('TIME')
 local nowUs = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
 local function num(x) return string.format('%.0f', x) end
@@ -146,15 +162,18 @@ local function lost()
 end
 
 if not m[1] then
-  if ARGV[5] ~= 'new' or redis.call('EXISTS', holders, recs, queue, wexp) > 0 then return lost() end
+  if (ARGV[6] ~= 'new' and ARGV[6] ~= 'idle') or redis.call('EXISTS', holders, recs, queue, wexp) > 0 then
+    return lost()
+  end
   m = {ARGV[1], '0', '0', '0', '0', '0', '0'}
   redis.call('HSET', meta, 'size', ARGV[1], 'used', 0, 'seq', 0, 'queued', 0, 'qn', 0, 'reap', 0)
-elseif ARGV[5] == 'new' and tonumber(m[1]) ~= size then
+elseif ARGV[6] == 'new' and tonumber(m[1]) ~= size then
   return redis.error_reply('SEMSIZE ' .. m[1])
 end
 size = tonumber(m[1]) -- as recorded: a Resize may have changed it since New
 local used, seq, queued, reapAt = tonumber(m[2]) or 0, tonumber(m[3]) or 0, tonumber(m[4]) or 0, tonumber(m[5]) or 0
 local quiet, qn = tonumber(m[6]) or 0, tonumber(m[7]) or 0
+local idle0 = used == 0 and queued == 0
 
 local need = {}
 if used > 0 then need = {holders, recs} end
@@ -168,6 +187,20 @@ if #need > 0 and redis.call('EXISTS', unpack(need)) < #need then return lost() e
 local function save()
   redis.call('HSET', meta, 'used', used, 'seq', num(seq), 'queued', queued, 'qn', qn, 'reap', num(reapAt),
     'last', num(now), 'skew', num(skew))
+  if used == 0 and queued == 0 then
+    -- Idle: holders and recs hold only tombstones, which may go with the
+    -- last of them; meta after idle, not before the quiet time.
+    local ttl = 1
+    local latest = redis.call('ZRANGE', holders, -1, -1, 'WITHSCORES')
+    if #latest > 0 then ttl = math.max(ttl, tonumber(latest[2]) - now) end
+    redis.call('PEXPIRE', holders, num(ttl))
+    redis.call('PEXPIRE', recs, num(ttl))
+    redis.call('PEXPIRE', meta, num(math.max(idle, ttl, quiet - now)))
+  elseif idle0 then
+    redis.call('PERSIST', holders)
+    redis.call('PERSIST', recs)
+    redis.call('PERSIST', meta)
+  end
 end
 
 -- ticket returns the next ticket or token: above the last one, and above
@@ -279,7 +312,7 @@ redis.call('HDEL', KEYS[1], 'none')
 // acquireScript asks for permits, or polls a request already made: it is
 // idempotent in its id, so a retried call never takes permits twice.
 //
-// ARGV[6] id, ARGV[7] n, ARGV[8] "try" or "wait".
+// ARGV[7] id, ARGV[8] n, ARGV[9] "try" or "wait".
 // Returns {code, token, size}, size being the semaphore's: code 1 when the
 // id holds its permits (with their token), 0 when it is queued (its
 // entry's expiry pushed back), -1 when a "try" was refused, -2 when the
@@ -288,7 +321,7 @@ redis.call('HDEL', KEYS[1], 'none')
 // grants are refused after a loss of the keys, it fails with SEMLOST and
 // the milliseconds left.
 var acquireScript = redis.NewScript(replicate + prelude + `
-local id, n = ARGV[6], tonumber(ARGV[7])
+local id, n = ARGV[7], tonumber(ARGV[8])
 if quiet > now then
   save()
   return redis.error_reply('SEMLOST ' .. num(quiet - now))
@@ -322,7 +355,7 @@ if queued == 0 and used + n <= size then
   save()
   return {1, token, size}
 end
-if ARGV[8] == 'try' then
+if ARGV[9] == 'try' then
   save()
   return {-1, 0, size}
 end
@@ -339,7 +372,7 @@ return {0, 0, size}
 // idempotent and commutative: a grant's count only ever goes down to the
 // given value.
 //
-// From ARGV[6], pairs: id, permits the client still holds under it. More
+// From ARGV[7], pairs: id, permits the client still holds under it. More
 // than 0 pushes the grant's lease back (and lowers its count if less);
 // 0 releases the grant, or withdraws the request from the queue, and is
 // silent if Redis does not know the id (a withdrawal of a request that may
@@ -354,7 +387,7 @@ return {0, 0, size}
 var updateScript = redis.NewScript(replicate + whenFull + prelude + `
 local missing = {}
 local waiting = {}
-for i = 6, #ARGV, 2 do
+for i = 7, #ARGV, 2 do
   local id, keep = ARGV[i], tonumber(ARGV[i + 1])
   local r = redis.call('HGET', recs, id)
   if keep == -2 then
@@ -415,12 +448,12 @@ save()
 return {size - used, queued, qn, size}
 `)
 
-// resizeScript sets the size to ARGV[6]. Growing admits the waiters that
+// resizeScript sets the size to ARGV[7]. Growing admits the waiters that
 // now fit; shrinking revokes no grant (none is admitted until fewer than
 // the new size are held) and fails every queued request larger than the
 // new size. Returns what infoScript does.
 var resizeScript = redis.NewScript(replicate + whenFull + prelude + `
-size = tonumber(ARGV[6])
+size = tonumber(ARGV[7])
 redis.call('HSET', meta, 'size', size)
 for _, id in ipairs(redis.call('ZRANGE', queue, 0, -1)) do
   local n = tonumber(string.match(redis.call('HGET', recs, id) or '', '^w (%d+)'))
