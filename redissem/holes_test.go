@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -298,4 +299,43 @@ func TestIdleNamesExpire(t *testing.T) {
 	for _, k := range keys() {
 		require.Contains(t, k, "}:meta")
 	}
+}
+
+// R10: while the name's Cluster slot is marked MIGRATING (no key moved
+// yet), Redis refuses the scripts, which name keys that may not exist, with
+// TRYAGAIN: an error wrapping ErrUnavailable, not a bare server error; and
+// once the slot is stable again the semaphore works on.
+func TestSlotMigrationIsUnavailable(t *testing.T) {
+	c := startCluster(t, 3, 0)
+	rdb := c.client(t)
+	ctx := context.Background()
+	s, err := redissem.New(ctx, rdb, uniqueName(t), 2)
+	require.NoError(t, err)
+	defer s.Close()
+	meta := "redissem:{" + s.Name() + "}:meta"
+	slot, err := rdb.ClusterKeySlot(ctx, meta).Result()
+	require.NoError(t, err)
+	source, err := rdb.MasterForKey(ctx, meta)
+	require.NoError(t, err)
+	other := c.nodes[0] // every node is a master
+	if other.Addr() == source.Options().Addr {
+		other = c.nodes[1]
+	}
+	target := redis.NewClient(&redis.Options{Addr: other.Addr()})
+	defer target.Close()
+	sourceID, err := source.ClusterMyID(ctx).Result()
+	require.NoError(t, err)
+	targetID, err := target.ClusterMyID(ctx).Result()
+	require.NoError(t, err)
+	require.NoError(t, target.Do(ctx, "CLUSTER", "SETSLOT", slot, "IMPORTING", sourceID).Err())
+	require.NoError(t, source.Do(ctx, "CLUSTER", "SETSLOT", slot, "MIGRATING", targetID).Err())
+
+	err = s.Acquire(ctx, 1)
+	require.ErrorIs(t, err, redissem.ErrUnavailable, "a script refused during a slot migration: %v", err)
+	assert.ErrorContains(t, err, "TRYAGAIN")
+
+	require.NoError(t, source.Do(ctx, "CLUSTER", "SETSLOT", slot, "STABLE").Err())
+	require.NoError(t, target.Do(ctx, "CLUSTER", "SETSLOT", slot, "STABLE").Err())
+	require.NoError(t, s.Acquire(ctx, 1))
+	s.Release(1)
 }
