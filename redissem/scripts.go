@@ -80,8 +80,11 @@ import "github.com/redis/go-redis/v9"
 // expiry has passed (an expiry pushed back by a refresh leaves that bound
 // early, which costs one extra scan), the queue is only looked at when
 // someone waits, and the consistency check is one EXISTS, skipped while
-// nothing is held or queued. Server time per script grows with its command
-// count; INFO commandstats counts them.
+// nothing is held or queued. A script that leaves the name idle, or takes
+// it out of idleness, adds the commands that set or clear its keys' TTLs
+// (four, or three; see below): an uncontended Acquire and Release pay both.
+// Server time per script grows with its command count; INFO commandstats
+// counts them.
 //
 // When Redis is full (used_memory above maxmemory, under noeviction or a
 // volatile-* policy with nothing left to evict), it refuses a script's
