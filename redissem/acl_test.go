@@ -18,6 +18,7 @@ var aclCommands = []string{
 	"+eval", "+evalsha", "+subscribe", "+unsubscribe", "+ping", "+hello",
 	"+time", "+hmget", "+hget", "+hset", "+hdel", "+hincrby", "+exists", "+del",
 	"+zadd", "+zrem", "+zrange", "+zrangebyscore", "+zremrangebyscore", "+publish", "+wait",
+	"+pexpire", "+persist",
 }
 
 // aclClient creates a Redis user with the given rules and returns a client
@@ -44,7 +45,7 @@ func aclClient(t *testing.T, user string, rules ...string) *redis.Client {
 func waitAndRelease(t *testing.T, rdb *redis.Client, opts ...redissem.Option) (release, acquire error) {
 	t.Helper()
 	holder := newSem(t, rdb, 1, opts...)
-	waiter, err := redissem.New(rdb, holder.Name(), 1, opts...)
+	waiter, err := redissem.New(context.Background(), rdb, holder.Name(), 1, opts...)
 	require.NoError(t, err)
 	defer waiter.Close()
 	ctx := context.Background()
@@ -63,7 +64,7 @@ func waitAndRelease(t *testing.T, rdb *redis.Client, opts ...redissem.Option) (r
 }
 
 func queuedCount(t *testing.T, s *redissem.Semaphore) int64 {
-	n, err := newClient(t, shared.Addr()).ZCard(context.Background(), redissem.DefaultKeyPrefix+"{"+s.Name()+"}:queue").Result()
+	n, err := newClient(t, shared.Addr()).ZCard(context.Background(), redissem.DefaultPrefix+"{"+s.Name()+"}:queue").Result()
 	require.NoError(t, err)
 	return n
 }
@@ -71,7 +72,7 @@ func queuedCount(t *testing.T, s *redissem.Semaphore) int64 {
 // A user with exactly the documented permissions, on the keys and channels
 // of a prefix, runs a semaphore: a waiter is granted and notified.
 func TestDocumentedACLSuffices(t *testing.T) {
-	rdb := aclClient(t, "semacat-acl", append([]string{"~" + redissem.DefaultKeyPrefix + "*", "&" + redissem.DefaultKeyPrefix + "*"}, aclCommands...)...)
+	rdb := aclClient(t, "semacat-acl", append([]string{"~" + redissem.DefaultPrefix + "*", "&" + redissem.DefaultPrefix + "*"}, aclCommands...)...)
 	release, acquire := waitAndRelease(t, rdb)
 	require.NoError(t, release)
 	require.NoError(t, acquire)

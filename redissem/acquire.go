@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/semacat/sem"
@@ -149,15 +150,25 @@ func (s *Semaphore) acquire(ctx context.Context, method string, n int64, permit 
 			s.withdraw(id)
 			return nil, ctx.Err()
 		case <-s.done:
-			s.withdraw(id)
+			// Close withdrew the request, unless its grant was delivered
+			// before (it left the waiters then).
+			select {
+			case <-w.wake:
+				s.withdraw(id)
+			default:
+			}
 			return nil, ErrClosed
 		}
 	}
 }
 
 // acquireError turns a failed round trip of a request into Acquire's error,
-// after withdrawing the request in case Redis recorded it.
+// after withdrawing the request in case Redis recorded it; once the handle
+// is closed, ErrClosed, since Close withdrew every request still queued.
 func (s *Semaphore) acquireError(ctx context.Context, method, id string, n int64, err error) error {
+	if s.isClosed() {
+		return ErrClosed // Close withdrew the request
+	}
 	s.withdraw(id)
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -250,4 +261,100 @@ func (s *Semaphore) dropWaiter(id string) {
 	s.mu.Lock()
 	delete(s.waiters, id)
 	s.mu.Unlock()
+}
+
+// request runs the acquire script for id in mode "try" or "wait"; it
+// returns the grant's token, or 0 when the request is queued or refused.
+func (s *Semaphore) request(ctx context.Context, id string, n int64, mode string) (int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	v, err := s.ints(s.eval(ctx, acquireScript, false, id, n, mode))
+	if err != nil {
+		return 0, err
+	}
+	if len(v) < 3 {
+		return 0, fmt.Errorf("unexpected reply %v from the acquire script", v)
+	}
+	s.size.Store(v[2])
+	switch v[0] {
+	case 1:
+		return v[1], nil
+	case -2:
+		return 0, fmt.Errorf("request %s was withdrawn already", id)
+	case -3:
+		return 0, exceedsSize(n, v[2])
+	}
+	return 0, nil
+}
+
+// safetyMargin is how long before the server may expire a lease its holder
+// stops trusting it: a tenth of the lease for the holder to notice and stop,
+// plus a hundredth for the client's clock running slower than the server's.
+func safetyMargin(lease time.Duration) time.Duration {
+	return lease/10 + lease/100
+}
+
+// newGrant returns a grant whose lease started in Redis no earlier than
+// since, the send time of a request Redis answered before the grant.
+func (s *Semaphore) newGrant(id string, n, token int64, since time.Time, permit bool) *grant {
+	return &grant{id: id, n: n, token: token, permit: permit,
+		valid: since.Add(s.lease - s.margin), done: make(chan struct{})}
+}
+
+// waited reports an Acquire of n permits that waited from start, and
+// returned err, to the function OnWait installed.
+func (s *Semaphore) waited(n int64, start time.Time, err error) {
+	if f := s.onWait.Load(); f != nil {
+		(*f)(sem.WaitEvent{N: n, Start: start, End: time.Now(), Err: err})
+	}
+}
+
+// checkWeight panics, naming the method and the value, if n is negative: a
+// programmer's error.
+func checkWeight(method string, n int64) {
+	if n < 0 {
+		panic(fmt.Sprintf("%s: %s(%d): negative weight", pkg, method, n))
+	}
+}
+
+// exceedsSize is the error of a request for more permits than size: an
+// impossible weight, not a programmer's error.
+func exceedsSize(n, size int64) error {
+	return fmt.Errorf("%s: Acquire(%d) on size %d: %w", pkg, n, size, sem.ErrExceedsSize)
+}
+
+// nextID returns a new request id; s.mu must be held.
+func (s *Semaphore) nextID() string {
+	s.seq++
+	return s.handle + "/" + strconv.FormatUint(s.seq, 10)
+}
+
+// grant is one admitted request, as this handle holds it.
+type grant struct {
+	id     string
+	n      int64 // permits still held under it
+	token  int64
+	permit bool // held by a Permit, outside the handle's held count
+
+	// Guarded by the handle's mu.
+	lost     bool      // Redis reported it gone; no longer refreshed
+	released bool      // by Permit.Release
+	valid    time.Time // until when the lease surely holds in Redis
+	done     chan struct{}
+	err      error // why done is closed
+}
+
+// end closes the grant's Done channel with err, once; s.mu must be held.
+func (g *grant) end(err error) {
+	if g.err == nil {
+		g.err = err
+		close(g.done)
+	}
+}
+
+// isClosed reports whether Close was called.
+func (s *Semaphore) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
 }

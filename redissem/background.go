@@ -66,7 +66,7 @@ func (s *Semaphore) refresher() {
 		}
 		if !time.Now().Before(refreshAt) {
 			refreshAt = time.Now().Add(s.interval())
-			if _, err := s.refresh(); err != nil {
+			if err := s.refresh(); err != nil {
 				s.report(fmt.Errorf("%s: refreshing leases on %q: %w", pkg, s.name, err))
 				refreshAt = time.Now().Add(retry)
 			}
@@ -101,11 +101,10 @@ func (s *Semaphore) retrying() bool {
 // until the lease, less the margin, after the update was sent; with
 // WithReplicas, only once the replicas confirmed the update. The round
 // trip gives up when the first grant's validity ends: by then that grant's
-// Done is closed, and a later answer could not reopen it. It reports
-// whether Redis no longer held one of the grants.
-func (s *Semaphore) refresh() (lost bool, err error) {
+// Done is closed, and a later answer could not reopen it.
+func (s *Semaphore) refresh() error {
 	if s.hooks != nil && s.hooks.skipRefresh != nil && s.hooks.skipRefresh() {
-		return false, fmt.Errorf("%w: refresh skipped by the test hook", ErrUnavailable)
+		return fmt.Errorf("%w: refresh skipped by the test hook", ErrUnavailable)
 	}
 	deadline := time.Now().Add(s.timeout)
 	s.mu.Lock()
@@ -133,7 +132,7 @@ func (s *Semaphore) refresh() (lost bool, err error) {
 	}
 	s.mu.Unlock()
 	if len(args) == 0 {
-		return false, nil
+		return nil
 	}
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
@@ -145,7 +144,7 @@ func (s *Semaphore) refresh() (lost bool, err error) {
 			missing = append(missing, g.id)
 		}
 	} else if err != nil {
-		return false, err
+		return err
 	}
 	s.wakeWaiters(at, waiting, missing, granted)
 	if s.replicas > 0 && len(missing) < len(sentGrants) {
@@ -153,8 +152,8 @@ func (s *Semaphore) refresh() (lost bool, err error) {
 		// one that missed this refresh would reap the grant a refresh early.
 		err = s.confirm(ctx)
 	}
-	lost = s.refreshed(at, sent, sentGrants, missing, err == nil)
-	return lost, err
+	s.refreshed(at, sent, sentGrants, missing, err == nil)
+	return err
 }
 
 // wakeWaiters hands the waiting Acquires what a refresh sent at the given
@@ -185,9 +184,8 @@ func (s *Semaphore) wakeWaiters(at time.Time, waiting, missing []string, granted
 }
 
 // refreshed records the outcome of a refresh sent at the given time; the
-// grants Redis still holds are valid for a lease from then if extend. It
-// reports whether it found a grant lost.
-func (s *Semaphore) refreshed(at time.Time, sent []string, grants []*grant, missing []string, extend bool) bool {
+// grants Redis still holds are valid for a lease from then if extend.
+func (s *Semaphore) refreshed(at time.Time, sent []string, grants []*grant, missing []string, extend bool) {
 	gone := make(map[string]bool, len(missing))
 	for _, id := range missing {
 		gone[id] = true
@@ -219,21 +217,5 @@ func (s *Semaphore) refreshed(at time.Time, sent []string, grants []*grant, miss
 	s.mu.Unlock()
 	for _, err := range lost {
 		s.report(err)
-	}
-	return len(lost) > 0
-}
-
-// loseAll ends every grant the handle holds with an error wrapping
-// ErrLeaseLost that gives cause, and stops refreshing them: the Session
-// they share found one of its grants gone.
-func (s *Semaphore) loseAll(cause string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, g := range s.grants {
-		if !g.lost {
-			g.lost = true
-			g.end(fmt.Errorf("%s: %d permits of %q (token %d): %w: %s",
-				pkg, g.n, s.name, g.token, ErrLeaseLost, cause))
-		}
 	}
 }

@@ -76,14 +76,14 @@ func benchmarkDrain(b *testing.B, waiters int) {
 	holder := newSem(b, rdb, 1)
 	var hs []*redissem.Semaphore
 	for range handles {
-		s, err := redissem.New(newClient(b, shared.Addr()), holder.Name(), 1)
+		s, err := redissem.New(context.Background(), newClient(b, shared.Addr()), holder.Name(), 1)
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { _ = s.Close() })
 		hs = append(hs, s)
 	}
-	queue := redissem.DefaultKeyPrefix + "{" + holder.Name() + "}:queue"
+	queue := redissem.DefaultPrefix + "{" + holder.Name() + "}:queue"
 	var scripts, grants int64
 	var drain time.Duration
 	b.ReportAllocs()

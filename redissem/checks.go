@@ -7,27 +7,16 @@ import (
 	"unicode"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/semacat/sem"
 )
 
-// The argument checks: a programmer's error panics with a message naming the
-// package, the method and the value; an impossible weight is an error
-// wrapping sem.ErrExceedsSize.
+// The argument checks of New and Release: a programmer's error panics with a
+// message naming the package, the method and the value. Acquire's weight
+// check lives beside it, in acquire.go.
 
 func checkSize(size int64) {
 	if size < 1 {
 		panic(fmt.Sprintf("%s: New(%d): size must be at least 1", pkg, size))
 	}
-}
-
-func checkWeight(method string, n int64) {
-	if n < 0 {
-		panic(fmt.Sprintf("%s: %s(%d): negative weight", pkg, method, n))
-	}
-}
-
-func exceedsSize(n, size int64) error {
-	return fmt.Errorf("%s: Acquire(%d) on size %d: %w", pkg, n, size, sem.ErrExceedsSize)
 }
 
 func overRelease(n, held int64) {
@@ -39,8 +28,13 @@ func overRelease(n, held int64) {
 // they land in different Cluster slots), and without braces or control
 // characters.
 func checkName(name string) {
-	if name == "" || strings.ContainsAny(name, "{}") || strings.ContainsFunc(name, unicode.IsControl) {
-		panic(fmt.Sprintf("%s: New(%q): the name must be non-empty, without braces or control characters", pkg, name))
+	switch {
+	case name == "":
+		panic(fmt.Sprintf("%s: New(%q): empty name", pkg, name))
+	case strings.ContainsAny(name, "{}"):
+		panic(fmt.Sprintf("%s: New(%q): the name holds a brace, which would break its keys' hash tag", pkg, name))
+	case strings.ContainsFunc(name, unicode.IsControl):
+		panic(fmt.Sprintf("%s: New(%q): the name holds a control character", pkg, name))
 	}
 }
 

@@ -3,7 +3,7 @@ package redissem_test
 import (
 	"context"
 	"fmt"
-	"os/exec"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,17 +17,18 @@ import (
 )
 
 // startLaggingRedis starts redis-server with a wall clock that lags the
-// machine's by lag, as TIME and so the scripts see it: faketime
-// (libfaketime) shifts the clock of the process it starts. glibc's
-// malloc goes in front of the jemalloc redis-server links, whose start
-// otherwise deadlocks with libfaketime's.
+// machine's by lag, as TIME and so the scripts see it: libfaketime, preloaded
+// into redis-server itself, shifts its clock. Not through the faketime
+// command, which forks redis-server as its child: killing faketime left
+// that child running after the test binary. glibc's malloc goes in front of
+// the jemalloc redis-server links, whose start otherwise deadlocks with
+// libfaketime's.
 func startLaggingRedis(t *testing.T, lag time.Duration, extra ...string) *redisServer {
 	t.Helper()
-	_, err := exec.LookPath("faketime")
-	require.NoError(t, err, "the clock-lag tests need faketime; run `make testdeps` or apt-get install -y faketime")
+	_, err := os.Stat(libfaketime)
+	require.NoError(t, err, "the clock-lag tests need libfaketime; run `make testdeps` or apt-get install -y libfaketime")
 	r, err := launchRedis(redisServer{dir: t.TempDir(), args: append([]string{"--appendonly", "no"}, extra...),
-		launch: []string{"faketime", "-f", fmt.Sprintf("-%ds", int(lag.Seconds()))},
-		env:    []string{"LD_PRELOAD=libc_malloc_debug.so.0"}})
+		env: []string{"LD_PRELOAD=libc_malloc_debug.so.0 " + libfaketime, fmt.Sprintf("FAKETIME=-%ds", int(lag.Seconds()))}})
 	require.NoError(t, err)
 	t.Cleanup(r.Kill)
 	return r
@@ -103,7 +104,7 @@ func TestTokenOrderAcrossFailoverWithClockLag(t *testing.T) {
 			})
 			lost, lostErr := before.AcquirePermit(ctx, 1)
 
-			after, err := redissem.New(promoted, before.Name(), 2)
+			after, err := redissem.New(context.Background(), promoted, before.Name(), 2)
 			require.NoError(t, err)
 			defer after.Close()
 			next, err := after.AcquirePermit(ctx, 1)

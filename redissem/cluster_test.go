@@ -130,8 +130,8 @@ func TestReplicasOnCluster(t *testing.T) {
 	rdb := c.client(t)
 	ctx := context.Background()
 	name := uniqueName(t)
-	s, err := redissem.New(rdb, name, 2, redissem.WithReplicas(1, 300*time.Millisecond),
-		redissem.WithKeyPrefix("app:sem:"))
+	s, err := redissem.New(context.Background(), rdb, name, 2, redissem.WithReplicas(1, 300*time.Millisecond),
+		redissem.WithPrefix("app:sem:"))
 	require.NoError(t, err)
 	defer s.Close()
 	require.NoError(t, s.Acquire(ctx, 1), "a grant the key's replica received")

@@ -34,8 +34,15 @@
 //
 // Every grant is a lease in server time. While a handle holds permits, a
 // background goroutine refreshes all of its grants in one script every third
-// of the lease (on a Session, one goroutine does so for every handle on it,
-// one script per handle in each round). A holder whose process dies stops refreshing, and the next
+// of the lease (on a Session, each handle on its own schedule, its round
+// trip in a goroutine of its own, so that a stalled Cluster master delays
+// only the handles whose keys it holds; each grant keeps its own fate).
+// The scripts count time from the server's clock but absorb its steps
+// (scripts.go): between two scripts at most a third of the caller's lease
+// passes, so a step forward reaps no holder that refreshes on time, and a
+// step back stretches no lease. A grant whose Done the handle closed by
+// its own clock is released in Redis at once, never refreshed on, so a
+// holder that returns on Done without a Release leaves nothing held. A holder whose process dies stops refreshing, and the next
 // script that runs after its lease passes reaps it and admits the waiters that
 // now fit. A waiter's queue entry is a lease too: the handle pushes back the
 // entries of all its waiters in the same script as its grants, every poll
@@ -55,7 +62,10 @@
 // "<handle>/<seq>"), so go-redis may retry a script whose reply was lost
 // without taking permits twice; a release sets a grant's count to the value
 // the client still holds, only ever downwards, so releases and refreshes
-// commute. Release gives back the handle's oldest grants first.
+// commute, and a partial release that arrives after the release of the
+// rest finds it done. A tombstone outlives the handle's timeout, within
+// which go-redis sends its retries, so a retried release finds it even
+// with a ReadTimeout longer than the lease. Release gives back the handle's oldest grants first.
 //
 // Fencing tokens and lease expiry
 //
@@ -89,16 +99,26 @@
 // If Redis evicts the semaphore's keys (an allkeys-* maxmemory policy) or
 // loses them, recreating them empty would admit others beside the holders
 // that still believe they hold. The scripts notice keys missing behind the
-// counters (or the counters missing for a handle that saw them), wipe what
+// counters (or the counters missing for a handle that holds a grant), wipe what
 // is left, and refuse every grant, with an error wrapping ErrStateLost, until
 // each lease handed out before could have run out: the latest expiry still
 // recorded, and at least the lease of the handle that noticed (so give every
-// handle of a name the same lease). The holders find their grants gone at
-// their next refresh. One case stays open: if all the keys vanish and a New
-// from a new process runs before any handle that used them, the semaphore
-// looks new and is created afresh, and others may be admitted until the
-// holders' next refresh closes their Done. Use maxmemory-policy noeviction or a
-// volatile-* policy: the keys have no TTL, so those never evict them.
+// handle of a name the same lease). The semaphore comes back with the size
+// recorded in meta if it survived, else with the size the noticing handle
+// last saw (a Resize it made or heard of in a reply included). The holders find their grants gone at
+// their next refresh. One case stays open: if all the keys vanish (a
+// FLUSHALL, a restart without the data) and New, or a handle that holds
+// nothing, runs before any holder refreshes, the semaphore looks like a
+// name that expired idle and is created afresh, and others may be admitted
+// until the holders' next refresh closes their Done. Use maxmemory-policy
+// noeviction or a volatile-* policy: the keys of a name in use have no
+// TTL, so those never evict them.
+//
+// Idle names
+//
+// A name nothing holds or waits on is reclaimed: its tombstones expire
+// with the last of them, and its counters a day later (scripts.go). The
+// next user creates it afresh, with the size it last saw.
 //
 // What Redis cannot promise
 //
@@ -125,6 +145,27 @@
 // etcdsem, whose grants are committed by a Raft majority before they are
 // reported, when exceeding the limit is a correctness bug rather than a
 // brief overload.
+//
+// Server settings, and what each keeps
+//
+//   - A server clock that steps (NTP, an operator, a VM restored): no
+//     holder is reaped early, and no lease stretched, by the step. Dead
+//     holders are reaped up to a lease late after a quiet spell (nothing
+//     ran on the name for more than a third of a lease).
+//   - maxmemory-policy noeviction (recommended), or volatile-* (the keys of
+//     a name in use have no TTL, so they are never evicted): a full Redis
+//     still runs releases, withdrawals and refreshes, whose first write
+//     cannot grow memory (after which Redis lets a script finish); new
+//     requests fail with an error wrapping ErrUnavailable (OOM) until
+//     there is room. allkeys-*: keys may be evicted; see Lost state.
+//   - Cluster resharding: while the name's slot migrates, the scripts,
+//     which name keys that may not exist, are refused (TRYAGAIN, or ASK
+//     to a node that lacks some keys); that is ErrUnavailable, retried like
+//     an outage, and a migration longer than a lease costs the leases.
+//     Move a slot holding semaphores quickly (MIGRATE of its keys at once).
+//   - Server refusals (OOM, TRYAGAIN, CLUSTERDOWN, MASTERDOWN, LOADING,
+//     READONLY, BUSY) are ErrUnavailable: retried in the background for
+//     refreshes, releases and withdrawals, returned by a first request.
 //
 // Release has no error in the contract. If Redis cannot be reached, the
 // permits are dropped from this handle's books anyway: the background

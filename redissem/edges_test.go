@@ -76,7 +76,7 @@ func (g *gate) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Process
 // of s; it is closed when t ends.
 func otherHandle(t *testing.T, s *redissem.Semaphore, opts ...redissem.Option) *redissem.Semaphore {
 	t.Helper()
-	o, err := redissem.New(newClient(t, shared.Addr()), s.Name(), s.Size(), opts...)
+	o, err := redissem.New(context.Background(), newClient(t, shared.Addr()), s.Name(), s.Size(), opts...)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = o.Close() })
 	return o
@@ -302,7 +302,7 @@ func TestEvictedKeysRefuseGrants(t *testing.T) {
 	defer srv.Kill()
 	rdb := newClient(t, srv.Addr())
 	holder := newSem(t, rdb, 1)
-	other, err := redissem.New(newClient(t, srv.Addr()), holder.Name(), 1)
+	other, err := redissem.New(context.Background(), newClient(t, srv.Addr()), holder.Name(), 1)
 	require.NoError(t, err)
 	defer other.Close()
 	ctx := context.Background()
@@ -421,7 +421,7 @@ func TestCancelRacingGrantForced(t *testing.T) {
 	wrdb := newClient(t, shared.Addr(), g)
 	rdb := newClient(t, shared.Addr())
 	holder := newSem(t, rdb, 2)
-	waiter, err := redissem.New(wrdb, holder.Name(), 2)
+	waiter, err := redissem.New(context.Background(), wrdb, holder.Name(), 2)
 	require.NoError(t, err)
 	defer waiter.Close()
 	cancel, done := waitBehind(t, rdb, holder, waiter)
@@ -446,10 +446,10 @@ func TestCancelRacingNotification(t *testing.T) {
 	quiet := []redissem.Option{redissem.WithLease(30 * time.Second), redissem.WithPollInterval(10 * time.Second)}
 	holder := newSem(t, rdb, 2, quiet...)
 	ctx := context.Background()
-	prefix := redissem.DefaultKeyPrefix + "{" + holder.Name() + "}:"
+	prefix := redissem.DefaultPrefix + "{" + holder.Name() + "}:"
 	for range 20 {
 		g := newGate()
-		waiter, err := redissem.New(newClient(t, shared.Addr(), g), holder.Name(), 2, quiet...)
+		waiter, err := redissem.New(context.Background(), newClient(t, shared.Addr(), g), holder.Name(), 2, quiet...)
 		require.NoError(t, err)
 		cancel, done := waitBehind(t, rdb, holder, waiter)
 		id := rdb.ZRange(ctx, prefix+"queue", 0, 0).Val()[0]
@@ -477,7 +477,7 @@ func TestMalformedNotificationKeepsWaiter(t *testing.T) {
 	require.True(t, holder.TryAcquire(1))
 	done := acquireWithin(waiter, 1, 5*time.Second)
 	waitFor(t, "the waiter to queue", queued(t, rdb, holder, 1))
-	prefix := redissem.DefaultKeyPrefix + "{" + holder.Name() + "}:"
+	prefix := redissem.DefaultPrefix + "{" + holder.Name() + "}:"
 	id := rdb.ZRange(ctx, prefix+"queue", 0, 0).Val()[0]
 	handle, _, _ := strings.Cut(id, "/")
 	require.NoError(t, rdb.Publish(ctx, prefix+"wake:"+handle, id+" garbage").Err())

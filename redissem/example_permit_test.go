@@ -44,12 +44,12 @@ func ExamplePermit() {
 	}
 	rdb := redis.NewClient(&redis.Options{Addr: addr})
 	defer rdb.Close()
-	lock, err := redissem.New(rdb, fmt.Sprintf("ledger-writer-%d", os.Getpid()), 1)
+	ctx := context.Background()
+	lock, err := redissem.New(ctx, rdb, fmt.Sprintf("ledger-writer-%d", os.Getpid()), 1)
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer lock.Close()
-	ctx := context.Background()
 	store := new(fencedStore)
 
 	first, err := lock.AcquirePermit(ctx, 1)

@@ -2,6 +2,7 @@ package redissem
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -93,7 +94,7 @@ func (s *Semaphore) expireDue() {
 	}
 	s.expiry.fired()
 	now := time.Now()
-	for _, g := range s.grants {
+	for _, g := range slices.Clone(s.grants) { // expireIfDue may drop g
 		if !s.expireIfDue(g, now) && g.err == nil {
 			s.armExpiry(g.valid)
 		}
@@ -108,7 +109,29 @@ func (s *Semaphore) expireIfDue(g *grant, now time.Time) bool {
 	}
 	g.end(fmt.Errorf("%s: %d permits of %q (token %d): %w: no refresh got through within the lease, less a margin of %v",
 		pkg, g.n, s.name, g.token, ErrLeaseLost, s.margin))
+	s.giveUp(g)
 	return true
+}
+
+// giveUp stops refreshing g, whose holder was told it lost it, and has the
+// refresher release it in Redis: a lease may still run there (the refresh
+// was only late, or the clock stepped), and a holder that returns on Done
+// without a Release must not leave it held. A Permit's grant leaves the
+// books too, since nothing else refers to it; a Release of it then finds
+// it lost. s.mu must be held.
+func (s *Semaphore) giveUp(g *grant) {
+	g.lost = true
+	if s.closed {
+		return
+	}
+	s.pending[g.id] = struct{}{}
+	if g.permit {
+		s.dropGrant(g)
+	}
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
 }
 
 // wallNow reads the wall clock (the tests can move it alone, as a suspend

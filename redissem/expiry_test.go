@@ -17,7 +17,8 @@ import (
 // bareHandle returns a handle with its expiry timer and nothing else: no
 // client, no refresher, no subscription.
 func bareHandle(lease time.Duration) *Semaphore {
-	s := &Semaphore{name: "bare", lease: lease, margin: safetyMargin(lease)}
+	s := &Semaphore{name: "bare", lease: lease, margin: safetyMargin(lease),
+		pending: make(map[string]struct{}), kick: make(chan struct{}, 1)}
 	s.startExpiry()
 	return s
 }

@@ -38,7 +38,7 @@ func TestRestartFromFsyncedAOF(t *testing.T) {
 	var handles []*redissem.Semaphore
 	for range 2 {
 		rdb := newClient(t, srv.Addr())
-		s, err := redissem.New(rdb, name, size, redissem.WithLease(lease), redissem.WithTimeout(300*time.Millisecond),
+		s, err := redissem.New(context.Background(), rdb, name, size, redissem.WithLease(lease), redissem.WithTimeout(300*time.Millisecond),
 			redissem.WithErrorHandler(errs.add))
 		require.NoError(t, err)
 		defer s.Close()
@@ -119,7 +119,7 @@ func TestReleaseWhileRedisDown(t *testing.T) {
 	var errs errorsCollector
 	h := newSem(t, newClient(t, srv.Addr()), 2, redissem.WithLease(lease), redissem.WithTimeout(500*time.Millisecond),
 		redissem.WithErrorHandler(errs.add))
-	other, err := redissem.New(newClient(t, srv.Addr()), h.Name(), 2)
+	other, err := redissem.New(context.Background(), newClient(t, srv.Addr()), h.Name(), 2)
 	require.NoError(t, err)
 	defer other.Close()
 

@@ -43,7 +43,7 @@ func runChild(role string) int {
 	lease, _ := time.ParseDuration(os.Getenv(envLease))
 	rdb := redis.NewClient(clientOptions(os.Getenv(envAddr)))
 	defer rdb.Close()
-	s, err := redissem.New(rdb, os.Getenv(envName), size, redissem.WithLease(lease))
+	s, err := redissem.New(context.Background(), rdb, os.Getenv(envName), size, redissem.WithLease(lease))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -269,7 +269,7 @@ func TestProcessesShareOneSemaphore(t *testing.T) {
 	t.Logf("%d grants across %d processes; at most %d permits in use at once (size %d)", entries, procs, maxInUse, size)
 
 	rdb := newClient(t, shared.Addr())
-	check, err := redissem.New(rdb, name, size)
+	check, err := redissem.New(context.Background(), rdb, name, size)
 	require.NoError(t, err)
 	defer check.Close()
 	assert.Equal(t, int64(size), available(t, check), "every permit is back")

@@ -3,7 +3,6 @@ package redissem
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/semacat/sem"
 )
@@ -35,12 +34,4 @@ func (s *Semaphore) OnWait(f func(sem.WaitEvent)) {
 		return
 	}
 	s.onWait.Store(&f)
-}
-
-// waited reports an Acquire of n permits that waited from start, and
-// returned err, to the function OnWait installed.
-func (s *Semaphore) waited(n int64, start time.Time, err error) {
-	if f := s.onWait.Load(); f != nil {
-		(*f)(sem.WaitEvent{N: n, Start: start, End: time.Now(), Err: err})
-	}
 }

@@ -6,6 +6,10 @@ import (
 	"time"
 )
 
+// idleExpiry is how long the counters of a name nothing holds or waits on
+// stay in Redis after the last script on it.
+const idleExpiry = 24 * time.Hour
+
 // Default option values.
 const (
 	DefaultLease   = 10 * time.Second
@@ -17,9 +21,9 @@ const (
 	// waiting Acquires' queue entries, unless WithPollInterval says
 	// otherwise.
 	DefaultPollMax = time.Second
-	// DefaultKeyPrefix starts the name of every key a semaphore keeps in
-	// Redis, unless WithKeyPrefix says otherwise.
-	DefaultKeyPrefix = "redissem:"
+	// DefaultPrefix starts the name of every key a semaphore keeps in
+	// Redis, unless WithPrefix says otherwise.
+	DefaultPrefix = "redissem:"
 )
 
 // Option configures a Semaphore handle.
@@ -35,6 +39,7 @@ type options struct {
 	replicas    int
 	replicaWait time.Duration
 	hooks       *hooks
+	idle        time.Duration // idleExpiry, shorter in the package's tests
 }
 
 // hooks lets the package's own tests reach into a handle's background work;
@@ -47,15 +52,15 @@ type hooks struct {
 	wallClock func() time.Time
 }
 
-// WithKeyPrefix sets the start of the names of the keys and the pub/sub
-// channels a semaphore uses (default DefaultKeyPrefix), so that it can live
+// WithPrefix sets the start of the names of the keys and the pub/sub
+// channels a semaphore uses (default DefaultPrefix), so that it can live
 // in a namespace that ACL rules or a shared server assign. Every handle on a
 // name must use the same prefix: handles with different prefixes are
 // different semaphores. It panics if prefix holds a brace, which would
 // change the hash tag that keeps the keys in one Cluster slot.
-func WithKeyPrefix(prefix string) Option {
+func WithPrefix(prefix string) Option {
 	if strings.ContainsAny(prefix, "{}") {
-		panic(fmt.Sprintf("%s: WithKeyPrefix(%q): the prefix must not hold a brace", pkg, prefix))
+		panic(fmt.Sprintf("%s: WithPrefix(%q): the prefix must not hold a brace", pkg, prefix))
 	}
 	return func(o *options) { o.prefix = prefix }
 }

@@ -16,7 +16,7 @@ func liveHandle(t *testing.T, name string, size int64, opts ...Option) *Semaphor
 	t.Helper()
 	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")})
 	t.Cleanup(func() { _ = rdb.Close() })
-	s, err := New(rdb, name+"-"+newHandleID(), size, opts...)
+	s, err := New(context.Background(), rdb, name+"-"+newHandleID(), size, opts...)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
 	return s

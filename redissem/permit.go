@@ -6,43 +6,6 @@ import (
 	"time"
 )
 
-// grant is one admitted request, as this handle holds it.
-type grant struct {
-	id     string
-	n      int64 // permits still held under it
-	token  int64
-	permit bool // held by a Permit, outside the handle's held count
-
-	// Guarded by the handle's mu.
-	lost     bool      // Redis reported it gone; no longer refreshed
-	released bool      // by Permit.Release
-	valid    time.Time // until when the lease surely holds in Redis
-	done     chan struct{}
-	err      error // why done is closed
-}
-
-// safetyMargin is how long before the server may expire a lease its holder
-// stops trusting it: a tenth of the lease for the holder to notice and stop,
-// plus a hundredth for the client's clock running slower than the server's.
-func safetyMargin(lease time.Duration) time.Duration {
-	return lease/10 + lease/100
-}
-
-// newGrant returns a grant whose lease started in Redis no earlier than
-// since, the send time of a request Redis answered before the grant.
-func (s *Semaphore) newGrant(id string, n, token int64, since time.Time, permit bool) *grant {
-	return &grant{id: id, n: n, token: token, permit: permit,
-		valid: since.Add(s.lease - s.margin), done: make(chan struct{})}
-}
-
-// end closes the grant's Done channel with err, once; s.mu must be held.
-func (g *grant) end(err error) {
-	if g.err == nil {
-		g.err = err
-		close(g.done)
-	}
-}
-
 // Permit is one acquisition of a semaphore, held until its Release, with the
 // fencing token that lets a protected resource tell a current holder from a
 // stale one, and a Done channel that says when the holder can no longer be

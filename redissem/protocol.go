@@ -11,17 +11,27 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// The round trips to Redis: running a script and reading its reply, turning
+// a failure into the package's errors, confirming with the replicas, and
+// withdrawing or retrying a request whose outcome is unknown. Acquire
+// (acquire.go) and the background work (background.go) both build on them.
+
 // eval runs a script with the handle's keys and common arguments, then
-// args. Only New passes create, which lets the script create a semaphore
-// that does not exist yet; for any other call a missing semaphore is lost
-// state.
+// args. The size it passes is the latest this handle saw, so that a
+// semaphore recreated after a loss keeps a Resize. New passes create,
+// which lets the script create a semaphore that does not exist yet; so
+// does a handle that may have seen its name expire idle (mayBeExpired). s.mu must not be held.
 func (s *Semaphore) eval(ctx context.Context, script *redis.Script, create bool, args ...any) *redis.Cmd {
 	flag := ""
-	if create {
+	switch {
+	case create:
 		flag = "new"
+	case s.mayBeExpired():
+		flag = "idle"
 	}
-	all := make([]any, 0, len(s.base)+1+len(args))
-	all = append(append(append(all, s.base...), flag), args...)
+	s.lastSent.Store(int64(time.Since(s.born)))
+	all := make([]any, 0, 2+len(s.base)+len(args))
+	all = append(append(append(append(all, s.size.Load()), s.base...), flag), args...)
 	return script.Run(ctx, s.rdb, s.keys, all...)
 }
 
@@ -64,30 +74,6 @@ func parseNotice(payload string) (id, token string, ok bool) {
 func parseToken(s string) (int64, bool) {
 	token, err := strconv.ParseInt(s, 10, 64)
 	return token, err == nil
-}
-
-// request runs the acquire script for id in mode "try" or "wait"; it
-// returns the grant's token, or 0 when the request is queued or refused.
-func (s *Semaphore) request(ctx context.Context, id string, n int64, mode string) (int64, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	v, err := s.ints(s.eval(ctx, acquireScript, false, id, n, mode))
-	if err != nil {
-		return 0, err
-	}
-	if len(v) < 3 {
-		return 0, fmt.Errorf("unexpected reply %v from the acquire script", v)
-	}
-	s.size.Store(v[2])
-	switch v[0] {
-	case 1:
-		return v[1], nil
-	case -2:
-		return 0, fmt.Errorf("request %s was withdrawn already", id)
-	case -3:
-		return 0, exceedsSize(n, v[2])
-	}
-	return 0, nil
 }
 
 // update runs the update script on pairs of id and count (see
@@ -176,8 +162,8 @@ func (s *Semaphore) reloadClusterMap() {
 }
 
 // scriptError turns the scripts' refusals into errors wrapping
-// ErrSizeMismatch and ErrStateLost, and a failed round trip into an error
-// wrapping ErrUnavailable. A timeout is not wrapped as
+// ErrSizeMismatch and ErrStateLost, and a failed round trip or a refusal
+// by the server (see refusal) into an error wrapping ErrUnavailable. A timeout is not wrapped as
 // context.DeadlineExceeded, which callers take to mean their own ctx.
 func (s *Semaphore) scriptError(err error) error {
 	if err == nil {
@@ -193,6 +179,9 @@ func (s *Semaphore) scriptError(err error) error {
 		}
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
+	if refusal(err) {
+		return fmt.Errorf("%w: Redis refused the script: %w", ErrUnavailable, err)
+	}
 	if rest, ok := strings.CutPrefix(err.Error(), "SEMSIZE "); ok {
 		return fmt.Errorf("%w: %q has size %s in Redis, this handle expects %d; use another name or the same size",
 			ErrSizeMismatch, s.name, rest, s.size.Load())
@@ -204,4 +193,75 @@ func (s *Semaphore) scriptError(err error) error {
 			ErrStateLost, time.Duration(ms)*time.Millisecond)
 	}
 	return err
+}
+
+// withdraw takes a request out of Redis: out of the queue, or out of the
+// holders if it was granted meanwhile; those behind it are admitted if they
+// now fit. It takes at most the handle's timeout. On failure the handle
+// retries in the background, and the entry expires within the lease at the
+// latest.
+func (s *Semaphore) withdraw(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	defer cancel()
+	if _, err := s.update(ctx, []any{id, 0}); err != nil {
+		s.retryLater(id)
+		s.report(fmt.Errorf("%s: withdrawing request %s from %q: %w; retrying, and it expires within %v at the latest", pkg, id, s.name, err, s.lease))
+	}
+}
+
+// retryLater makes the refresher release or withdraw ids until Redis
+// confirms it.
+func (s *Semaphore) retryLater(ids ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	for _, id := range ids {
+		s.pending[id] = struct{}{}
+	}
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (s *Semaphore) report(err error) {
+	if s.onError != nil {
+		s.onError(err)
+	}
+}
+
+// refusals are the error prefixes of a server that cannot run a script
+// now but may later: full (OOM), a Cluster slot in migration (TRYAGAIN),
+// a Cluster or a replica without its master (CLUSTERDOWN, MASTERDOWN), a
+// server loading its data (LOADING) or a replica that takes no writes
+// (READONLY, after a failover the client has not seen yet). go-redis
+// retries all but OOM itself; what is left when its retries run out is
+// unavailability, retried as every failed round trip is.
+var refusals = []string{"OOM ", "TRYAGAIN ", "CLUSTERDOWN ", "MASTERDOWN ", "LOADING ", "READONLY ", "BUSY "}
+
+// refusal reports whether err is a server's refusal to run a script now.
+func refusal(err error) bool {
+	msg := err.Error()
+	for _, p := range refusals {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayBeExpired reports whether the name may have expired idle since the
+// handle last sent a script on it: it holds no grant, and it sent nothing
+// for the idle time (by the monotonic clock, which a suspend stops: then
+// it errs towards ErrStateLost). Only then may a script that finds every
+// key gone create the name afresh (see scripts.go).
+func (s *Semaphore) mayBeExpired() bool {
+	if time.Since(s.born)-time.Duration(s.lastSent.Load()) < s.idle {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.grants) == 0
 }

@@ -30,7 +30,7 @@
 // correctness bug.
 //
 //	rdb := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
-//	s, err := redissem.New(rdb, "renders", 4)
+//	s, err := redissem.New(ctx, rdb, "renders", 4)
 //	if err != nil {
 //		return err // Redis unreachable, or "renders" exists with another size
 //	}
@@ -69,6 +69,19 @@
 // A process paused longer than its lease loses its grant while it may still
 // act on it: check Done before each act, and fence the resource.
 //
+// # Server settings
+//
+// A step of the server's clock, forward or back, neither reaps a holder
+// that refreshes on time nor stretches a lease. A Redis full under
+// maxmemory-policy noeviction (recommended) or volatile-* still takes
+// releases and refreshes; new requests fail with an error wrapping
+// [ErrUnavailable] until there is room. So do requests while the name's
+// Cluster slot migrates, and every refusal of a server that cannot run a
+// script now (OOM, TRYAGAIN, CLUSTERDOWN, MASTERDOWN, LOADING, READONLY,
+// BUSY); the handle retries its refreshes, releases and withdrawals. On a
+// [Session], each grant keeps its own fate: a stalled server costs only
+// the grants whose keys it holds.
+//
 // Release has no error in the semaphore contract: if Redis cannot be
 // reached, the permits leave the handle at once, the release is retried in
 // the background, and they come back when their lease expires at the
@@ -84,7 +97,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -139,8 +151,11 @@ type Semaphore struct {
 	name        string
 	size        atomic.Int64 // as Redis last reported it
 	keys        []string
-	base        []any  // ARGV[1:3] of every script: size, channel prefix, lease ms
-	handle      string // random id of this handle
+	base        []any         // ARGV[2:5] of every script: channel prefix, lease ms, tombstone ms, idle ms
+	idle        time.Duration // how long an idle name's counters last in Redis
+	born        time.Time     // when New made the handle
+	lastSent    atomic.Int64  // when it last sent a script, as time since born
+	handle      string        // random id of this handle
 	lease       time.Duration
 	margin      time.Duration // how long before its lease ends a holder stops trusting it
 	timeout     time.Duration
@@ -168,22 +183,28 @@ type Semaphore struct {
 	// expiry ends grants at their end of validity (expiry.go); never
 	// started on a Session, whose timer serves its handles.
 	expiry expiryTimer
+
+	// On a Session, guarded by the Session's mu: when the handle's next
+	// refresh is due, and whether one is on its way (sessionlease.go).
+	refreshDue time.Time
+	refreshing bool
 }
 
 // New returns a handle on the semaphore called name with size permits,
-// creating it in Redis if it does not exist. Its keys are the key prefix
-// (see [WithKeyPrefix]) followed by {name}, a hash tag that keeps them in
-// one Redis Cluster slot. It fails if Redis cannot be reached, or, with an
-// error wrapping ErrSizeMismatch, if the name already holds a semaphore of
+// creating it in Redis if it does not exist. Its keys are the prefix
+// (see [WithPrefix]) followed by {name}, a hash tag that keeps them in
+// one Redis Cluster slot. Its round trips are bounded by ctx and the
+// handle's timeout. It fails, with an error wrapping ErrUnavailable, if
+// Redis cannot be reached, or, with an error wrapping ErrSizeMismatch, if the name already holds a semaphore of
 // another size. It panics if size is less than 1, or if name is empty or
 // holds a brace or a control character.
 //
 // The handle keeps a pub/sub subscription and a goroutine that refreshes
 // its leases, or shares a [Session]'s; call Close when done with it.
-func New(rdb redis.UniversalClient, name string, size int64, opts ...Option) (*Semaphore, error) {
+func New(ctx context.Context, rdb redis.UniversalClient, name string, size int64, opts ...Option) (*Semaphore, error) {
 	checkName(name)
 	checkSize(size)
-	o := options{lease: DefaultLease, timeout: DefaultTimeout, prefix: DefaultKeyPrefix}
+	o := options{lease: DefaultLease, timeout: DefaultTimeout, prefix: DefaultPrefix, idle: idleExpiry}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -200,7 +221,9 @@ func New(rdb redis.UniversalClient, name string, size int64, opts ...Option) (*S
 		name: name,
 		keys: []string{prefix + "meta", prefix + "holders", prefix + "recs",
 			prefix + "queue", prefix + "wexp"},
-		base:        []any{size, prefix + "wake:", o.lease.Milliseconds()},
+		base:        []any{prefix + "wake:", o.lease.Milliseconds(), (o.lease + o.timeout).Milliseconds(), o.idle.Milliseconds()},
+		idle:        o.idle,
+		born:        time.Now(),
 		handle:      handle,
 		channel:     prefix + "wake:" + handle,
 		lease:       o.lease,
@@ -220,13 +243,13 @@ func New(rdb redis.UniversalClient, name string, size int64, opts ...Option) (*S
 		s.kick = o.session.kick // the Session's refresher retries for every handle
 	}
 	s.size.Store(size)
-	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	tctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	if _, err := s.info(ctx, true); err != nil {
-		return nil, fmt.Errorf("%s: New(%q, %d): %w", pkg, name, size, err)
+	if _, err := s.info(tctx, true); err != nil {
+		return nil, newError(ctx, name, size, err)
 	}
-	if err := s.subscribe(ctx, o.session); err != nil {
-		return nil, fmt.Errorf("%s: New(%q, %d): %w", pkg, name, size, err)
+	if err := s.subscribe(tctx, o.session); err != nil {
+		return nil, newError(ctx, name, size, err)
 	}
 	s.startExpiry()
 	if s.session == nil {
@@ -234,6 +257,15 @@ func New(rdb redis.UniversalClient, name string, size int64, opts ...Option) (*S
 		go s.refresher()
 	}
 	return s, nil
+}
+
+// newError is New's error: ctx's own if it is done, as the round trip's
+// is then no news, else err.
+func newError(ctx context.Context, name string, size int64, err error) error {
+	if ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	return fmt.Errorf("%s: New(%q, %d): %w", pkg, name, size, err)
 }
 
 // newHandleID returns a random id that names this handle in Redis.
@@ -265,20 +297,9 @@ func (s *Semaphore) Available(ctx context.Context) (int64, error) {
 	return v[0], nil
 }
 
-func (s *Semaphore) report(err error) {
-	if s.onError != nil {
-		s.onError(err)
-	}
-}
-
-// nextID returns a new request id; s.mu must be held.
-func (s *Semaphore) nextID() string {
-	s.seq++
-	return s.handle + "/" + strconv.FormatUint(s.seq, 10)
-}
-
-// Close ends the handle: waiting Acquires return ErrClosed after withdrawing,
-// the permits its callers still hold are released in Redis (a later Release
+// Close ends the handle: its queued requests are withdrawn and waiting
+// Acquires return ErrClosed, the permits its callers still hold are
+// released in Redis (a later Release
 // of them only updates the handle's books), the Done channels of its Permits
 // close with ErrClosed, and its subscription and lease refresher stop. Later
 // Acquires return ErrClosed and TryAcquires false. Close returns the error
@@ -303,6 +324,11 @@ func (s *Semaphore) shut(cause error) error {
 		g.end(cause)
 	}
 	for id := range s.pending {
+		args = append(args, id, 0)
+	}
+	// The queued requests too, before Close returns: their Acquires
+	// withdraw them as well, but maybe after the caller closed the client.
+	for id := range s.waiters {
 		args = append(args, id, 0)
 	}
 	s.grants, s.pending = nil, nil

@@ -77,10 +77,19 @@ func acquireWithin(s *redissem.Semaphore, n int64, d time.Duration) <-chan error
 	return done
 }
 
+// mustSession returns a Session on rdb, failing the test if it cannot be
+// opened. The test closes it.
+func mustSession(t testing.TB, rdb redis.UniversalClient) *redissem.Session {
+	t.Helper()
+	ss, err := redissem.NewSession(context.Background(), rdb)
+	require.NoError(t, err)
+	return ss
+}
+
 // newSem returns a handle on a fresh semaphore, closed when t ends.
 func newSem(t testing.TB, rdb redis.UniversalClient, size int64, opts ...redissem.Option) *redissem.Semaphore {
 	t.Helper()
-	s, err := redissem.New(rdb, uniqueName(t), size, opts...)
+	s, err := redissem.New(context.Background(), rdb, uniqueName(t), size, opts...)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
 	return s
@@ -90,7 +99,7 @@ func TestConformance(t *testing.T) {
 	c := new(counter)
 	rdb := newClient(t, shared.Addr(), c)
 	newSem := func(size int64) sem.Semaphore {
-		s, err := redissem.New(rdb, uniqueName(t), size, redissem.WithLease(3*time.Second))
+		s, err := redissem.New(context.Background(), rdb, uniqueName(t), size, redissem.WithLease(3*time.Second))
 		if err != nil {
 			panic(err)
 		}
@@ -104,7 +113,7 @@ func TestConformance(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	c := new(counter)
 	rdb := newClient(t, shared.Addr(), c)
-	assert.PanicsWithValue(t, "redissem: New(0): size must be at least 1", func() { _, _ = redissem.New(rdb, "x", 0) })
+	assert.PanicsWithValue(t, "redissem: New(0): size must be at least 1", func() { _, _ = redissem.New(context.Background(), rdb, "x", 0) })
 	s := newSem(t, rdb, 2)
 	assert.PanicsWithValue(t, "redissem: Acquire(-2): negative weight",
 		func() { _ = s.Acquire(context.Background(), -2) })
@@ -129,10 +138,10 @@ func TestBadInput(t *testing.T) {
 func TestSizeIsRecorded(t *testing.T) {
 	rdb := newClient(t, shared.Addr())
 	s := newSem(t, rdb, 3)
-	_, err := redissem.New(rdb, s.Name(), 5)
+	_, err := redissem.New(context.Background(), rdb, s.Name(), 5)
 	require.ErrorIs(t, err, redissem.ErrSizeMismatch)
 	assert.Contains(t, err.Error(), "has size 3 in Redis, this handle expects 5")
-	same, err := redissem.New(rdb, s.Name(), 3)
+	same, err := redissem.New(context.Background(), rdb, s.Name(), 3)
 	require.NoError(t, err)
 	require.NoError(t, same.Close())
 }
@@ -140,7 +149,7 @@ func TestSizeIsRecorded(t *testing.T) {
 func TestSharedBetweenHandles(t *testing.T) {
 	rdb := newClient(t, shared.Addr())
 	a := newSem(t, rdb, 3)
-	b, err := redissem.New(rdb, a.Name(), 3)
+	b, err := redissem.New(context.Background(), rdb, a.Name(), 3)
 	require.NoError(t, err)
 	defer b.Close()
 	require.NoError(t, a.Acquire(context.Background(), 2))
@@ -158,7 +167,7 @@ func TestSharedBetweenHandles(t *testing.T) {
 func TestTokensIncrease(t *testing.T) {
 	rdb := newClient(t, shared.Addr())
 	a := newSem(t, rdb, 1)
-	b, err := redissem.New(rdb, a.Name(), 1)
+	b, err := redissem.New(context.Background(), rdb, a.Name(), 1)
 	require.NoError(t, err)
 	defer b.Close()
 	ctx := context.Background()
@@ -261,9 +270,9 @@ func TestCancelLeavesNoEntry(t *testing.T) {
 func TestClose(t *testing.T) {
 	c := new(counter)
 	rdb := newClient(t, shared.Addr(), c)
-	s, err := redissem.New(rdb, uniqueName(t), 2)
+	s, err := redissem.New(context.Background(), rdb, uniqueName(t), 2)
 	require.NoError(t, err)
-	other, err := redissem.New(rdb, s.Name(), 2)
+	other, err := redissem.New(context.Background(), rdb, s.Name(), 2)
 	require.NoError(t, err)
 	defer other.Close()
 	require.NoError(t, s.Acquire(context.Background(), 2))
@@ -365,7 +374,7 @@ func TestReleaseOldestFirst(t *testing.T) {
 // handle's Release.
 func TestPermitLifecycle(t *testing.T) {
 	rdb := newClient(t, shared.Addr())
-	s, err := redissem.New(rdb, uniqueName(t), 3)
+	s, err := redissem.New(context.Background(), rdb, uniqueName(t), 3)
 	require.NoError(t, err)
 	ctx := context.Background()
 
@@ -397,7 +406,7 @@ func TestPermitLifecycle(t *testing.T) {
 	require.NoError(t, q.Release(ctx), "Close released it already")
 	_, err = s.AcquirePermit(ctx, 0)
 	require.ErrorIs(t, err, redissem.ErrClosed, "a Permit of nothing after Close")
-	check, err := redissem.New(rdb, s.Name(), 3)
+	check, err := redissem.New(context.Background(), rdb, s.Name(), 3)
 	require.NoError(t, err)
 	defer check.Close()
 	assert.Equal(t, int64(3), available(t, check), "Close gave the Permit's permits back")
@@ -407,19 +416,24 @@ func TestPermitLifecycle(t *testing.T) {
 // any round trip: an empty one would scatter the keys over Cluster slots.
 func TestBadNames(t *testing.T) {
 	rdb := newClient(t, shared.Addr())
-	for _, name := range []string{"", "a}b", "{x}", "tab\there"} {
-		assert.PanicsWithValue(t, fmt.Sprintf("redissem: New(%q): the name must be non-empty, without braces or control characters", name),
-			func() { _, _ = redissem.New(rdb, name, 1) })
+	for name, problem := range map[string]string{
+		"":          "empty name",
+		"a}b":       "the name holds a brace, which would break its keys' hash tag",
+		"{x}":       "the name holds a brace, which would break its keys' hash tag",
+		"tab\there": "the name holds a control character",
+	} {
+		assert.PanicsWithValue(t, fmt.Sprintf("redissem: New(%q): %s", name, problem),
+			func() { _, _ = redissem.New(context.Background(), rdb, name, 1) })
 	}
-	assert.PanicsWithValue(t, `redissem: WithKeyPrefix("a{"): the prefix must not hold a brace`,
-		func() { redissem.WithKeyPrefix("a{") })
+	assert.PanicsWithValue(t, `redissem: WithPrefix("a{"): the prefix must not hold a brace`,
+		func() { redissem.WithPrefix("a{") })
 }
 
-// WithKeyPrefix moves every key of the semaphore under the prefix.
+// WithPrefix moves every key of the semaphore under the prefix.
 func TestKeyPrefix(t *testing.T) {
 	rdb := newClient(t, shared.Addr())
 	ctx := context.Background()
-	s := newSem(t, rdb, 1, redissem.WithKeyPrefix("tenant7:"))
+	s := newSem(t, rdb, 1, redissem.WithPrefix("tenant7:"))
 	require.NoError(t, s.Acquire(ctx, 1))
 	keys, err := rdb.Keys(ctx, "*"+s.Name()+"*").Result()
 	require.NoError(t, err)
@@ -427,7 +441,7 @@ func TestKeyPrefix(t *testing.T) {
 	for _, k := range keys {
 		assert.True(t, strings.HasPrefix(k, "tenant7:{"+s.Name()+"}:"), k)
 	}
-	other, err := redissem.New(rdb, s.Name(), 1)
+	other, err := redissem.New(context.Background(), rdb, s.Name(), 1)
 	require.NoError(t, err)
 	defer other.Close()
 	assert.True(t, other.TryAcquire(1), "a handle with another prefix is another semaphore")
@@ -481,7 +495,7 @@ func TestResizeAcrossHandles(t *testing.T) {
 	assert.False(t, s.TryAcquire(1), "2 of 2 held")
 	other.Release(2)
 
-	_, err = redissem.New(rdb, s.Name(), 3)
+	_, err = redissem.New(context.Background(), rdb, s.Name(), 3)
 	require.ErrorIs(t, err, redissem.ErrSizeMismatch)
 	s.Resize(4)
 	assert.True(t, other.TryAcquire(4), "grown through the other handle")

@@ -97,34 +97,3 @@ func (s *Semaphore) take(n int64) (pairs []any, emptied []string, lost bool) {
 	s.grants = kept
 	return pairs, emptied, lost
 }
-
-// withdraw takes a request out of Redis: out of the queue, or out of the
-// holders if it was granted meanwhile; those behind it are admitted if they
-// now fit. It takes at most the handle's timeout. On failure the handle
-// retries in the background, and the entry expires within the lease at the
-// latest.
-func (s *Semaphore) withdraw(id string) {
-	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
-	defer cancel()
-	if _, err := s.update(ctx, []any{id, 0}); err != nil {
-		s.retryLater(id)
-		s.report(fmt.Errorf("%s: withdrawing request %s from %q: %w; retrying, and it expires within %v at the latest", pkg, id, s.name, err, s.lease))
-	}
-}
-
-// retryLater makes the refresher release or withdraw ids until Redis
-// confirms it.
-func (s *Semaphore) retryLater(ids ...string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return
-	}
-	for _, id := range ids {
-		s.pending[id] = struct{}{}
-	}
-	select {
-	case s.kick <- struct{}{}:
-	default:
-	}
-}

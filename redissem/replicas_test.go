@@ -36,7 +36,7 @@ func TestReplicationGuard(t *testing.T) {
 	waitFor(t, "the replica to sync", func() bool {
 		return strings.Contains(rdb.Info(ctx, "replication").Val(), "state=online")
 	})
-	guarded, err := redissem.New(rdb, s.Name(), 2, redissem.WithReplicas(1, 2*time.Second))
+	guarded, err := redissem.New(context.Background(), rdb, s.Name(), 2, redissem.WithReplicas(1, 2*time.Second))
 	require.NoError(t, err)
 	defer guarded.Close()
 	require.NoError(t, guarded.Acquire(ctx, 1))

@@ -13,7 +13,9 @@ import (
 // sem.ErrExceedsSize. Other handles learn the new size at their next round
 // trip; New with the old size then fails with ErrSizeMismatch. If Redis
 // cannot be reached, the size is unchanged and the error goes to the error
-// handler. It panics if size is less than 1.
+// handler. The size lives as long as the name's keys: a name left idle (no
+// holder, no waiter) for a day expires, and the next handle to use it
+// creates it with the size it last saw. It panics if size is less than 1.
 func (s *Semaphore) Resize(size int64) {
 	if size < 1 {
 		panic(fmt.Sprintf("%s: Resize(%d): size must be at least 1", pkg, size))

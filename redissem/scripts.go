@@ -28,10 +28,13 @@ import "github.com/redis/go-redis/v9"
 //	KEYS[4] queue    sorted set: waiter id -> ticket (arrival order)
 //	KEYS[5] wexp     sorted set: waiter id -> expiry of its queue entry (server ms)
 //
-// ARGV[1] is the size the client expects, ARGV[2] the prefix of the
+// ARGV[1] is the size the client last saw, ARGV[2] the prefix of the
 // notification channels, ARGV[3] the handle's lease in ms (for grants and
-// queue entries alike) and ARGV[4] "new" when a missing semaphore may be
-// created (only New asks). An id is "<handle>/<seq>", and a grant is
+// queue entries alike), ARGV[4] how long in ms a tombstone lasts (see
+// below), ARGV[5] how long in ms an idle name's counters last, and ARGV[6]
+// "new" when a missing semaphore may be created (New asks), "idle" when
+// the caller holds no grant and sent nothing on the name for that long (it
+// may create it too, see below), "" otherwise. An id is "<handle>/<seq>", and a grant is
 // published on ARGV[2]..<handle> as "<id> <token>".
 //
 // Tickets and tokens come from one counter, seq, that every issue moves to
@@ -51,12 +54,14 @@ import "github.com/redis/go-redis/v9"
 // increase in grant order even if a rollback revives an old queue entry.
 //
 // A request that ends (withdrawn, or its grant released) leaves a tombstone
-// for a lease. Requests travel on several connections and go-redis retries
+// for a lease plus the handle's timeout (ARGV[4]): go-redis sends a retry
+// within the timeout of its operation, so the retry finds the tombstone
+// even when the client's ReadTimeout is longer than the lease. Requests travel on several connections and go-redis retries
 // a script whose reply timed out, so a script can reach Redis after the
 // one that ended its request: a retried release must find the release done,
 // not a lost grant, and an acquire that arrives after its own withdrawal
-// must not take permits that nobody would hold. A script that comes more
-// than a lease after the end finds no tombstone; an acquire that late is
+// must not take permits that nobody would hold. A script that comes later
+// than that finds no tombstone; an acquire that late is
 // granted, and nobody refreshes the grant, so it expires a lease later.
 //
 // The counters in meta promise keys: permits in use need holders and recs,
@@ -75,44 +80,103 @@ import "github.com/redis/go-redis/v9"
 // expiry has passed (an expiry pushed back by a refresh leaves that bound
 // early, which costs one extra scan), the queue is only looked at when
 // someone waits, and the consistency check is one EXISTS, skipped while
-// nothing is held or queued. Server time per script grows with its command
-// count; INFO commandstats counts them.
+// nothing is held or queued. A script that leaves the name idle, or takes
+// it out of idleness, adds the commands that set or clear its keys' TTLs
+// (four, or three; see below): an uncontended Acquire and Release pay both.
+// Server time per script grows with its command count; INFO commandstats
+// counts them.
+//
+// When Redis is full (used_memory above maxmemory, under noeviction or a
+// volatile-* policy with nothing left to evict), it refuses a script's
+// first write if that write could grow memory, and lets every later write
+// through: it cannot stop a script half-way. The scripts that release,
+// refresh, withdraw, resize and report (whenFull) start with a write that
+// cannot grow memory, so a full Redis still takes releases and keeps
+// leases alive; only a request for new permits (acquireScript) is
+// refused, with an OOM error that the client reports as ErrUnavailable.
+// The writes that follow are a tombstone, a lease's new expiry and the
+// counters: a few dozen bytes per release, given back a lease later.
+//
+// Redis's TIME is the wall clock of its host, which NTP or an operator may
+// step. A step forward would reap holders that refresh on time, a step
+// back would stretch leases and tombstones. So the scripts keep their own
+// time, now: the server's clock less a skew kept in meta, with the time of
+// the last script (last). A script that finds the clock more than a third
+// of the caller's lease past last counts only that third and adds the rest
+// to skew; one that finds it behind last counts nothing. A holder refreshes
+// every third of its lease, so no step can reap it; the cost is that after
+// a quiet spell longer than that, dead holders are reaped up to a lease
+// later than a wall clock would. Fencing tokens still come from the raw
+// clock in microseconds (see above): they need only that it does not
+// step back across a restart.
+//
+// A name nothing holds or waits on is reclaimed: when a script leaves it
+// idle, holders and recs (tombstones only, by then) expire with their last
+// tombstone, and meta after a day (ARGV[5], or its quiet time if longer);
+// the first grant or queued request makes them persist again. A name with
+// grants or waiters has no TTL, so volatile-* policies never evict it.
+// All keys gone is then what an idle name looks like a day after the last
+// script on it, and New, or a handle that holds nothing and sent nothing
+// on the name for a day, creates it afresh (with the size it last saw: a
+// Resize older than that is forgotten by handles that never heard of it).
+// Any other caller that finds the keys gone, in part or all, takes it for
+// a loss (lost()): the name cannot have expired since its last script.
+// What stays open is a FLUSHALL or a restart without the data followed by
+// a New: holders elsewhere learn it at their next refresh.
 //
 // Numbers are written with string.format('%.0f'): Lua's tostring switches to
 // exponent notation past 14 digits, and tokens have 16. They stay exact in
 // Lua's doubles up to 2^53, centuries of microseconds away.
 const prelude = `
-if redis.replicate_commands then pcall(redis.replicate_commands) end
 local meta, holders, recs, queue, wexp = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local size, chan, lease = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
+local size, chan, lease, tomb, idle = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local clock = redis.call('TIME')
-local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 local nowUs = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
 local function num(x) return string.format('%.0f', x) end
 
+local m = redis.call('HMGET', meta, 'size', 'used', 'seq', 'queued', 'reap', 'quiet', 'qn', 'last', 'skew')
+
+-- now is the semaphore's time: the server's clock less skew, which
+-- absorbs its steps. Between two scripts it goes forward by at most a
+-- third of the lease, and never back (see the server's clock, above).
+local last, skew = tonumber(m[8]) or 0, tonumber(m[9]) or 0
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000) - skew
+if last > 0 then
+  local step = math.floor(lease / 3)
+  if now > last + step then
+    skew, now = skew + (now - last - step), last + step
+  elseif now < last then
+    skew, now = skew - (last - now), last
+  end
+end
+
 -- lost wipes what is left of a semaphore whose state Redis evicted or lost,
--- and refuses grants until every lease given out before has run out.
+-- and refuses grants until every lease given out before has run out. The
+-- size stays the recorded one if meta survived, else the caller's, which
+-- is the latest it saw (a Resize included).
 local function lost()
   local quiet = now + lease
-  local last = redis.call('ZRANGE', holders, -1, -1, 'WITHSCORES')
-  if #last > 0 then quiet = math.max(quiet, tonumber(last[2])) end
+  local latest = redis.call('ZRANGE', holders, -1, -1, 'WITHSCORES')
+  if #latest > 0 then quiet = math.max(quiet, tonumber(latest[2])) end
   redis.call('DEL', holders, recs, queue, wexp)
-  redis.call('HSET', meta, 'size', ARGV[1], 'used', 0, 'seq', 0, 'queued', 0, 'qn', 0, 'reap', 0, 'quiet', num(quiet))
+  redis.call('HSET', meta, 'size', m[1] or ARGV[1], 'used', 0, 'seq', 0, 'queued', 0, 'qn', 0, 'reap', 0,
+    'quiet', num(quiet), 'last', num(now), 'skew', num(skew))
   return redis.error_reply('SEMLOST ' .. num(quiet - now))
 end
 
-local m = redis.call('HMGET', meta, 'size', 'used', 'seq', 'queued', 'reap', 'quiet', 'qn')
 if not m[1] then
-  if ARGV[4] ~= 'new' or redis.call('EXISTS', holders, recs, queue, wexp) > 0 then return lost() end
+  if (ARGV[6] ~= 'new' and ARGV[6] ~= 'idle') or redis.call('EXISTS', holders, recs, queue, wexp) > 0 then
+    return lost()
+  end
   m = {ARGV[1], '0', '0', '0', '0', '0', '0'}
   redis.call('HSET', meta, 'size', ARGV[1], 'used', 0, 'seq', 0, 'queued', 0, 'qn', 0, 'reap', 0)
-elseif ARGV[4] == 'new' and tonumber(m[1]) ~= size then
+elseif ARGV[6] == 'new' and tonumber(m[1]) ~= size then
   return redis.error_reply('SEMSIZE ' .. m[1])
 end
 size = tonumber(m[1]) -- as recorded: a Resize may have changed it since New
 local used, seq, queued, reapAt = tonumber(m[2]) or 0, tonumber(m[3]) or 0, tonumber(m[4]) or 0, tonumber(m[5]) or 0
 local quiet, qn = tonumber(m[6]) or 0, tonumber(m[7]) or 0
-local used0, seq0, queued0, reapAt0, qn0 = used, seq, queued, reapAt, qn
+local idle0 = used == 0 and queued == 0
 
 local need = {}
 if used > 0 then need = {holders, recs} end
@@ -124,8 +188,21 @@ end
 if #need > 0 and redis.call('EXISTS', unpack(need)) < #need then return lost() end
 
 local function save()
-  if used ~= used0 or seq ~= seq0 or queued ~= queued0 or reapAt ~= reapAt0 or qn ~= qn0 then
-    redis.call('HSET', meta, 'used', used, 'seq', num(seq), 'queued', queued, 'qn', qn, 'reap', num(reapAt))
+  redis.call('HSET', meta, 'used', used, 'seq', num(seq), 'queued', queued, 'qn', qn, 'reap', num(reapAt),
+    'last', num(now), 'skew', num(skew))
+  if used == 0 and queued == 0 then
+    -- Idle: holders and recs hold only tombstones, which may go with the
+    -- last of them; meta after idle, not before the quiet time.
+    local ttl = 1
+    local latest = redis.call('ZRANGE', holders, -1, -1, 'WITHSCORES')
+    if #latest > 0 then ttl = math.max(ttl, tonumber(latest[2]) - now) end
+    redis.call('PEXPIRE', holders, num(ttl))
+    redis.call('PEXPIRE', recs, num(ttl))
+    redis.call('PEXPIRE', meta, num(math.max(idle, ttl, quiet - now)))
+  elseif idle0 then
+    redis.call('PERSIST', holders)
+    redis.call('PERSIST', recs)
+    redis.call('PERSIST', meta)
   end
 end
 
@@ -145,8 +222,8 @@ end
 -- withdrawn or released, 'e' for one a shrink made impossible.
 local function bury(id, mark)
   redis.call('HSET', recs, id, mark)
-  redis.call('ZADD', holders, num(now + lease), id)
-  expires(now + lease)
+  redis.call('ZADD', holders, num(now + tomb), id)
+  expires(now + tomb)
 end
 
 local function unqueue(id)
@@ -222,10 +299,23 @@ end
 if reapAt > 0 and now >= reapAt then reap() end
 `
 
+// replicate asks Redis 3.2 and 4 to replicate the scripts' effects, not
+// the scripts, which read TIME; later versions always do.
+const replicate = `
+if redis.replicate_commands then pcall(redis.replicate_commands) end
+`
+
+// whenFull makes a script's first write one that cannot grow memory (an
+// HDEL of a field that never exists), so that a full Redis runs the script
+// (see above).
+const whenFull = `
+redis.call('HDEL', KEYS[1], 'none')
+`
+
 // acquireScript asks for permits, or polls a request already made: it is
 // idempotent in its id, so a retried call never takes permits twice.
 //
-// ARGV[5] id, ARGV[6] n, ARGV[7] "try" or "wait".
+// ARGV[7] id, ARGV[8] n, ARGV[9] "try" or "wait".
 // Returns {code, token, size}, size being the semaphore's: code 1 when the
 // id holds its permits (with their token), 0 when it is queued (its
 // entry's expiry pushed back), -1 when a "try" was refused, -2 when the
@@ -233,8 +323,8 @@ if reapAt > 0 and now >= reapAt then reap() end
 // was refused, or a shrink failed it). While
 // grants are refused after a loss of the keys, it fails with SEMLOST and
 // the milliseconds left.
-var acquireScript = redis.NewScript(prelude + `
-local id, n = ARGV[5], tonumber(ARGV[6])
+var acquireScript = redis.NewScript(replicate + prelude + `
+local id, n = ARGV[7], tonumber(ARGV[8])
 if quiet > now then
   save()
   return redis.error_reply('SEMLOST ' .. num(quiet - now))
@@ -268,7 +358,7 @@ if queued == 0 and used + n <= size then
   save()
   return {1, token, size}
 end
-if ARGV[7] == 'try' then
+if ARGV[9] == 'try' then
   save()
   return {-1, 0, size}
 end
@@ -285,7 +375,7 @@ return {0, 0, size}
 // idempotent and commutative: a grant's count only ever goes down to the
 // given value.
 //
-// From ARGV[5], pairs: id, permits the client still holds under it. More
+// From ARGV[7], pairs: id, permits the client still holds under it. More
 // than 0 pushes the grant's lease back (and lowers its count if less);
 // 0 releases the grant, or withdraws the request from the queue, and is
 // silent if Redis does not know the id (a withdrawal of a request that may
@@ -297,10 +387,10 @@ return {0, 0, size}
 // waiter, its entry), and id, token pairs of the waiters given that are
 // granted. Whoever now fits at the head of the queue is
 // admitted.
-var updateScript = redis.NewScript(prelude + `
+var updateScript = redis.NewScript(replicate + whenFull + prelude + `
 local missing = {}
 local waiting = {}
-for i = 5, #ARGV, 2 do
+for i = 7, #ARGV, 2 do
   local id, keep = ARGV[i], tonumber(ARGV[i + 1])
   local r = redis.call('HGET', recs, id)
   if keep == -2 then
@@ -311,7 +401,11 @@ for i = 5, #ARGV, 2 do
     end
   elseif not r then
     if keep ~= 0 then missing[#missing + 1] = id else bury(id, 'x') end
-  elseif r == 'x' or r == 'e' then
+  elseif r == 'x' then
+    -- This handle ended it already: a partial release that arrives after
+    -- the release of the rest (they travel on different connections) is
+    -- no loss; a refresh never names an ended grant.
+  elseif r == 'e' then
     if keep > 0 then missing[#missing + 1] = id end
   elseif string.sub(r, 1, 1) == 'w' then
     if keep <= 0 then
@@ -351,18 +445,18 @@ return {missing, granted, size}
 
 // infoScript records the size if the semaphore is new and reports
 // {free permits, queued waiters, permits they ask for}.
-var infoScript = redis.NewScript(prelude + `
+var infoScript = redis.NewScript(replicate + whenFull + prelude + `
 grant()
 save()
 return {size - used, queued, qn, size}
 `)
 
-// resizeScript sets the size to ARGV[5]. Growing admits the waiters that
+// resizeScript sets the size to ARGV[7]. Growing admits the waiters that
 // now fit; shrinking revokes no grant (none is admitted until fewer than
 // the new size are held) and fails every queued request larger than the
 // new size. Returns what infoScript does.
-var resizeScript = redis.NewScript(prelude + `
-size = tonumber(ARGV[5])
+var resizeScript = redis.NewScript(replicate + whenFull + prelude + `
+size = tonumber(ARGV[7])
 redis.call('HSET', meta, 'size', size)
 for _, id in ipairs(redis.call('ZRANGE', queue, 0, -1)) do
   local n = tonumber(string.match(redis.call('HGET', recs, id) or '', '^w (%d+)'))

@@ -131,6 +131,7 @@ func (r *redisServer) Restart() error {
 	argv := append(append(slices.Clone(r.launch), "redis-server"), args...)
 	r.cmd = exec.Command(argv[0], argv[1:]...)
 	r.cmd.Env = append(os.Environ(), r.env...)
+	dieWithTest(r.cmd)
 	if err := r.cmd.Start(); err != nil {
 		return err
 	}

@@ -24,15 +24,15 @@ var errSessionEnded = fmt.Errorf("%w: %w", ErrSessionClosed, ErrClosed)
 // own: a process that uses a thousand semaphores holds one subscription and
 // one refresher, not a thousand. Make handles on it with [WithSession].
 //
-// One goroutine refreshes the grants and queue entries of every handle on
-// the Session, in rounds at the shortest interval any of them needs: one
-// script per handle each round, since a semaphore's keys live in one slot
-// and two names may live on different Cluster masters. One timer ends the
-// grants whose validity is over, for every handle. The handles share the
-// lease's fate: when a refresh finds a grant of one of them gone, the
-// grants of every handle on the Session end, with errors wrapping
-// ErrLeaseLost, and are no longer refreshed (the handles stay usable for
-// new grants); and Close closes every handle still open on it.
+// One goroutine schedules the refreshes of the grants and queue entries of
+// every handle on the Session, each on the handle's own schedule, in one
+// script per handle (a semaphore's keys live in one slot, and two names
+// may live on different Cluster masters), run in a goroutine of its own
+// while its round trip lasts: a stalled master delays only the handles on
+// it. One timer ends the grants whose validity is over, for every handle.
+// Each grant is a lease of its own in Redis, and its fate is its own: a
+// grant found gone, or past its validity, ends alone. Close closes every
+// handle still open on it.
 type Session struct {
 	ps   *redis.PubSub
 	done chan struct{} // closed by Close
@@ -46,11 +46,25 @@ type Session struct {
 }
 
 // NewSession opens a Session on rdb: one pub/sub connection, a goroutine
-// that hands each notification to its handle, and one that refreshes the
-// leases of every handle. Close it once done with its handles.
-func NewSession(rdb redis.UniversalClient) *Session {
+// that hands each notification to its handle, and one that schedules the
+// refreshes of every handle. It fails, with an error wrapping
+// ErrUnavailable (or ctx's error), if the connection cannot be opened
+// within ctx and DefaultTimeout. Close it once done with its handles.
+func NewSession(ctx context.Context, rdb redis.UniversalClient) (*Session, error) {
+	tctx, cancel := context.WithTimeout(ctx, DefaultTimeout)
+	defer cancel()
+	ps := rdb.Subscribe(tctx)
+	if err := ps.Ping(tctx); err != nil {
+		_ = ps.Close()
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		} else {
+			err = fmt.Errorf("%w: %w", ErrUnavailable, err)
+		}
+		return nil, fmt.Errorf("%s: NewSession: opening the pub/sub connection: %w", pkg, err)
+	}
 	ss := &Session{
-		ps:      rdb.Subscribe(context.Background()),
+		ps:      ps,
 		done:    make(chan struct{}),
 		kick:    make(chan struct{}, 1),
 		handles: make(map[string]*Semaphore),
@@ -59,7 +73,7 @@ func NewSession(rdb redis.UniversalClient) *Session {
 	ss.wg.Add(2)
 	go ss.dispatch(ss.ps.Channel())
 	go ss.refresher()
-	return ss
+	return ss, nil
 }
 
 func (ss *Session) dispatch(msgs <-chan *redis.Message) {
@@ -114,8 +128,8 @@ func (ss *Session) members() []*Semaphore {
 // WithSession makes the handle receive its notifications through ss, and
 // have its leases refreshed and its grants expired by ss, instead of a
 // pub/sub connection, a goroutine and a timer of its own. The handle keeps
-// its own lease duration and poll interval; it shares the Session's fate
-// (see [Session]). The handle's client and the Session's must reach the
+// its own lease duration and poll interval, and its grants their own
+// fate; the Session's Close closes it. The handle's client and the Session's must reach the
 // same Redis.
 func WithSession(ss *Session) Option {
 	return func(o *options) { o.session = ss }

@@ -2,8 +2,6 @@ package redissem_test
 
 import (
 	"context"
-	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -29,10 +27,10 @@ func pubsubClients(t *testing.T, rdb *redis.Client) int {
 func TestSessionSharesOneConnection(t *testing.T) {
 	rdb := newClient(t, shared.Addr())
 	before := pubsubClients(t, rdb)
-	ss := redissem.NewSession(rdb)
+	ss := mustSession(t, rdb)
 	var sems []*redissem.Semaphore
 	for range 5 {
-		s, err := redissem.New(rdb, uniqueName(t), 1, redissem.WithSession(ss),
+		s, err := redissem.New(context.Background(), rdb, uniqueName(t), 1, redissem.WithSession(ss),
 			redissem.WithLease(30*time.Second), redissem.WithPollInterval(10*time.Second))
 		require.NoError(t, err)
 		sems = append(sems, s)
@@ -53,13 +51,13 @@ func TestSessionSharesOneConnection(t *testing.T) {
 		require.NoError(t, s.Close())
 	}
 	require.NoError(t, ss.Close())
-	_, err := redissem.New(rdb, uniqueName(t), 1, redissem.WithSession(ss))
+	_, err := redissem.New(context.Background(), rdb, uniqueName(t), 1, redissem.WithSession(ss))
 	require.ErrorIs(t, err, redissem.ErrSessionClosed)
 	waitFor(t, "the session's connection to close", func() bool { return pubsubClients(t, rdb) == before })
 }
 
-// refreshLog records, at each refresh a handle runs, which handle runs it,
-// on which goroutine, and how many round trips the client had made.
+// refreshLog records, at each refresh a handle runs, which handle runs it
+// and how many round trips the client had made.
 type refreshLog struct {
 	trips *counter
 	mu    sync.Mutex
@@ -67,69 +65,60 @@ type refreshLog struct {
 }
 
 type refreshCall struct {
-	handle    string
-	goroutine string
-	trips     int64
+	handle string
+	trips  int64
 }
 
 // hook returns a refresh hook that logs handle's refreshes and lets them
 // run.
 func (l *refreshLog) hook(handle string) redissem.Option {
 	return redissem.WithRefreshPaused(func() bool {
-		var buf [64]byte
-		id, _, _ := strings.Cut(string(buf[:runtime.Stack(buf[:], false)]), " [")
 		l.mu.Lock()
 		defer l.mu.Unlock()
-		l.calls = append(l.calls, refreshCall{handle, id, l.trips.trips.Load()})
+		l.calls = append(l.calls, refreshCall{handle, l.trips.trips.Load()})
 		return false
 	})
 }
 
-func (l *refreshLog) snapshot() []refreshCall {
+func (l *refreshLog) of(handle string) []refreshCall {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return slices.Clone(l.calls)
+	var of []refreshCall
+	for _, c := range l.calls {
+		if c.handle == handle {
+			of = append(of, c)
+		}
+	}
+	return of
 }
 
 // Two names on one Session, one with a lease of 1.5s and one of 30s, are
-// refreshed by one goroutine in shared rounds at the shorter interval: each
-// round of the first also refreshes the second, two scripts a round. With
-// a refresher per handle, the second would refresh every 10s, one script
-// between two refreshes of the first. (The Session takes its handles in
-// the same order every round.)
-func TestSessionRefreshesEveryNameInOneRound(t *testing.T) {
+// refreshed each on its own schedule, as their own refreshers would: the
+// first every half second, one script each, and the second not once in
+// that time (a shared round would refresh it with the first).
+func TestSessionRefreshesEachHandleOnItsSchedule(t *testing.T) {
 	log := &refreshLog{trips: &counter{}}
 	rdb := newClient(t, shared.Addr(), log.trips)
-	ss := redissem.NewSession(rdb)
+	ss := mustSession(t, rdb)
 	defer func() { require.NoError(t, ss.Close()) }()
-	short, err := redissem.New(rdb, uniqueName(t), 1, redissem.WithSession(ss),
+	short, err := redissem.New(context.Background(), rdb, uniqueName(t), 1, redissem.WithSession(ss),
 		redissem.WithLease(1500*time.Millisecond), log.hook("short"))
 	require.NoError(t, err)
-	long, err := redissem.New(rdb, uniqueName(t), 1, redissem.WithSession(ss),
+	long, err := redissem.New(context.Background(), rdb, uniqueName(t), 1, redissem.WithSession(ss),
 		redissem.WithLease(30*time.Second), log.hook("long"))
 	require.NoError(t, err)
 	p1, err := short.AcquirePermit(context.Background(), 1)
 	require.NoError(t, err)
 	p2, err := long.AcquirePermit(context.Background(), 1)
 	require.NoError(t, err)
+	longBefore := len(log.of("long"))
 
-	rounds := func() []refreshCall {
-		var of []refreshCall
-		for _, c := range log.snapshot() {
-			if c.handle == "short" {
-				of = append(of, c)
-			}
-		}
-		return of
-	}
-	waitFor(t, "six refreshes of the short lease", func() bool { return len(rounds()) >= 6 })
-	calls, starts := log.snapshot(), rounds()
-	for _, c := range calls {
-		assert.Equal(t, calls[0].goroutine, c.goroutine, "refreshes ran on more than one goroutine")
-	}
-	// The first rounds may load the script (a second round trip).
+	waitFor(t, "six refreshes of the short lease", func() bool { return len(log.of("short")) >= 6 })
+	assert.Equal(t, longBefore, len(log.of("long")), "the long lease was refreshed with the short one")
+	starts := log.of("short")
+	// The first refreshes may load the script (a second round trip).
 	for i := 3; i < len(starts); i++ {
-		assert.Equal(t, int64(2), starts[i].trips-starts[i-1].trips, "scripts in round %d", i)
+		assert.Equal(t, int64(1), starts[i].trips-starts[i-1].trips, "scripts between refreshes %d and %d", i-1, i)
 	}
 	assert.NoError(t, p1.Err())
 	assert.NoError(t, p2.Err())
@@ -141,11 +130,11 @@ func TestSessionRefreshesEveryNameInOneRound(t *testing.T) {
 // and gives their permits back in Redis.
 func TestSessionCloseEndsEveryHandle(t *testing.T) {
 	rdb := newClient(t, shared.Addr())
-	ss := redissem.NewSession(rdb)
+	ss := mustSession(t, rdb)
 	var sems []*redissem.Semaphore
 	var permits []*redissem.Permit
 	for range 2 {
-		s, err := redissem.New(rdb, uniqueName(t), 1, redissem.WithSession(ss))
+		s, err := redissem.New(context.Background(), rdb, uniqueName(t), 1, redissem.WithSession(ss))
 		require.NoError(t, err)
 		p, err := s.AcquirePermit(context.Background(), 1)
 		require.NoError(t, err)
@@ -166,18 +155,18 @@ func TestSessionCloseEndsEveryHandle(t *testing.T) {
 	}
 }
 
-// When a refresh finds the grant of one name gone from Redis, the Permits
-// of every handle on the Session end with ErrLeaseLost, the other name's
-// too, and the handles still grant afresh.
-func TestSessionLostEndsEveryHandle(t *testing.T) {
+// When a refresh finds the grant of one name gone from Redis, that
+// Permit ends with ErrLeaseLost and the other name's lives on: each grant
+// is a lease of its own in Redis. The handle still grants afresh.
+func TestSessionLostEndsOnlyItsGrant(t *testing.T) {
 	rdb := newClient(t, shared.Addr())
-	ss := redissem.NewSession(rdb)
+	ss := mustSession(t, rdb)
 	defer func() { require.NoError(t, ss.Close()) }()
+	const lease = 3 * time.Second
 	var sems []*redissem.Semaphore
 	var permits []*redissem.Permit
 	for range 2 {
-		s, err := redissem.New(rdb, uniqueName(t), 2, redissem.WithSession(ss),
-			redissem.WithLease(3*time.Second))
+		s, err := redissem.New(context.Background(), rdb, uniqueName(t), 2, redissem.WithSession(ss), redissem.WithLease(lease))
 		require.NoError(t, err)
 		p, err := s.AcquirePermit(context.Background(), 1)
 		require.NoError(t, err)
@@ -185,14 +174,15 @@ func TestSessionLostEndsEveryHandle(t *testing.T) {
 	}
 	prefix := "redissem:{" + sems[0].Name() + "}:"
 	require.NoError(t, rdb.Del(context.Background(), prefix+"holders").Err())
-	for i, p := range permits {
-		select {
-		case <-p.Done():
-		case <-time.After(10 * time.Second):
-			t.Fatalf("the Permit on %q is still open", sems[i].Name())
-		}
-		require.ErrorIs(t, p.Err(), redissem.ErrLeaseLost)
+	select {
+	case <-permits[0].Done():
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the Permit on %q is still open", sems[0].Name())
 	}
+	require.ErrorIs(t, permits[0].Err(), redissem.ErrLeaseLost)
+	time.Sleep(lease) // the other grant's refreshes go on
+	require.NoError(t, permits[1].Err(), "a lost grant on one name ended the other's")
+	require.NoError(t, permits[1].Release(context.Background()))
 	p, err := sems[1].AcquirePermit(context.Background(), 1)
 	require.NoError(t, err)
 	require.NoError(t, p.Release(context.Background()))

@@ -5,13 +5,13 @@ import (
 	"time"
 )
 
-// refresher runs the Session's refresh rounds: each refreshes every handle
-// on it, as a handle's own refresher does for itself, and the next comes
-// after the shortest interval any handle needs (a twelfth of its lease
-// while one of its refreshes failed or something waits for a retry).
+// refresher schedules the refreshes of the handles on the Session: each
+// handle is refreshed on its own schedule, as its own refresher would do
+// it, in a goroutine of its own while its round trip lasts. So a handle
+// whose keys live on a slow or stalled Cluster master delays the refreshes
+// of no other handle.
 func (ss *Session) refresher() {
 	defer ss.wg.Done()
-	refreshAt := time.Now().Add(DefaultLease / 3)
 	t := time.NewTimer(DefaultLease / 3)
 	defer t.Stop()
 	for {
@@ -19,58 +19,57 @@ func (ss *Session) refresher() {
 		case <-ss.done:
 			return
 		case <-ss.kick:
-			refreshAt = minTime(refreshAt, time.Now().Add(ss.retryInterval()))
 		case <-t.C:
 		}
-		if !time.Now().Before(refreshAt) {
-			refreshAt = time.Now().Add(ss.round())
-		}
-		t.Reset(time.Until(refreshAt))
+		t.Reset(ss.round())
 	}
 }
 
-// round refreshes every handle on the Session once, and returns how long
-// until the next round. When a refresh finds a grant gone, the grants of
-// every handle end.
+// round starts the refresh of every handle that is due and has none on its
+// way (a handle awaiting a retry is due within a twelfth of its lease),
+// and returns how long until the next handle is due.
 func (ss *Session) round() time.Duration {
 	ss.mu.Lock()
 	handles := ss.members()
 	ss.mu.Unlock()
+	now := time.Now()
 	next := DefaultLease / 3
-	var lost []string
 	for _, s := range handles {
-		gone, err := s.refresh()
+		retry := s.retrying() // takes s.mu, which is never taken inside ss.mu
+		ss.mu.Lock()
 		switch {
-		case err != nil:
-			s.report(fmt.Errorf("%s: refreshing leases on %q: %w", pkg, s.name, err))
-			next = min(next, s.lease/12)
-		case s.retrying():
-			next = min(next, s.lease/12)
-		default:
-			next = min(next, s.interval())
+		case s.refreshing:
+		case retry && s.refreshDue.After(now.Add(s.lease/12)):
+			s.refreshDue = now.Add(s.lease / 12)
+			fallthrough
+		case now.Before(s.refreshDue):
+			next = min(next, s.refreshDue.Sub(now))
+		case !ss.closed:
+			s.refreshing = true
+			ss.wg.Add(1)
+			go ss.refresh(s)
 		}
-		if gone {
-			lost = append(lost, s.name)
-		}
-	}
-	if len(lost) > 0 {
-		cause := fmt.Sprintf("its session lost grants of %q", lost)
-		for _, s := range handles {
-			s.loseAll(cause)
-		}
+		ss.mu.Unlock()
 	}
 	return next
 }
 
-// retryInterval is the shortest twelfth of a lease among the handles.
-func (ss *Session) retryInterval() time.Duration {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	d := DefaultLease / 12
-	for _, s := range ss.handles {
-		d = min(d, s.lease/12)
+// refresh refreshes s once, as its own refresher would, and schedules its
+// next refresh: after its interval, or a twelfth of its lease if the
+// refresh failed or something awaits a retry.
+func (ss *Session) refresh(s *Semaphore) {
+	defer ss.wg.Done()
+	next := s.interval()
+	if err := s.refresh(); err != nil {
+		s.report(fmt.Errorf("%s: refreshing leases on %q: %w", pkg, s.name, err))
+		next = s.lease / 12
+	} else if s.retrying() {
+		next = s.lease / 12
 	}
-	return d
+	ss.mu.Lock()
+	s.refreshing, s.refreshDue = false, time.Now().Add(next)
+	ss.mu.Unlock()
+	ss.wake()
 }
 
 // wake makes the refresher reconsider when its next round is due.
