@@ -56,15 +56,15 @@
 // types also have Size and Available (a snapshot, for monitoring and
 // teaching).
 //
-//	package   type       constructors                Resizer  Closer  Observer
-//	chansem   Semaphore  New, NewAvailable           no       no      yes
-//	condsem   Semaphore  New, NewAvailable           yes      yes     yes
-//	condsem   Fair       NewFair, NewFairAvailable   yes      yes     yes
-//	weighted  Semaphore  New, NewAvailable           yes      yes     yes
-//	spinsem   Semaphore  New, NewAvailable           yes      yes     yes
-//	etcdsem   Semaphore  New(client, name, size)     yes      yes     yes
-//	redissem  Semaphore  New(client, name, size)     yes      yes     yes
-//	adaptive  Limiter    New(s, initial, alg)        no       no      no
+//	package   type       constructors                  Resizer  Closer  Observer
+//	chansem   Semaphore  New, NewAvailable             no       no      yes
+//	condsem   Semaphore  New, NewAvailable             yes      yes     yes
+//	condsem   Fair       NewFair, NewFairAvailable     yes      yes     yes
+//	weighted  Semaphore  New, NewAvailable             yes      yes     yes
+//	spinsem   Semaphore  New, NewAvailable             yes      yes     yes
+//	etcdsem   Semaphore  New(ctx, client, name, size)  yes      yes     yes
+//	redissem  Semaphore  New(ctx, client, name, size)  yes      yes     yes
+//	adaptive  Limiter    New(s, initial, alg)          no       no      no
 //
 // An adaptive.Limiter owns the size of the semaphore it wraps, so it is not a
 // Resizer itself, and reports it with Limit instead of Size and Available.

@@ -117,7 +117,7 @@ func (r *run) probeRedis(addr string) {
 	log, err := history.Create(path, "probe")
 	require.NoError(r.t, err)
 	rdb := redis.NewClient(&redis.Options{Addr: addr})
-	s, err := redissem.New(rdb, r.name, 1, redissem.WithLease(lease))
+	s, err := redissem.New(context.Background(), rdb, r.name, 1, redissem.WithLease(lease))
 	require.NoError(r.t, err)
 	r.files = append(r.files, path)
 	stop := make(chan struct{})

@@ -239,7 +239,7 @@ func TestRedisCluster(t *testing.T) {
 			// permits come back.
 			d := currentMode().duration + time.Duration(currentMode().faults)*4*lease
 			r.start(currentMode().workers, nil, c.Addrs(), append([]option{holdFor(lease), runFor(d)}, v.opts...)...)
-			key := redissem.DefaultKeyPrefix + "{" + r.name + "}:meta"
+			key := redissem.DefaultPrefix + "{" + r.name + "}:meta"
 			for range currentMode().faults {
 				time.Sleep(lease / 2)
 				r.waitHolder()

@@ -156,7 +156,7 @@ func TestRedisSlotMigration(t *testing.T) {
 	migrate := func(c *servers.Cluster, d time.Duration) func(r *run) {
 		return func(r *run) {
 			r.waitHolder()
-			m, err := c.StartMigration(redissem.DefaultKeyPrefix + "{" + r.name + "}:meta")
+			m, err := c.StartMigration(redissem.DefaultPrefix + "{" + r.name + "}:meta")
 			require.NoError(r.t, err)
 			require.NoError(r.t, m.Marked())
 			r.fault(history.FaultMigrating, "redis-slot")
@@ -231,9 +231,9 @@ func TestRedisSessionStalledMaster(t *testing.T) {
 				require.NoError(t, err)
 			}
 			r := newRun(t, "redis")
-			semKey := redissem.DefaultKeyPrefix + "{" + r.name + "}:meta"
+			semKey := redissem.DefaultPrefix + "{" + r.name + "}:meta"
 			decoy := decoyOn(t, c, semKey)
-			f := serverFault{v.name, stall(c, redissem.DefaultKeyPrefix+"{"+decoy+"}:meta", v.stall), v.opts, v.expect, ""}
+			f := serverFault{v.name, stall(c, redissem.DefaultPrefix+"{"+decoy+"}:meta", v.stall), v.opts, v.expect, ""}
 			if v.expect == nil {
 				f = brokenUnfenced(f.inject)
 			}
@@ -258,7 +258,7 @@ func decoyOn(t *testing.T, c *servers.Cluster, key string) string {
 	require.NoError(t, err)
 	for i := range 100 {
 		name := "decoy-" + strconv.Itoa(i)
-		m, err := c.MasterOf(redissem.DefaultKeyPrefix + "{" + name + "}:meta")
+		m, err := c.MasterOf(redissem.DefaultPrefix + "{" + name + "}:meta")
 		require.NoError(t, err)
 		if m != home {
 			return name

@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"context"
 	"fmt"
 	"os/exec"
 	"testing"
@@ -30,7 +31,7 @@ func TestRedisSem(t *testing.T) {
 
 	var handles []*redissem.Semaphore
 	newSem := func(size int64) sem.Semaphore {
-		s, err := redissem.New(rdb, fmt.Sprintf("oracle-%d", len(handles)), size)
+		s, err := redissem.New(context.Background(), rdb, fmt.Sprintf("oracle-%d", len(handles)), size)
 		require.NoError(t, err)
 		handles = append(handles, s)
 		return s

@@ -151,7 +151,7 @@ func (r redisAcquirer) Release(ctx context.Context) error        { return r.s.Re
 func TestRedissemAdmitsOneWhateverTheClocks(t *testing.T) {
 	rdb, name, w := newClient(t), t.Name(), witness.New(1)
 	handle := func() redisAcquirer {
-		s, err := redissem.New(rdb, name, 1)
+		s, err := redissem.New(context.Background(), rdb, name, 1)
 		require.NoError(t, err)
 		t.Cleanup(func() { assert.NoError(t, s.Close()) })
 		return redisAcquirer{s}

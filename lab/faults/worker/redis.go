@@ -47,14 +47,14 @@ func openRedis(s Spec) (Acquirer, error) {
 		}
 		opts = append(opts, redissem.WithSession(h.session))
 	}
-	sem, err := redissem.New(rdb, s.Semaphore, s.Size, opts...)
+	sem, err := redissem.New(context.Background(), rdb, s.Semaphore, s.Size, opts...)
 	if err != nil {
 		_ = h.Close()
 		return nil, err
 	}
 	h.s = sem
 	if s.ForgetWithdrawals {
-		keys := redissem.DefaultKeyPrefix + "{" + s.Semaphore + "}:"
+		keys := redissem.DefaultPrefix + "{" + s.Semaphore + "}:"
 		h.recs, h.holders = keys+"recs", keys+"holders"
 	}
 	return h, nil
@@ -88,14 +88,16 @@ return 0`)
 // openDecoy opens the Session and, on it, the decoy handle, and takes one
 // of the decoy's permits.
 func (h *redisHandle) openDecoy(s Spec, opts []redissem.Option) error {
-	h.session = redissem.NewSession(h.rdb)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*s.Lease)
+	defer cancel()
 	var err error
-	h.decoy, err = redissem.New(h.rdb, s.Decoy, s.DecoySize, append(opts, redissem.WithSession(h.session))...)
+	if h.session, err = redissem.NewSession(ctx, h.rdb); err != nil {
+		return err
+	}
+	h.decoy, err = redissem.New(ctx, h.rdb, s.Decoy, s.DecoySize, append(opts, redissem.WithSession(h.session))...)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*s.Lease)
-	defer cancel()
 	return h.decoy.Acquire(ctx, 1)
 }
 
