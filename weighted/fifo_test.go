@@ -4,6 +4,13 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"testing"
+	"testing/synctest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/semacat/sem/internal/acquiretest"
 )
 
 // fifo is the least that a semaphore with weighted's guarantees does in a
@@ -121,4 +128,36 @@ func (f *fifo) put(w *fifoWaiter) {
 			return
 		}
 	}
+}
+
+// The fifo contender keeps the guarantees it stands for in BenchmarkHandOff:
+// a head that does not fit blocks a smaller request behind it, whether the
+// smaller one comes while permits are free or is queued when they come
+// back, and a TryAcquire does not pass either.
+func TestFifoContenderKeepsOrder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fifo{free: 3}
+		require.True(t, f.TryAcquire(3))
+		head := acquiretest.Go(f, 3)
+		synctest.Wait()
+		f.Release(1)
+		small := acquiretest.Go(f, 1)
+		synctest.Wait()
+		assert.False(t, small.Returned(), "a request of 1 took a free permit past the queued request of 3")
+		f.Release(1)
+		synctest.Wait()
+		assert.False(t, small.Returned(), "a Release granted a request of 1 past the queued request of 3")
+		assert.False(t, f.TryAcquire(1), "TryAcquire passed the queue")
+		f.Release(1)
+		synctest.Wait()
+		require.True(t, head.Served())
+		assert.False(t, small.Returned())
+		f.Release(3)
+		synctest.Wait()
+		require.True(t, small.Served())
+		f.Release(1)
+		assert.Equal(t, int64(3), f.free)
+		head.Cancel()
+		small.Cancel()
+	})
 }
