@@ -2,6 +2,8 @@ package weighted_test
 
 import (
 	"context"
+	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -12,27 +14,92 @@ import (
 
 // BenchmarkHandOff measures what weighted pays for a FIFO hand-off on top
 // of a raw channel's, in the convoy every FIFO semaphore settles into under
-// contention: 16 goroutines cycle Acquire(1) and Release(1) on a semaphore
-// of size 1, so every Acquire parks and every Release wakes the next in
-// line. Compare the contenders with benchstat -col /impl:
+// contention, where every Acquire parks and every Release wakes the next in
+// line. At size 1, 16 goroutines cycle Acquire(1) and Release(1); at size
+// 4, 64 goroutines do, with a short busy loop while they hold the permit,
+// so that both processors hand off at once and contend for whatever the
+// contenders lock. Compare the contenders with benchstat -col /impl:
 //
 //   - chan: a raw buffered channel, whose lock is its queue's lock too: the
 //     floor of a FIFO hand-off without access to the runtime;
 //   - chan+mutex: the same channel, plus a section of a sync.Mutex in each
 //     Acquire and each Release: the least that a semaphore pays which keeps
 //     its queue under a lock of its own, as one with weights must;
+//   - fifo: the least a semaphore with weighted's guarantees does (see
+//     fifo): a queue of any weights under a mutex, one channel per waiter
+//     to wake it, nodes reused; no context, no fast path, no observation;
 //   - weighted.
 func BenchmarkHandOff(b *testing.B) {
 	contenders := []struct {
 		name string
-		new  func() sem.Semaphore
+		new  func(size int64) sem.Semaphore
 	}{
-		{"chan", func() sem.Semaphore { return make(acquiretest.RawChan, 1) }},
-		{"chan+mutex", func() sem.Semaphore { return &lockedChan{c: make(chan struct{}, 1)} }},
-		{"weighted", func() sem.Semaphore { return weighted.New(1) }},
+		{"chan", func(size int64) sem.Semaphore { return make(acquiretest.RawChan, size) }},
+		{"chan+mutex", func(size int64) sem.Semaphore { return &lockedChan{c: make(chan struct{}, size)} }},
+		{"fifo", func(size int64) sem.Semaphore { return &fifo{free: size} }},
+		{"weighted", func(size int64) sem.Semaphore { return weighted.New(size) }},
 	}
 	for _, c := range contenders {
-		b.Run("impl="+c.name, func(b *testing.B) { acquiretest.BenchConvoy(b, c.new(), 16) })
+		b.Run("size=1/impl="+c.name, func(b *testing.B) { acquiretest.BenchConvoy(b, c.new(1), 16) })
+	}
+	for _, c := range contenders {
+		b.Run("size=4/impl="+c.name, func(b *testing.B) { convoy(b, c.new(4), 4, 64) })
+	}
+}
+
+// convoy runs b.N Acquire(1)+spin+Release(1) cycles on s, a semaphore of
+// the given size, from the given number of goroutines, which start queued
+// behind all the permits, held until the timer starts. Were they not queued
+// by then, a semaphore with a fast path could run with no convoy at all.
+func convoy(b *testing.B, s sem.Semaphore, size int64, goroutines int) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	for range size {
+		if err := s.Acquire(ctx, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var started, done sync.WaitGroup
+	for i := range goroutines {
+		n := b.N / goroutines
+		if i < b.N%goroutines {
+			n++
+		}
+		started.Add(1)
+		done.Go(func() {
+			started.Done()
+			for range n {
+				if err := s.Acquire(ctx, 1); err != nil {
+					panic(fmt.Sprintf("Acquire(1): %v", err))
+				}
+				spin()
+				s.Release(1)
+			}
+		})
+	}
+	started.Wait()
+	// Let each goroutine run into its first Acquire, which blocks.
+	for range goroutines {
+		runtime.Gosched()
+	}
+	b.ResetTimer()
+	for range size {
+		s.Release(1)
+	}
+	done.Wait()
+}
+
+// sink keeps spin's loop from being optimized away.
+var sink int
+
+// spin is a short hold of the permit that neither blocks nor yields.
+func spin() {
+	x := 0
+	for i := range 50 {
+		x += i * i
+	}
+	if x == -1 {
+		sink = x
 	}
 }
 

@@ -34,10 +34,13 @@ package weighted
 // the node's channel. A Release that finds the flag set takes the mutex, adds
 // its permits, and grants them from the head of the queue for as long as the
 // head fits: it subtracts the head's permits, marks it granted, removes it
-// and wakes it. It never wakes a waiter that cannot proceed, and a woken
-// waiter never has to look at the state again: its permits are already its
-// own. The flag is cleared, under the mutex, when the queue empties (and the
-// semaphore is neither closed nor over-held), and the fast paths open again.
+// and lists it to be woken; once it has unlocked, it wakes the waiters it
+// listed. It never wakes a waiter that cannot proceed, and a woken waiter
+// never has to look at the state again, nor take the mutex: its permits are
+// already its own, and it gives its node back on a stack of its own (see
+// Allocation). The flag is cleared, under the mutex, when the queue empties
+// (and the semaphore is neither closed nor over-held), and the fast paths
+// open again.
 //
 // Resize, Close and observation cost the fast paths nothing: each begins by
 // setting the flag, so from then on every fast-path swap fails and every
@@ -55,10 +58,14 @@ package weighted
 // function is loaded only by an Acquire that queues, and with none
 // installed nothing reads the clock.
 //
-// Allocation. Queue nodes and their wake channels come from internal/waitq,
-// which keeps a free list per semaphore: in steady state a blocked Acquire
-// allocates nothing, where x/sync's allocates a list element and a channel
-// each time (see allocs/op in the contended scenarios of BenchmarkSemaphore).
+// Allocation. Queue nodes and their wake channels are reused (queue.go): in
+// steady state a blocked Acquire allocates nothing, where x/sync's allocates
+// a list element and a channel each time (see allocs/op in the contended
+// scenarios of BenchmarkSemaphore, and TestBlockedAcquireAllocatesNothing).
+// A woken waiter pushes its node on a stack with one compare-and-swap; the
+// holder of the mutex that next needs a node takes the whole stack with one
+// swap. A node is pushed only after its wake-up has been received, so a
+// wake-up can never reach the next waiter that uses the node.
 //
 // Cancellation. Whether a cancellation or the grant came first is decided
 // where the grant is made, under the mutex: before it hands permits to the
@@ -66,8 +73,10 @@ package weighted
 // done fails the head with the context's error instead and goes on to the
 // next. A grant once made is final. A waiter whose select sees its context
 // done takes the mutex: if it was granted in the meantime it returns nil
-// holding its permits; otherwise it leaves the queue, the waiters behind it
-// that now fit are granted, and it returns ctx.Err() holding nothing. So no
+// holding its permits, once it has received the wake-up that the grant
+// sends after its unlock (so that no wake-up outlives its node's use);
+// otherwise it leaves the queue, the waiters behind it that now fit are
+// granted, and it returns ctx.Err() holding nothing. So no
 // waiter ever gives permits back on its way out, which could not be done
 // safely: between the grant and that moment another goroutine may legally
 // have released them. An Acquire that takes free permits itself, on the
@@ -94,33 +103,77 @@ package weighted
 // promises never to do. The contended scenarios of BenchmarkSemaphore
 // compare it with x/sync's Weighted and with a raw channel, which parks and
 // wakes the same way: what is left between this package and the channel is
-// its mutex, which a channel does not need.
+// its mutex and its waiters' own channels, which a channel does not need
+// (see The floor).
 //
 // The floor. A raw channel keeps its queue under its own lock and parks
 // the sender on it, so each of its calls takes one lock. A semaphore with
 // weights cannot be a channel: it keeps its queue under a mutex of its own
 // and parks each waiter on a channel of the waiter's, so each call takes
-// the mutex as well as a channel's lock, and a woken waiter takes the mutex
-// once more to give its node back. BenchmarkHandOff in this package sets
-// three contenders side by side in the convoy: the raw channel, the same
-// channel with one mutex section per call (the least any queue kept under a
-// lock of its own adds), and this package; the first gap is the price of a
-// lock of one's own, the second what this package pays on top of it: its
-// third mutex section, the grant's bookkeeping and the observation hooks.
-// A profile of the convoy puts its time in the runtime's park and wake-up,
-// not in those: the floor of this design is the chan+mutex contender, and a
-// goal below it needs the runtime's own semaphore, which a package outside
-// the runtime cannot reach.
+// the mutex as well as a channel's lock. BenchmarkHandOff in this package
+// sets four contenders side by side in the convoy, at size 1 and at size
+// 4: the raw channel; the same channel with one mutex section per call
+// (the least any queue kept under a lock of its own adds); fifo, the least
+// that a semaphore with this package's guarantees does (a queue of any
+// weights under a mutex, a channel per waiter, nodes reused; its comment
+// says why none of its steps can be skipped); and this package. The first
+// gap is the price of a lock of one's own; the second, the price of
+// waking a waiter by name, on a channel of its own, rather than whoever
+// parked first on a shared one; the third, what this package adds to that
+// mechanism: its fast path's state word, its context and the observation
+// hooks.
+//
+// Under contention with more than one permit, the runtime runs several
+// hand-offs at once, one per processor, and they meet on the mutex. A
+// mutex profile and an execution trace of the contended size-4 scenarios
+// of BenchmarkSemaphore (goroutines=8 to 512, work=short) showed where the
+// time went, as it stood before the two changes below:
+//
+//   - Wake-ups. Every grant woke exactly one waiter, and every woken
+//     waiter ran with its permits: no waiter was woken in vain, and none
+//     looked at the state again. In the convoy of goroutines=64 and more
+//     the flag was set once and never cleared, so no call took a fast path
+//     and no compare-and-swap failed; at goroutines=8 the queue drained and
+//     refilled over and over, each time through the mutex.
+//   - The mutex. Each hand-off took it three times: to queue, to grant, and
+//     for the woken waiter to give its node back. The grant held it across
+//     the wake-up, in which the scheduler readies the waiter and may wake an
+//     idle processor for it. The mutex profile put most of the time others
+//     waited for the mutex behind the grant, and much of the rest behind
+//     the giving back; the trace showed goroutines parked on the mutex
+//     itself, in all three places: a second park and wake-up for the
+//     Acquire that met it, on top of the one the convoy costs.
+//   - Readied goroutines. The waiter a Release readies runs on the same
+//     processor as soon as the releasing goroutine parks in its next
+//     Acquire, as with a channel; in the trace the delay from readied to
+//     running was of the channel's order, with a longer tail where the
+//     releasing goroutine had met the mutex on its way to park.
+//
+// So the grant now lists the waiters it serves and wakes them after it
+// unlocks, and a woken waiter gives its node back with a compare-and-swap
+// instead of the mutex. In the traces of goroutines=64 and 512 afterwards
+// hardly a goroutine parked on the mutex. What is left between this package
+// and the raw channel at size 4 is in two parts, which BenchmarkHandOff
+// separates. One is what the fifo contender pays as well: the waiter's own
+// channel, whose lock and whose goroutine are on the other processor's
+// side at each hand-off, where a channel's queue is one hot line; and a
+// mutex that both processors take twice per hand-off. The other is what
+// this package does beyond fifo, at size 1 as at size 4: the fast path's
+// loads of the state word before every call meets the mutex, the
+// read-modify-writes of the state word under it, the context's look, and
+// the observation hook. A trace of the size-1 convoy shows the waiter
+// readied by a Release waiting longer to run behind weighted's longer way
+// from its Release to its next park than behind fifo's, and processors
+// idling more often; which of those steps costs most is not yet measured.
+// At size 1 only one processor hands off at a time, which is why the two
+// changes above, tried there first, showed no gain.
 //
 // Measured and rejected, for want of a gain beyond the benchmarks' noise in
 // paired runs of BenchmarkSemaphore: spinning on TryLock before blocking on
-// the mutex (a mutex profile showed more time blocked, not less); waking
-// the first grantee after unlocking; handing nodes back through an
-// atomic slot, or through a lock-free stack, instead of taking the mutex to
-// recycle them (the stack cost more than the mutex it saved, in the convoy
-// at GOMAXPROCS 1); skipping the read-modify-write that sets the flag
-// when a load finds it set already; and, together, letting the Release
-// that grants a waiter retire its node under the mutex it holds (so the
-// woken Acquire never takes the mutex again) and writing the state word
-// once per grant instead of once per waiter granted, in paired runs of
-// BenchmarkHandOff as well.
+// the mutex (a mutex profile showed more time blocked, not less); skipping
+// the read-modify-write that sets the flag when a load finds it set
+// already; writing the state word once per Release instead of once per
+// waiter granted (also in the process CPU time per hand-off of the size-4
+// convoy, the measure least disturbed by a shared machine); and keeping
+// the state word, the mutex and the stack of returned nodes on cache lines
+// of their own (the same).

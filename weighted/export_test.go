@@ -10,6 +10,11 @@ func (s *Semaphore) SetTestHookQueue(f func()) { s.hooks().queue = f }
 // before s is shared.
 func (s *Semaphore) SetTestHookPark(f func()) { s.hooks().park = f }
 
+// SetTestHookWake makes f run on s after an unlock of the mutex and before
+// the waiters granted or failed under it are woken. Call it before s is
+// shared.
+func (s *Semaphore) SetTestHookWake(f func()) { s.hooks().wake = f }
+
 func (s *Semaphore) hooks() *testHooks {
 	if s.test == nil {
 		s.test = new(testHooks)

@@ -5,7 +5,6 @@ import (
 
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/internal/check"
-	"github.com/semacat/sem/internal/waitq"
 )
 
 // Resize sets the size to size, which must be at least 1; it panics
@@ -18,16 +17,16 @@ import (
 func (s *Semaphore) Resize(size int64) {
 	pkg.PanicIfBadSize("Resize", size, check.Unbounded)
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	s.state.Or(slow) // no fast path changes the state from here on
 	held := s.held()
 	s.size.Store(size)
 	s.owed = max(held-size, 0)
 	s.state.Store(uint64(max(size-held, 0))<<1 | slow)
-	for w := s.q.Front(); w != nil; {
-		next := w.Next()
-		if w.N > size {
-			s.fail(w, pkg.ErrExceedsSize(w.N, size))
+	for w := s.q.head; w != nil; {
+		next := w.next
+		if w.n > size {
+			s.fail(w, pkg.ErrExceedsSize(w.n, size))
 		}
 		w = next
 	}
@@ -40,14 +39,14 @@ func (s *Semaphore) Resize(size int64) {
 // and always returns nil.
 func (s *Semaphore) Close() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.unlock()
 	if s.closed {
 		return nil
 	}
 	s.closed = true
 	s.state.Or(slow) // kept set for good: every caller meets the flag
-	for w := s.q.Front(); w != nil; w = s.q.Front() {
-		s.fail(w, pkg.ErrClosed(w.N))
+	for w := s.q.head; w != nil; w = s.q.head {
+		s.fail(w, pkg.ErrClosed(w.n))
 	}
 	return nil
 }
@@ -57,7 +56,7 @@ func (s *Semaphore) Close() error {
 func (s *Semaphore) Waiting() (requests int, permits int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.q.Len(), s.wanted
+	return s.q.len, s.q.wanted
 }
 
 // OnWait installs f to be called once by every Acquire that queued, when it
@@ -68,7 +67,7 @@ func (s *Semaphore) OnWait(f func(sem.WaitEvent)) { s.onWait.Set(f) }
 
 // wait parks the queued waiter w, and reports the wait to the function
 // installed by OnWait, if any.
-func (s *Semaphore) wait(ctx context.Context, w *waitq.Waiter) error {
-	o := s.onWait.Start(w.N)
+func (s *Semaphore) wait(ctx context.Context, w *waiter) error {
+	o := s.onWait.Start(w.n)
 	return o.End(s.park(ctx, w))
 }

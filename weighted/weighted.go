@@ -30,7 +30,6 @@ import (
 
 	"github.com/semacat/sem/internal/check"
 	"github.com/semacat/sem/internal/observe"
-	"github.com/semacat/sem/internal/waitq"
 )
 
 const pkg check.Pkg = "weighted"
@@ -48,11 +47,13 @@ type Semaphore struct {
 	state atomic.Uint64 // free<<1 | slow
 	size  atomic.Int64  // stored only under mu, with the slow bit set
 
-	mu     sync.Mutex  // guards the fields below, and changes of the slow bit
-	q      waitq.Queue // waiting Acquires, in arrival order
-	wanted int64       // permits asked for by the waiters in q
-	owed   int64       // permits held beyond the size after a shrink
+	mu     sync.Mutex // guards the fields below, and changes of the slow bit
+	q      queue      // waiting Acquires, in arrival order
+	owed   int64      // permits held beyond the size after a shrink
 	closed bool
+	// woken lists the waiters granted or failed under the mutex, in that
+	// order, linked through link: unlock wakes them once it has unlocked.
+	woken, wokenTail *waiter
 
 	onWait observe.Hook
 	test   *testHooks // nil outside tests
@@ -68,6 +69,9 @@ type testHooks struct {
 	// park runs just before a queued waiter blocks, the moment at which
 	// its grant and its context may both become ready.
 	park func()
+	// wake runs in unlock, after the mutex is unlocked and before the
+	// waiters granted or failed under it are woken, when there are any.
+	wake func()
 }
 
 // New returns a semaphore with size permits, all free. It panics if size is
@@ -228,7 +232,7 @@ func (s *Semaphore) Release(n int64) {
 func (s *Semaphore) acquireSlow(ctx context.Context, n int64) error {
 	s.mu.Lock()
 	w, err := s.enqueue(ctx, n)
-	s.mu.Unlock()
+	s.unlock()
 	if w == nil {
 		return err
 	}
@@ -236,18 +240,18 @@ func (s *Semaphore) acquireSlow(ctx context.Context, n int64) error {
 }
 
 // park blocks the queued waiter w until its grant, its failure, or ctx.
-func (s *Semaphore) park(ctx context.Context, w *waitq.Waiter) error {
-	done := w.Done
+func (s *Semaphore) park(ctx context.Context, w *waiter) error {
+	done := w.done
 	if done == nil {
-		<-w.Woken()
-		return s.recycle(w)
+		<-w.wake
+		return s.retire(w)
 	}
 	if t := s.test; t != nil && t.park != nil {
 		t.park()
 	}
 	select {
-	case <-w.Woken():
-		return s.recycle(w)
+	case <-w.wake:
+		return s.retire(w)
 	case <-done:
 		return s.cancel(ctx, w)
 	}
@@ -260,7 +264,7 @@ func (s *Semaphore) park(ctx context.Context, w *waitq.Waiter) error {
 // them and sets the slow bit, which sends every Release and Acquire to the
 // mutex. The fast paths may change the state while the bit is clear, so it
 // looks at ctx after each load, as Acquire does (see takeFrom).
-func (s *Semaphore) enqueue(ctx context.Context, n int64) (*waitq.Waiter, error) {
+func (s *Semaphore) enqueue(ctx context.Context, n int64) (*waiter, error) {
 	for {
 		old := s.state.Load()
 		if err := s.failure(ctx, n); err != nil {
@@ -283,10 +287,7 @@ func (s *Semaphore) enqueue(ctx context.Context, n int64) (*waitq.Waiter, error)
 				continue
 			}
 		}
-		s.wanted += n
-		w := s.q.PushBack(ctx, n)
-		w.Done = ctx.Done()
-		return w, nil
+		return s.q.pushBack(ctx, n), nil
 	}
 }
 
@@ -303,12 +304,12 @@ func (s *Semaphore) releaseSlow(n int64) {
 	s.state.Or(slow) // no fast path changes the state from here on
 	if held := s.held(); n > held {
 		s.grant()
-		s.mu.Unlock()
+		s.unlock()
 		pkg.PanicOverRelease(n, held)
 	}
 	s.put(n)
 	s.grant()
-	s.mu.Unlock()
+	s.unlock()
 }
 
 // held, called with s.mu held and the slow bit set, returns the number of
@@ -327,14 +328,14 @@ func (s *Semaphore) put(n int64) {
 }
 
 // grant, called with s.mu held and the slow bit set, hands permits to the
-// waiters at the head of the queue for as long as the head fits, wakes them,
-// and clears the slow bit when the queue empties, unless the semaphore is
-// closed or permits are owed. A head whose context is done is failed with
-// its error instead, whether or not it fits: the cancellation came before
-// this grant, so it wins, and a grant once made is final.
+// waiters at the head of the queue for as long as the head fits, lists them
+// to be woken, and clears the slow bit when the queue empties, unless the
+// semaphore is closed or permits are owed. A head whose context is done is
+// failed with its error instead, whether or not it fits: the cancellation
+// came before this grant, so it wins, and a grant once made is final.
 func (s *Semaphore) grant() {
 	for {
-		w := s.q.Front()
+		w := s.q.head
 		if w == nil {
 			if !s.closed && s.owed == 0 {
 				s.state.And(^uint64(slow))
@@ -345,47 +346,70 @@ func (s *Semaphore) grant() {
 		// kept when it queued, tells whether its context is done as Err
 		// would, calling no method of the context; Err is called only to
 		// fail the head. A context that can never be done has no channel.
-		if w.Done != nil {
+		if w.done != nil {
 			select {
-			case <-w.Done:
-				s.fail(w, w.Ctx.Err())
+			case <-w.done:
+				s.fail(w, w.ctx.Err())
 				continue
 			default:
 			}
 		}
 		old := s.state.Load()
-		if free(old) < w.N {
+		if free(old) < w.n {
 			return
 		}
 		// While the bit is set only holders of s.mu change the state.
-		s.state.Store(old - uint64(w.N)<<1)
-		w.Granted = true
-		s.dequeue(w)
-		w.Wake()
+		s.state.Store(old - uint64(w.n)<<1)
+		w.granted = true
+		s.done(w)
 	}
 }
 
-// dequeue, called with s.mu held, takes w out of the queue.
-func (s *Semaphore) dequeue(w *waitq.Waiter) {
-	s.q.Remove(w)
-	s.wanted -= w.N
+// fail, called with s.mu held, takes w out of the queue to return err.
+func (s *Semaphore) fail(w *waiter, err error) {
+	w.err = err
+	s.done(w)
 }
 
-// fail, called with s.mu held, takes w out of the queue and wakes it to
-// return err.
-func (s *Semaphore) fail(w *waitq.Waiter, err error) {
-	s.dequeue(w)
-	w.Err = err
-	w.Wake()
+// done, called with s.mu held, takes w, granted or failed, out of the
+// queue and lists it to be woken by unlock.
+func (s *Semaphore) done(w *waiter) {
+	s.q.remove(w)
+	if s.woken == nil {
+		s.woken = w
+	} else {
+		s.wokenTail.link = w
+	}
+	s.wokenTail = w
 }
 
-// recycle returns the node of a woken waiter and the error it was failed
-// with, nil if it was granted its permits.
-func (s *Semaphore) recycle(w *waitq.Waiter) error {
-	s.mu.Lock()
-	err := w.Err
-	s.q.Recycle(w)
+// unlock unlocks s.mu, then wakes the waiters that were granted or failed
+// while it was held. Waking them outside the mutex keeps the hand-off to
+// the scheduler, which may wake an idle processor, out of the mutex's hold
+// time, where every other caller would wait for it. Nothing is lost by the
+// delay: the grant is made and final under the mutex, and a waiter whose
+// context is done meanwhile waits for its token before it gives its node
+// back (see cancel).
+func (s *Semaphore) unlock() {
+	w := s.woken
+	s.woken, s.wokenTail = nil, nil
 	s.mu.Unlock()
+	if t := s.test; t != nil && t.wake != nil && w != nil {
+		t.wake()
+	}
+	for w != nil {
+		// The waiter may reuse its node once woken: read link first.
+		next := w.link
+		w.wake <- struct{}{}
+		w = next
+	}
+}
+
+// retire returns the error a woken waiter was failed with, nil if it was
+// granted its permits, and gives its node back, without the mutex.
+func (s *Semaphore) retire(w *waiter) error {
+	err := w.err
+	s.q.put(w)
 	return err
 }
 
@@ -393,16 +417,22 @@ func (s *Semaphore) recycle(w *waitq.Waiter) error {
 // unless w was granted its permits in the meantime: the grant came before
 // the cancellation (grant looks at the context), so it is final and cancel
 // returns nil. If w was failed in the meantime, the done context still
-// wins. Recycle discards the wake-up.
-func (s *Semaphore) cancel(ctx context.Context, w *waitq.Waiter) error {
+// wins. A waiter granted or failed already has a wake-up coming, sent
+// after the unlock that follows the grant: cancel receives it before it
+// gives the node back, so that no token outlives its use.
+func (s *Semaphore) cancel(ctx context.Context, w *waiter) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	granted := w.Granted
-	if !granted && w.Err == nil {
-		s.dequeue(w)
+	if w.queued {
+		s.q.remove(w)
 		s.grant()
+		s.unlock()
+		s.q.put(w)
+		return ctx.Err()
 	}
-	s.q.Recycle(w)
+	granted := w.granted
+	s.unlock()
+	<-w.wake
+	s.q.put(w)
 	if granted {
 		return nil
 	}

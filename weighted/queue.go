@@ -1,0 +1,102 @@
+package weighted
+
+import (
+	"context"
+	"sync/atomic"
+)
+
+// waiter is one queued Acquire. Its fields other than link are written
+// under the semaphore's mutex while it is queued; once it is granted or
+// failed it belongs to its goroutine, which reads them after its wake-up.
+type waiter struct {
+	n       int64
+	ctx     context.Context
+	done    <-chan struct{} // ctx.Done(), nil if ctx can never be done
+	granted bool            // its permits were handed to it
+	err     error           // what it was failed with
+
+	wake       chan struct{} // one token, sent when granted or failed
+	prev, next *waiter       // the queue's links
+	queued     bool
+	// link chains a waiter in the list of those to wake after the mutex
+	// is unlocked, and in the stacks of free waiters.
+	link *waiter
+}
+
+// queue is a FIFO list of waiters with a pool of free ones, so that in
+// steady state a blocked Acquire allocates nothing.
+//
+// A woken waiter gives its node back without the semaphore's mutex: it
+// pushes it on returned, a stack changed only by compare-and-swap. Only a
+// holder of the mutex takes from it, all at once with a swap, into free,
+// which only holders of the mutex touch. With a single taker and a take
+// that empties the stack, no node can leave and come back between a
+// pusher's load and its swap in a way that matters: a push only sets the
+// new node's link to the top it loaded.
+type queue struct {
+	head, tail *waiter
+	len        int
+	wanted     int64   // permits asked for by the queued waiters
+	free       *waiter // guarded by the semaphore's mutex
+	returned   atomic.Pointer[waiter]
+}
+
+// pushBack queues a waiter for n permits with ctx and returns it.
+func (q *queue) pushBack(ctx context.Context, n int64) *waiter {
+	w := q.get()
+	w.n, w.ctx, w.done, w.queued = n, ctx, ctx.Done(), true
+	w.prev = q.tail
+	if q.tail != nil {
+		q.tail.next = w
+	} else {
+		q.head = w
+	}
+	q.tail = w
+	q.len++
+	q.wanted += n
+	return w
+}
+
+// remove takes the queued waiter w out of the queue.
+func (q *queue) remove(w *waiter) {
+	if w.prev != nil {
+		w.prev.next = w.next
+	} else {
+		q.head = w.next
+	}
+	if w.next != nil {
+		w.next.prev = w.prev
+	} else {
+		q.tail = w.prev
+	}
+	w.prev, w.next, w.queued = nil, nil, false
+	q.len--
+	q.wanted -= w.n
+}
+
+// get returns a free waiter, taking back the ones returned since the last
+// time free ran out, or a new one.
+func (q *queue) get() *waiter {
+	if q.free == nil {
+		q.free = q.returned.Swap(nil)
+	}
+	w := q.free
+	if w == nil {
+		return &waiter{wake: make(chan struct{}, 1)}
+	}
+	q.free, w.link = w.link, nil
+	return w
+}
+
+// put gives back w, which is out of the queue and whose wake-up, if it was
+// granted or failed, has been received. It needs no lock.
+func (q *queue) put(w *waiter) {
+	w.n, w.ctx, w.done, w.granted, w.err = 0, nil, nil, false, nil
+	for {
+		top := q.returned.Load()
+		w.link = top
+		if q.returned.CompareAndSwap(top, w) {
+			return
+		}
+	}
+}
