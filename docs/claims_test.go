@@ -50,6 +50,12 @@ var (
 		`\bthe\s+same\s+direction\b|\bsignificantly\s+(above|below|higher|lower|faster|slower|cheaper|dearer)\b)`)
 )
 
+// sweepingRE matches prose that generalizes a comparison to scenarios it
+// does not name ("the other contended scenarios show the same
+// direction"): no claim can check it, since a claim names one scenario, so
+// it fails even next to claims.
+var sweepingRE = regexp.MustCompile(`(?is)\bthe\s+same\s+direction\b|\bthe\s+other\s+(contended\s+)?scenarios\s+(show|agree|say)\b`)
+
 // howToRead are phrases that explain what a marked ratio means: no claim.
 var howToRead = []string{
 	"a ratio marked not significant",
@@ -117,6 +123,9 @@ func checkClaims(md string, run *report.Run) []string {
 		prose := claimRE.ReplaceAllString(para, "")
 		for _, ok := range howToRead {
 			prose = strings.ReplaceAll(prose, ok, "")
+		}
+		if m := sweepingRE.FindString(prose); m != "" {
+			errs = append(errs, fmt.Sprintf("%q generalizes a comparison to scenarios it does not name; name them and claim each: %q", m, firstLine(para)))
 		}
 		if len(claims) == 0 {
 			if m := comparisonRE.FindString(prose); m != "" {
@@ -220,7 +229,7 @@ func TestClaimsChecker(t *testing.T) {
 		{"more than a threshold", "a waiter that has waited more than the threshold.\n", ""},
 		{"cheaper of the two without claim", "spinsem is the cheaper of the two.\n", "without a claim"},
 		{"index the lower without claim", "its fairness index is the lower.\n", "without a claim"},
-		{"same direction without claim", "the other scenarios show the same direction.\n", "without a claim"},
+		{"same direction next to a claim", "condsem is below x/sync; the other contended scenarios show the same direction.\n<!-- claim: condsem < xsync in " + sc + " -->\n", "generalizes a comparison"},
 		{"significantly above without claim", "condsem is significantly above here.\n", "without a claim"},
 		{"claim in another bullet", "- weighted is below x/sync.\n- condsem is below x/sync.\n  <!-- claim: condsem < xsync in " + sc + " -->\n", "without a claim"},
 		{"claims in their bullets", "- weighted is level with x/sync.\n  <!-- claim: weighted ~ xsync in " + sc + " -->\n- condsem is below x/sync.\n  <!-- claim: condsem < xsync in " + sc + " -->\n", ""},
