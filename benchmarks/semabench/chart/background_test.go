@@ -202,7 +202,7 @@ func linePlot(t *testing.T) *plot.Plot {
 // thing drawn and covers the whole picture: a page with a dark theme shows
 // the chart as it shows on white.
 func TestOpaqueBackgroundUnderEveryText(t *testing.T) {
-	run := parseRun(t, "testdata/run.txt")
+	run := syntheticRun(t)
 	st := Style{Impls: run.Impls, Refs: map[string]bool{"xsync": true, "chan": true, "mutex": true}}
 	plots := map[string]func() (*plot.Plot, error){
 		"curve": func() (*plot.Plot, error) {

@@ -137,11 +137,10 @@ func TestTicks(t *testing.T) {
 	assert.Equal(t, []string{"10ns", "100ns", "1µs", "10µs"}, labels)
 }
 
-// Every chart of a sample of the reference run (testdata/run.txt: two
-// rounds of the scenarios these charts draw) renders as PNG too; with
+// Every chart of the synthetic run renders as PNG too; with
 // SEMABENCH_PNG set to a directory, the PNGs are kept there to look at.
 func TestRenderReferencePNG(t *testing.T) {
-	run := parseRun(t, "testdata/run.txt")
+	run := syntheticRun(t)
 	dir := os.Getenv("SEMABENCH_PNG")
 	if dir == "" {
 		dir = t.TempDir()
@@ -165,11 +164,11 @@ func TestRenderReferencePNG(t *testing.T) {
 	}
 }
 
-// Every text of the sample run's charts is drawn inside the chart, as
+// Every text of the synthetic run's charts is drawn inside the chart, as
 // measured with the layout font: none starts left of the edge or ends
 // beyond the width, and the SVG asks for that font first.
 func TestTextNotClipped(t *testing.T) {
-	run := parseRun(t, "testdata/run.txt")
+	run := syntheticRun(t)
 	st := Style{Impls: run.Impls, Refs: map[string]bool{"xsync": true, "chan": true, "mutex": true}}
 	plots := map[string]func() (*plot.Plot, error){
 		"curve": func() (*plot.Plot, error) {
