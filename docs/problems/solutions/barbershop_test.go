@@ -44,7 +44,7 @@ var barbershopProblem = check.Problem[func(solutions.NewSemaphore, int) barbersh
 			for i := range 7 {
 				who := name("customer", 10*burst+i)
 				r.Go(who, func(ctx context.Context) error {
-					time.Sleep(time.Duration(start+i) * check.Tick)
+					r.Sleep(time.Duration(start+i) * check.Tick)
 					r.Record(who, "arrive", 0)
 					served, err := shop.Customer(ctx, func() { r.Act(who, "get haircut", 0) })
 					if err == nil && !served {
@@ -56,7 +56,7 @@ var barbershopProblem = check.Problem[func(solutions.NewSemaphore, int) barbersh
 				})
 			}
 			r.Go("probe", func(context.Context) error {
-				time.Sleep(time.Duration(start+50) * check.Tick)
+				r.Sleep(time.Duration(start+50) * check.Tick)
 				r.Record("probe", "probe", 0)
 				return nil
 			})

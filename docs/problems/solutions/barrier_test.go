@@ -30,7 +30,7 @@ func barrierProblem(rounds, seeds int) check.Problem[func(solutions.NewSemaphore
 				who := name("goroutine", i)
 				r.Go(who, func(ctx context.Context) error {
 					return each(rounds, func(round int) error {
-						time.Sleep(time.Duration(r.Rand(3)) * check.Tick)
+						r.Sleep(time.Duration(r.Rand(3)) * check.Tick)
 						r.Record(who, "arrive", round)
 						if err := b.Wait(ctx); err != nil {
 							return err

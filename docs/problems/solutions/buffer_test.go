@@ -32,7 +32,7 @@ var bufferProblem = check.Problem[func(solutions.NewSemaphore, int) buffer]{
 		for p := range producers {
 			who := name("producer", p)
 			r.Go(who, func(ctx context.Context) error {
-				time.Sleep(5 * check.Tick)
+				r.Sleep(5 * check.Tick)
 				return each(itemsEach, func(k int) error {
 					r.Record(who, "put", 100*p+k)
 					if err := b.Put(ctx, 100*p+k); err != nil {
@@ -46,7 +46,7 @@ var bufferProblem = check.Problem[func(solutions.NewSemaphore, int) buffer]{
 		for c := range producers {
 			who := name("consumer", c)
 			r.Go(who, func(ctx context.Context) error {
-				time.Sleep(time.Duration(min(c, 1)*50) * check.Tick)
+				r.Sleep(time.Duration(min(c, 1)*50) * check.Tick)
 				return each(itemsEach, func(int) error {
 					r.Record(who, "take", 0)
 					item, err := b.Take(ctx)

@@ -33,7 +33,7 @@ var philosophersProblem = check.Problem[func(solutions.NewSemaphore, int) table]
 					if err := t.Eat(ctx, i, func() { r.Act(who, "eat", i) }); err != nil {
 						return err
 					}
-					time.Sleep(time.Duration(r.Rand(3)) * check.Tick)
+					r.Sleep(time.Duration(r.Rand(3)) * check.Tick)
 					return nil
 				})
 			})

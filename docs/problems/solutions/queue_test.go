@@ -25,7 +25,7 @@ var queueProblem = check.Problem[func(solutions.NewSemaphore) queue]{
 		q := newQueue(r.NewSemaphore)
 		dancer := func(who, what string, at int, join func(context.Context, func()) error) {
 			r.Go(who, func(ctx context.Context) error {
-				time.Sleep(time.Duration(at) * check.Tick)
+				r.Sleep(time.Duration(at) * check.Tick)
 				r.Record(who, "arrive to "+what, 0)
 				return join(ctx, func() { r.Act(who, what, 0) })
 			})

@@ -34,6 +34,9 @@ type visit struct {
 //   - A writer arrives at 70 while they read and waits; a reader at 110 and
 //     a writer at 120 come while it waits: with writer priority the reader
 //     must let both writers go first.
+//   - A writer writes from 400 to 480; a reader arrives at 420, while it writes,
+//     and a writer at 430: with writer priority the reader must wait for
+//     the second writer too, even if it came to the room first.
 var scriptedVisits = []visit{
 	{"writer 1", true, 0, 30},
 	{"reader 1", false, 10, 5}, {"reader 2", false, 20, 5},
@@ -41,6 +44,9 @@ var scriptedVisits = []visit{
 	{"writer 2", true, 70, 20},
 	{"reader 5", false, 110, 5},
 	{"writer 3", true, 120, 20},
+	{"writer 4", true, 400, 80},
+	{"reader 6", false, 420, 5},
+	{"writer 5", true, 430, 20},
 }
 
 func readersWritersProblem(writerPriority bool) check.Problem[func(solutions.NewSemaphore) readersWriters] {
@@ -75,7 +81,7 @@ func (v visit) enter(ctx context.Context, r *check.Run, room readersWriters) err
 	if v.writer {
 		lock, unlock, what = room.WriteLock, room.WriteUnlock, "write"
 	}
-	time.Sleep(time.Duration(v.at) * check.Tick)
+	r.Sleep(time.Duration(v.at) * check.Tick)
 	r.Record(v.who, "arrive to "+what, 0)
 	if err := lock(ctx); err != nil {
 		return err
@@ -234,5 +240,50 @@ func TestWriterPriority(t *testing.T) {
 			Name:     "NoPriority",
 			Solution: func(n solutions.NewSemaphore) readersWriters { return solutions.NewReadersWriters(n) },
 			Want:     "reader 5: read 0, although it came while writers wrote or waited",
+		},
+		check.Wrong[solution]{
+			Name:     "Turnstile",
+			Solution: newTurnstileRoom,
+			Want:     "although it came while writers wrote or waited",
 		})
+}
+
+// turnstileRoom is the no-starve readers-writers: a turnstile that every
+// reader passes and a writer holds while it waits for the room, so that a
+// writer waits only for the readers already inside. It does not give
+// writers priority: a reader queued at the turnstile before a second
+// writer goes in before it.
+type turnstileRoom struct {
+	turnstile, room sem.Semaphore
+	readers         *solutions.Lightswitch
+}
+
+func newTurnstileRoom(n solutions.NewSemaphore) readersWriters {
+	return &turnstileRoom{turnstile: n(1, 1), room: n(1, 1), readers: solutions.NewLightswitch(n)}
+}
+
+func (t *turnstileRoom) ReadLock(ctx context.Context) error {
+	if err := t.turnstile.Acquire(ctx, 1); err != nil {
+		return err
+	}
+	t.turnstile.Release(1)
+	return t.readers.Lock(ctx, t.room)
+}
+
+func (t *turnstileRoom) ReadUnlock(ctx context.Context) error { return t.readers.Unlock(ctx, t.room) }
+
+func (t *turnstileRoom) WriteLock(ctx context.Context) error {
+	if err := t.turnstile.Acquire(ctx, 1); err != nil {
+		return err
+	}
+	if err := t.room.Acquire(ctx, 1); err != nil {
+		return err
+	}
+	t.turnstile.Release(1)
+	return nil
+}
+
+func (t *turnstileRoom) WriteUnlock(context.Context) error {
+	t.room.Release(1)
+	return nil
 }

@@ -26,7 +26,7 @@ var riverProblem = check.Problem[func(solutions.NewSemaphore) river]{
 		rv := newRiver(r.NewSemaphore)
 		passenger := func(who string, at int, cross func(context.Context, func(), func()) error) {
 			r.Go(who, func(ctx context.Context) error {
-				time.Sleep(time.Duration(at) * check.Tick)
+				r.Sleep(time.Duration(at) * check.Tick)
 				return cross(ctx, func() { r.Act(who, "board", 0) }, func() { r.Act(who, "row", 0) })
 			})
 		}

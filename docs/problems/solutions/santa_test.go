@@ -51,13 +51,13 @@ var santaProblem = check.Problem[func(solutions.NewSemaphore) workshop]{
 		for i := range solutions.Herd {
 			who := name("reindeer", i)
 			r.Go(who, func(ctx context.Context) error {
-				time.Sleep(time.Duration(5+i) * check.Tick)
+				r.Sleep(time.Duration(5+i) * check.Tick)
 				return each(christmases, func(int) error {
 					r.Record(who, "back", 0)
 					if err := w.Reindeer(ctx, func() { r.Act(who, "get hitched", 0) }); err != nil {
 						return err
 					}
-					time.Sleep(time.Duration(200+r.Rand(50)) * check.Tick) // vacation
+					r.Sleep(time.Duration(200+r.Rand(50)) * check.Tick) // vacation
 					return nil
 				})
 			})
@@ -66,7 +66,7 @@ var santaProblem = check.Problem[func(solutions.NewSemaphore) workshop]{
 			who := name("elf", i)
 			at := []int{0, 15, 300 + r.Rand(100)}[i/solutions.ElfGroup] + i%solutions.ElfGroup
 			r.Go(who, func(ctx context.Context) error {
-				time.Sleep(time.Duration(at) * check.Tick)
+				r.Sleep(time.Duration(at) * check.Tick)
 				r.Record(who, "need help", 0)
 				return w.Elf(ctx, func() { r.Work(who, "get help", 0, elfHelpTime) })
 			})

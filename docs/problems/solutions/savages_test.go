@@ -39,7 +39,7 @@ var savagesProblem = check.Problem[func(solutions.NewSemaphore, int) pot]{
 					if err := p.Savage(ctx, func() { r.Act(who, "serve", 1) }); err != nil {
 						return err
 					}
-					time.Sleep(time.Duration(r.Rand(5)) * check.Tick) // eat
+					r.Sleep(time.Duration(r.Rand(5)) * check.Tick) // eat
 					return nil
 				})
 			})

@@ -23,7 +23,7 @@ var signalProblem = check.Problem[func(solutions.NewSemaphore) signal]{
 	Scenario: func(r *check.Run, newSignal func(solutions.NewSemaphore) signal) {
 		s := newSignal(r.NewSemaphore)
 		r.Go("A", func(context.Context) error {
-			time.Sleep(time.Duration(1+r.Rand(3)) * check.Tick)
+			r.Sleep(time.Duration(1+r.Rand(3)) * check.Tick)
 			r.Act("A", "a1", 0)
 			s.Send()
 			return nil
@@ -62,7 +62,7 @@ var rendezvousProblem = check.Problem[func(solutions.NewSemaphore) rendezvous]{
 		rv := newRendezvous(r.NewSemaphore)
 		side := func(who, before, after string, meet waitFn) {
 			r.Go(who, func(ctx context.Context) error {
-				time.Sleep(time.Duration(r.Rand(3)) * check.Tick)
+				r.Sleep(time.Duration(r.Rand(3)) * check.Tick)
 				r.Act(who, before, 0)
 				if err := meet(ctx); err != nil {
 					return err

@@ -24,7 +24,7 @@ var waterProblem = check.Problem[func(solutions.NewSemaphore) water]{
 		w := newWater(r.NewSemaphore)
 		atom := func(who string, at int, join func(context.Context, func()) error) {
 			r.Go(who, func(ctx context.Context) error {
-				time.Sleep(time.Duration(at) * check.Tick)
+				r.Sleep(time.Duration(at) * check.Tick)
 				return join(ctx, func() { r.Act(who, "bond", 0) })
 			})
 		}
