@@ -151,3 +151,12 @@ func (p Problem[S]) seeds(t *testing.T) (seeds []uint64, replay bool) {
 	}
 	return seeds, false
 }
+
+// Test fails t with the verdict if a run of solution breaks a rule: the
+// one call a student's test makes.
+func (p Problem[S]) Test(t *testing.T, solution S) {
+	t.Helper()
+	if err := p.Verify(t, solution); err != nil {
+		t.Fatalf("rejected:\n%v", err)
+	}
+}
