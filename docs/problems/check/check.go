@@ -21,7 +21,9 @@
 //     sleeps one tick at every point and serves everyone first come, first
 //     served: the goroutines move in lockstep. Seed 1 does the same but
 //     serves the last comer first. A scenario sets its classic traps by
-//     the clock, and the seeds vary the interleavings around them.
+//     the clock, and the seeds vary the interleavings around them. If the
+//     problem allows it ([Problem.Laggards]), some runs make a goroutine
+//     slow, as one the OS descheduled: its nudges are several times longer.
 //   - A deadlock is a verdict, not a hang. When no goroutine can run and
 //     none sleeps, the clock jumps to [Deadline], every waiting Acquire
 //     returns context.DeadlineExceeded, and the run reports who was still
@@ -88,6 +90,10 @@ type Problem[S any] struct {
 	Scenario func(r *Run, solution S)
 	// Rules reports the first broken rule of a complete log, or nil.
 	Rules func(log []Event) error
+	// Laggards lets runs with random nudges make a goroutine slow (one in
+	// eight, at random), so that it falls far behind the others. Leave it
+	// off when the rules give a step a bounded number of ticks.
+	Laggards bool
 }
 
 // Verify runs the scenario once per seed and returns the first run's
@@ -104,7 +110,7 @@ func (p Problem[S]) Verify(t *testing.T, solution S) error {
 		var err error
 		var log []Event
 		synctest.Test(t, func(*testing.T) {
-			r := newRun(seed)
+			r := newRun(seed, p.Laggards)
 			p.Scenario(r, solution)
 			r.schedule()
 			log = r.events

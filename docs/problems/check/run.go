@@ -10,6 +10,14 @@ import (
 	"time"
 )
 
+// In a run with random nudges and laggards, one goroutine in slowOneIn is slow: its
+// nudges are slowFactor times as long, so that it falls behind the others
+// by many of their steps, as a goroutine the OS descheduled would.
+const (
+	slowOneIn  = 8
+	slowFactor = 6
+)
+
 // maxSteps bounds the scheduling points of one run: a solution that spins
 // (TryAcquire in a loop while nobody can release) is stopped there.
 const maxSteps = 1_000_000
@@ -22,6 +30,7 @@ type Run struct {
 	rng      *rand.Rand
 	lockstep bool  // every nudge is one tick and the ready run in turn
 	order    order // how the semaphores serve their waiters
+	laggards bool  // some goroutines are slow
 	now      time.Duration
 
 	ctx     context.Context // done at the Deadline
@@ -48,15 +57,17 @@ type Run struct {
 type goroutine struct {
 	name   string
 	server bool
+	slow   bool          // its nudges are slowFactor times longer
 	wake   chan struct{} // the scheduler's go-ahead
 	wakeAt time.Duration // while sleeping
 	err    error         // why a wait ended, if not with its permits
 	sem    *semaphore    // the semaphore it waits on, while blocked
 }
 
-func newRun(seed uint64) *Run {
+func newRun(seed uint64, laggards bool) *Run {
 	r := &Run{
 		seed:     seed,
+		laggards: laggards,
 		rng:      rand.New(rand.NewPCG(seed, 0x5e3a_ca7)),
 		lockstep: seed < 2,
 		yielded:  make(chan struct{}),
@@ -76,7 +87,7 @@ func newRun(seed uint64) *Run {
 
 // describe says how a seed schedules, for a verdict.
 func describe(seed uint64) string {
-	r := newRun(seed)
+	r := newRun(seed, false)
 	defer r.cancel()
 	if r.lockstep {
 		return "lockstep, semaphores serve " + r.order.String()
@@ -99,6 +110,7 @@ func (r *Run) Serve(who string, f func(ctx context.Context) error) {
 
 func (r *Run) start(who string, server bool, f func(ctx context.Context) error) {
 	g := &goroutine{name: who, server: server, wake: make(chan struct{})}
+	g.slow = r.laggards && !r.lockstep && r.rng.IntN(slowOneIn) == 0
 	r.live++
 	ctx := r.ctx
 	if server {
@@ -299,13 +311,18 @@ func (r *Run) Work(who, what string, n int, d time.Duration) {
 // from seed to seed.
 func (r *Run) Rand(n int) int { return r.rng.IntN(n) }
 
-// nudge returns how long to sleep at a scheduling point: one tick in
-// lockstep, 0 to 3 ticks otherwise.
+// nudge returns how long the running goroutine sleeps at a scheduling
+// point: one tick in lockstep, 0 to 3 ticks otherwise, slowFactor times
+// that for a slow goroutine.
 func (r *Run) nudge() time.Duration {
 	if r.lockstep {
 		return Tick
 	}
-	return time.Duration(r.rng.IntN(4)) * Tick
+	d := time.Duration(r.rng.IntN(4)) * Tick
+	if r.current != nil && r.current.slow {
+		d *= slowFactor
+	}
+	return d
 }
 
 // pause is a scheduling point: the goroutine sleeps a nudge.

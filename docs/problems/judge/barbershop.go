@@ -18,7 +18,7 @@ type Barbershop interface {
 
 const (
 	waitingChairs = 3
-	longCut       = 100 * check.Tick
+	longCut       = 300 * check.Tick
 )
 
 // Problem15 is the barbershop. The scenario:
@@ -26,7 +26,8 @@ const (
 // first of them a long haircut; once everybody's fate is settled, a probe
 // counts those who wait.
 var Problem15 = check.Problem[func(check.NewSemaphore, int) Barbershop]{
-	Seeds: seeds,
+	Seeds:    seeds,
+	Laggards: true,
 	Scenario: func(r *check.Run, newShop func(check.NewSemaphore, int) Barbershop) {
 		shop := newShop(r.NewSemaphore, waitingChairs)
 		cuts := 0
@@ -40,7 +41,7 @@ var Problem15 = check.Problem[func(check.NewSemaphore, int) Barbershop]{
 				cuts++
 			})
 		})
-		for burst, start := range []int{0, 300} {
+		for burst, start := range []int{0, 600} {
 			for i := range 7 {
 				who := name("customer", 10*burst+i)
 				r.Go(who, func(ctx context.Context) error {
@@ -56,7 +57,7 @@ var Problem15 = check.Problem[func(check.NewSemaphore, int) Barbershop]{
 				})
 			}
 			r.Go("probe", func(context.Context) error {
-				r.Sleep(time.Duration(start+50) * check.Tick)
+				r.Sleep(time.Duration(start+200) * check.Tick)
 				r.Record("probe", "probe", 0)
 				return nil
 			})

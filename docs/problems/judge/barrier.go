@@ -22,7 +22,8 @@ const barrierSize = 5
 // rounds of a few seeds, so the reusable barrier gets more of both.
 func barrierProblem(rounds, seeds int) check.Problem[func(check.NewSemaphore, int) Barrier] {
 	return check.Problem[func(check.NewSemaphore, int) Barrier]{
-		Seeds: seeds,
+		Seeds:    seeds,
+		Laggards: true,
 		Scenario: func(r *check.Run, newBarrier func(check.NewSemaphore, int) Barrier) {
 			b := newBarrier(r.NewSemaphore, barrierSize)
 			for i := range barrierSize {

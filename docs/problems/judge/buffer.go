@@ -25,7 +25,8 @@ const (
 // One consumer comes at once, to an empty buffer; the producers come at 5
 // and the other consumers only at 50, so the producers fill the buffer.
 var Problem9 = check.Problem[func(check.NewSemaphore, int) Buffer]{
-	Seeds: seeds,
+	Seeds:    seeds,
+	Laggards: true,
 	Scenario: func(r *check.Run, newBuffer func(check.NewSemaphore, int) Buffer) {
 		b := newBuffer(r.NewSemaphore, bufferCapacity)
 		for p := range producers {

@@ -15,7 +15,7 @@ package judge
 
 // seeds is how many runs each checker makes of a solution. Seed 0 moves
 // every goroutine in lockstep; the others vary the timing.
-const seeds = 10
+const seeds = 30
 
 // Sizes of Santa's problem.
 const (

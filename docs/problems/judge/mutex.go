@@ -16,7 +16,8 @@ type Guard interface {
 // through a guard that must let at most seats in at once.
 func multiplexProblem(seats int) check.Problem[func(check.NewSemaphore) Guard] {
 	return check.Problem[func(check.NewSemaphore) Guard]{
-		Seeds: seeds,
+		Seeds:    seeds,
+		Laggards: true,
 		Scenario: func(r *check.Run, newGuard func(check.NewSemaphore) Guard) {
 			g := newGuard(r.NewSemaphore)
 			for i := range 8 {

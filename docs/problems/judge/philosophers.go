@@ -23,7 +23,8 @@ const (
 // Five philosophers sit down at once and each eats six meals, thinking a
 // seeded while between them.
 var Problem13 = check.Problem[func(check.NewSemaphore, int) Table]{
-	Seeds: seeds,
+	Seeds:    seeds,
+	Laggards: true,
 	Scenario: func(r *check.Run, newTable func(check.NewSemaphore, int) Table) {
 		t := newTable(r.NewSemaphore, philosophers)
 		for i := range philosophers {

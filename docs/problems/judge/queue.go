@@ -19,7 +19,8 @@ type Queue interface {
 // Two leaders come at 0 and 1, two followers together at 10, then four of
 // each at seeded times.
 var Problem7 = check.Problem[func(check.NewSemaphore) Queue]{
-	Seeds: seeds,
+	Seeds:    seeds,
+	Laggards: true,
 	Scenario: func(r *check.Run, newQueue func(check.NewSemaphore) Queue) {
 		q := newQueue(r.NewSemaphore)
 		dancer := func(who, what string, at int, join func(context.Context, func()) error) {

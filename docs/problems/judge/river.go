@@ -21,7 +21,8 @@ type River interface {
 // within a few seeded ticks, so that boats form one right after another:
 // four boatloads in all.
 var Problem18 = check.Problem[func(check.NewSemaphore) River]{
-	Seeds: seeds,
+	Seeds:    seeds,
+	Laggards: true,
 	Scenario: func(r *check.Run, newRiver func(check.NewSemaphore) River) {
 		rv := newRiver(r.NewSemaphore)
 		passenger := func(who string, at int, cross func(context.Context, func(), func()) error) {

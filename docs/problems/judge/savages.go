@@ -24,7 +24,8 @@ const (
 // Five savages each eat four times, at seeded moments; the first meal of
 // all five comes at once.
 var Problem16 = check.Problem[func(check.NewSemaphore, int) Pot]{
-	Seeds: seeds,
+	Seeds:    seeds,
+	Laggards: true,
 	Scenario: func(r *check.Run, newPot func(check.NewSemaphore, int) Pot) {
 		p := newPot(r.NewSemaphore, potSize)
 		r.Serve("cook", func(ctx context.Context) error {

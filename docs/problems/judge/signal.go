@@ -18,7 +18,8 @@ type Signal interface {
 // A does a1 and signals; B waits for the signal and does b1. A starts a
 // little late, so that B reaches its wait first.
 var Problem1 = check.Problem[func(check.NewSemaphore) Signal]{
-	Seeds: seeds,
+	Seeds:    seeds,
+	Laggards: true,
 	Scenario: func(r *check.Run, newSignal func(check.NewSemaphore) Signal) {
 		s := newSignal(r.NewSemaphore)
 		r.Go("A", func(context.Context) error {
@@ -48,7 +49,8 @@ type Rendezvous interface {
 // A does a1, meets B, does a2; B does b1, meets A, does b2. Either may be
 // late.
 var Problem2 = check.Problem[func(check.NewSemaphore) Rendezvous]{
-	Seeds: seeds,
+	Seeds:    seeds,
+	Laggards: true,
 	Scenario: func(r *check.Run, newRendezvous func(check.NewSemaphore) Rendezvous) {
 		rv := newRendezvous(r.NewSemaphore)
 		side := func(who, before, after string, meet waitFn) {

@@ -22,7 +22,8 @@ var ingredientNames = [3]string{"tobacco", "paper", "match"}
 // The agent puts out two seeded ingredients, twelve times, waiting each
 // time for a cigarette; then it waits for the last one and leaves.
 var Problem17 = check.Problem[func(check.NewSemaphore, SmokersTable) Smokers]{
-	Seeds: seeds,
+	Seeds:    seeds,
+	Laggards: true,
 	Scenario: func(r *check.Run, newSmokers func(check.NewSemaphore, SmokersTable) Smokers) {
 		table := SmokersTable{Agent: r.NewSemaphore(1, 1)}
 		for i := range table.Ingredients {

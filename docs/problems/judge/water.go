@@ -18,7 +18,8 @@ type Water interface {
 // Two molecules' worth of atoms come at once, then four more at seeded
 // times.
 var Problem14 = check.Problem[func(check.NewSemaphore) Water]{
-	Seeds: seeds,
+	Seeds:    seeds,
+	Laggards: true,
 	Scenario: func(r *check.Run, newWater func(check.NewSemaphore) Water) {
 		w := newWater(r.NewSemaphore)
 		atom := func(who string, at int, join func(context.Context, func()) error) {

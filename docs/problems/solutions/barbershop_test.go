@@ -48,8 +48,8 @@ func (s *noWaitForBarber) Barber(ctx context.Context, cutHair func()) error {
 
 func TestBarbershop(t *testing.T) {
 	type solution = func(check.NewSemaphore, int) judge.Barbershop
-	check.Judge(t, judge.Problem15,
-		func(n check.NewSemaphore, chairs int) judge.Barbershop { return solutions.NewBarbershop(n, chairs) },
+	judgeAll(t, judge.Problem15,
+		official(func(n check.NewSemaphore, chairs int) judge.Barbershop { return solutions.NewBarbershop(n, chairs) }),
 		check.Wrong[solution]{
 			Name: "NoWaitForBarber",
 			Solution: func(n check.NewSemaphore, chairs int) judge.Barbershop {
@@ -70,5 +70,26 @@ func TestBarbershop(t *testing.T) {
 				return solutions.NewBarbershop(n, 100*chairs)
 			},
 			Want: "customers wait, on 3 chairs",
+		},
+		check.Wrong[solution]{
+			Name: "BarberDoneOfOne",
+			Solution: func(n check.NewSemaphore, chairs int) judge.Barbershop {
+				return solutions.NewBarbershop(barberDoneOfOne(n), chairs)
+			},
+			Want: "barber: panic: ",
 		})
+}
+
+// barberDoneOfOne builds the barbershop's last semaphore, barberDone, with
+// room for one pending signal instead of one per customer in the shop:
+// when a customer is slow to take the barber's "done", the barber can
+// finish the next haircut and signal again.
+func barberDoneOfOne(n check.NewSemaphore) check.NewSemaphore {
+	made := 0
+	return func(size, available int64) sem.Semaphore {
+		if made++; made == 5 {
+			size = 1
+		}
+		return n(size, available)
+	}
 }

@@ -30,8 +30,10 @@ func (b *oneThrough) Wait(ctx context.Context) error {
 
 func TestBarrier(t *testing.T) {
 	type solution = func(check.NewSemaphore, int) judge.Barrier
-	check.Judge(t, judge.Problem5,
-		func(ns check.NewSemaphore, n int) judge.Barrier { return solutions.NewBarrier(ns, n) },
+	judgeAll(t, judge.Problem5,
+		official(func(ns check.NewSemaphore, n int) judge.Barrier { return solutions.NewBarrier(ns, n) }, check.Right[solution]{Name: "OpenForAll", Solution: func(ns check.NewSemaphore, n int) judge.Barrier {
+			return &openForAll{mutex: ns(1, 1), gate: ns(int64(n), 0), n: int64(n)}
+		}}),
 		check.Wrong[solution]{
 			Name: "TurnstileNotPassedOn",
 			Solution: func(ns check.NewSemaphore, n int) judge.Barrier {
@@ -63,8 +65,8 @@ func (b *oneGate) Wait(ctx context.Context) error {
 
 func TestReusableBarrier(t *testing.T) {
 	type solution = func(check.NewSemaphore, int) judge.Barrier
-	check.Judge(t, judge.Problem6,
-		func(ns check.NewSemaphore, n int) judge.Barrier { return solutions.NewReusableBarrier(ns, n) },
+	judgeAll(t, judge.Problem6,
+		official(func(ns check.NewSemaphore, n int) judge.Barrier { return solutions.NewReusableBarrier(ns, n) }, check.Right[solution]{Name: "TwoTurnstiles", Solution: func(ns check.NewSemaphore, n int) judge.Barrier { return newTwoTurnstiles(ns, n) }}),
 		check.Wrong[solution]{
 			Name: "OneGate",
 			Solution: func(ns check.NewSemaphore, n int) judge.Barrier {

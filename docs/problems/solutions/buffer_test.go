@@ -70,8 +70,8 @@ func (b *lockThenWait) Take(ctx context.Context) (int, error) {
 
 func TestProducerConsumer(t *testing.T) {
 	type solution = func(check.NewSemaphore, int) judge.Buffer
-	check.Judge(t, judge.Problem9,
-		func(n check.NewSemaphore, capacity int) judge.Buffer { return solutions.NewBuffer[int](n, capacity) },
+	judgeAll(t, judge.Problem9,
+		official(func(n check.NewSemaphore, capacity int) judge.Buffer { return solutions.NewBuffer[int](n, capacity) }, check.Right[solution]{Name: "Slice", Solution: func(n check.NewSemaphore, capacity int) judge.Buffer { return newSliceBuffer(n, capacity) }}),
 		check.Wrong[solution]{
 			Name: "Unbounded",
 			Solution: func(n check.NewSemaphore, _ int) judge.Buffer {

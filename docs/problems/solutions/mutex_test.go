@@ -24,8 +24,8 @@ func (g releaseFirst) Do(ctx context.Context, critical func()) error {
 
 func TestMutex(t *testing.T) {
 	type solution = func(check.NewSemaphore) judge.Guard
-	check.Judge(t, judge.Problem3,
-		func(n check.NewSemaphore) judge.Guard { return solutions.NewMutex(n) },
+	judgeAll(t, judge.Problem3,
+		official(func(n check.NewSemaphore) judge.Guard { return solutions.NewMutex(n) }, check.Right[solution]{Name: "HeavySeats", Solution: func(n check.NewSemaphore) judge.Guard { return newHeavySeats(n, 1) }}),
 		check.Wrong[solution]{
 			Name:     "TwoPermits",
 			Solution: func(n check.NewSemaphore) judge.Guard { return solutions.NewMultiplex(n, 2) },
@@ -35,8 +35,8 @@ func TestMutex(t *testing.T) {
 
 func TestMultiplex(t *testing.T) {
 	type solution = func(check.NewSemaphore) judge.Guard
-	check.Judge(t, judge.Problem4,
-		func(n check.NewSemaphore) judge.Guard { return solutions.NewMultiplex(n, 3) },
+	judgeAll(t, judge.Problem4,
+		official(func(n check.NewSemaphore) judge.Guard { return solutions.NewMultiplex(n, 3) }, check.Right[solution]{Name: "HeavySeats", Solution: func(n check.NewSemaphore) judge.Guard { return newHeavySeats(n, 3) }}),
 		check.Wrong[solution]{
 			Name:     "ReleasesBeforeWork",
 			Solution: func(n check.NewSemaphore) judge.Guard { return releaseFirst{n(3, 3)} },

@@ -10,8 +10,8 @@ import (
 
 func TestNoStarveMutex(t *testing.T) {
 	type solution = func(check.NewSemaphore) judge.Guard
-	check.Judge(t, judge.Problem12,
-		func(n check.NewSemaphore) judge.Guard { return solutions.NewNoStarveMutex(n) },
+	judgeAll(t, judge.Problem12,
+		official(func(n check.NewSemaphore) judge.Guard { return solutions.NewNoStarveMutex(n) }),
 		check.Wrong[solution]{
 			Name:     "PlainMutex",
 			Solution: func(n check.NewSemaphore) judge.Guard { return solutions.NewMutex(n) },

@@ -29,8 +29,8 @@ func (t leftFirst) Eat(ctx context.Context, i int, eat func()) error {
 
 func TestDiningPhilosophers(t *testing.T) {
 	type solution = func(check.NewSemaphore, int) judge.Table
-	check.Judge(t, judge.Problem13,
-		func(ns check.NewSemaphore, n int) judge.Table { return solutions.NewTable(ns, n) },
+	judgeAll(t, judge.Problem13,
+		official(func(ns check.NewSemaphore, n int) judge.Table { return solutions.NewTable(ns, n) }, check.Right[solution]{Name: "Footman", Solution: func(ns check.NewSemaphore, n int) judge.Table { return newFootman(ns, n) }}),
 		check.Wrong[solution]{
 			Name: "AllLeftFirst",
 			Solution: func(ns check.NewSemaphore, n int) judge.Table {

@@ -33,8 +33,8 @@ func (q openQueue) meet(ctx context.Context, partner, me sem.Semaphore, dance fu
 
 func TestQueue(t *testing.T) {
 	type solution = func(check.NewSemaphore) judge.Queue
-	check.Judge(t, judge.Problem7,
-		func(n check.NewSemaphore) judge.Queue { return solutions.NewQueue(n) },
+	judgeAll(t, judge.Problem7,
+		official(func(n check.NewSemaphore) judge.Queue { return solutions.NewQueue(n) }, check.Right[solution]{Name: "PairMutexes", Solution: func(n check.NewSemaphore) judge.Queue { return newPairMutexes(n) }}),
 		check.Wrong[solution]{
 			Name:     "NotExclusive",
 			Solution: func(n check.NewSemaphore) judge.Queue { return openQueue{n(6, 0), n(6, 0)} },

@@ -41,8 +41,8 @@ func (noSwitch) Unlock(_ context.Context, room sem.Semaphore) error {
 
 func TestLightswitch(t *testing.T) {
 	type solution = func(check.NewSemaphore) judge.Lightswitch
-	check.Judge(t, judge.Problem8,
-		func(n check.NewSemaphore) judge.Lightswitch { return solutions.NewLightswitch(n) },
+	judgeAll(t, judge.Problem8,
+		official(func(n check.NewSemaphore) judge.Lightswitch { return solutions.NewLightswitch(n) }, check.Right[solution]{Name: "LateUnlock", Solution: func(n check.NewSemaphore) judge.Lightswitch { return &lateUnlock{mutex: n(1, 1)} }}),
 		check.Wrong[solution]{
 			Name:     "NoMutex",
 			Solution: func(check.NewSemaphore) judge.Lightswitch { return &unguardedSwitch{} },
@@ -52,8 +52,8 @@ func TestLightswitch(t *testing.T) {
 
 func TestReadersWriters(t *testing.T) {
 	type solution = func(check.NewSemaphore) judge.ReadersWriters
-	check.Judge(t, judge.Problem10,
-		func(n check.NewSemaphore) judge.ReadersWriters { return solutions.NewReadersWriters(n) },
+	judgeAll(t, judge.Problem10,
+		official(func(n check.NewSemaphore) judge.ReadersWriters { return solutions.NewReadersWriters(n) }, check.Right[solution]{Name: "Turnstile", Solution: newTurnstileRoom}),
 		check.Wrong[solution]{
 			Name:     "ReadersOneAtATime",
 			Solution: judge.WithSwitch(func(check.NewSemaphore) judge.Lightswitch { return noSwitch{} }),
@@ -63,8 +63,8 @@ func TestReadersWriters(t *testing.T) {
 
 func TestWriterPriority(t *testing.T) {
 	type solution = func(check.NewSemaphore) judge.ReadersWriters
-	check.Judge(t, judge.Problem11,
-		func(n check.NewSemaphore) judge.ReadersWriters { return solutions.NewWriterPriority(n) },
+	judgeAll(t, judge.Problem11,
+		official(func(n check.NewSemaphore) judge.ReadersWriters { return solutions.NewWriterPriority(n) }, check.Right[solution]{Name: "PassTheBaton", Solution: newBatonRoom}),
 		check.Wrong[solution]{
 			Name:     "NoPriority",
 			Solution: func(n check.NewSemaphore) judge.ReadersWriters { return solutions.NewReadersWriters(n) },

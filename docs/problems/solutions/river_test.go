@@ -53,8 +53,8 @@ func (r *anyFour) cross(ctx context.Context, board, rowBoat func()) error {
 
 func TestRiverCrossing(t *testing.T) {
 	type solution = func(check.NewSemaphore) judge.River
-	check.Judge(t, judge.Problem18,
-		func(n check.NewSemaphore) judge.River { return solutions.NewRiver(n) },
+	judgeAll(t, judge.Problem18,
+		official(func(n check.NewSemaphore) judge.River { return solutions.NewRiver(n) }),
 		check.Wrong[solution]{
 			Name: "AnyFour",
 			Solution: func(n check.NewSemaphore) judge.River {

@@ -11,8 +11,8 @@ import (
 
 func TestSantaClaus(t *testing.T) {
 	type solution = func(check.NewSemaphore) judge.Workshop
-	check.Judge(t, judge.Problem19,
-		func(n check.NewSemaphore) judge.Workshop { return solutions.NewWorkshop(n) },
+	judgeAll(t, judge.Problem19,
+		official(func(n check.NewSemaphore) judge.Workshop { return solutions.NewWorkshop(n) }),
 		check.Wrong[solution]{
 			Name:     "ElvesFirst",
 			Solution: newElvesFirst,

@@ -44,8 +44,8 @@ func (p *unguardedPot) Cook(ctx context.Context, fill func(int)) error {
 
 func TestDiningSavages(t *testing.T) {
 	type solution = func(check.NewSemaphore, int) judge.Pot
-	check.Judge(t, judge.Problem16,
-		func(n check.NewSemaphore, size int) judge.Pot { return solutions.NewPot(n, size) },
+	judgeAll(t, judge.Problem16,
+		official(func(n check.NewSemaphore, size int) judge.Pot { return solutions.NewPot(n, size) }, check.Right[solution]{Name: "CookCounts", Solution: newCookCounts}),
 		check.Wrong[solution]{
 			Name: "NoMutex",
 			Solution: func(n check.NewSemaphore, size int) judge.Pot {

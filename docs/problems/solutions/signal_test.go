@@ -11,8 +11,8 @@ import (
 )
 
 func TestSignal(t *testing.T) {
-	check.Judge(t, judge.Problem1,
-		func(n check.NewSemaphore) judge.Signal { return solutions.NewSignal(n) },
+	judgeAll(t, judge.Problem1,
+		official(func(n check.NewSemaphore) judge.Signal { return solutions.NewSignal(n) }, check.Right[func(check.NewSemaphore) judge.Signal]{Name: "PassedOn", Solution: func(n check.NewSemaphore) judge.Signal { return passedOn{n(1, 0)} }}),
 		check.Wrong[func(check.NewSemaphore) judge.Signal]{
 			Name:     "StartsSent",
 			Solution: func(n check.NewSemaphore) judge.Signal { return solutions.NewSignal(startFull(n)) },
@@ -44,8 +44,8 @@ func (w announceOnly) B(context.Context) error { w.bArrived.Release(1); return n
 
 func TestRendezvous(t *testing.T) {
 	type solution = func(check.NewSemaphore) judge.Rendezvous
-	check.Judge(t, judge.Problem2,
-		func(n check.NewSemaphore) judge.Rendezvous { return solutions.NewRendezvous(n) },
+	judgeAll(t, judge.Problem2,
+		official(func(n check.NewSemaphore) judge.Rendezvous { return solutions.NewRendezvous(n) }, check.Right[solution]{Name: "AWaitsFirst", Solution: func(n check.NewSemaphore) judge.Rendezvous { return aWaitsFirst{n(1, 0), n(1, 0)} }}),
 		check.Wrong[solution]{
 			Name:     "BothWaitFirst",
 			Solution: func(n check.NewSemaphore) judge.Rendezvous { return waitFirst{n(1, 0), n(1, 0)} },

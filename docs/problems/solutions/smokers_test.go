@@ -32,10 +32,10 @@ func (s greedySmokers) Smoker(ctx context.Context, has int, makeCigarette func()
 
 func TestCigaretteSmokers(t *testing.T) {
 	type solution = func(check.NewSemaphore, judge.SmokersTable) judge.Smokers
-	check.Judge(t, judge.Problem17,
-		func(n check.NewSemaphore, table judge.SmokersTable) judge.Smokers {
+	judgeAll(t, judge.Problem17,
+		official(func(n check.NewSemaphore, table judge.SmokersTable) judge.Smokers {
 			return solutions.NewSmokers(n, table)
-		},
+		}, check.Right[solution]{Name: "CountingPushers", Solution: newCountingPushers}),
 		check.Wrong[solution]{
 			Name: "SmokersTakeIngredients",
 			Solution: func(_ check.NewSemaphore, table judge.SmokersTable) judge.Smokers {

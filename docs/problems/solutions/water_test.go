@@ -46,13 +46,18 @@ func (w *noHold) join(ctx context.Context, count *int, queue sem.Semaphore, bond
 
 func TestH2O(t *testing.T) {
 	type solution = func(check.NewSemaphore) judge.Water
-	check.Judge(t, judge.Problem14,
-		func(n check.NewSemaphore) judge.Water { return solutions.NewWater(n) },
+	judgeAll(t, judge.Problem14,
+		official(func(n check.NewSemaphore) judge.Water { return solutions.NewWater(n) }, check.Right[solution]{Name: "OxygenLeads", Solution: newOxygenLeads}),
 		check.Wrong[solution]{
 			Name: "NoHold",
 			Solution: func(n check.NewSemaphore) judge.Water {
 				return &noHold{mutex: n(1, 1), oxyQueue: n(6, 0), hydQueue: n(12, 0)}
 			},
 			Want: "the molecule",
+		},
+		check.Wrong[solution]{
+			Name:     "SharedBarrier",
+			Solution: func(n check.NewSemaphore) judge.Water { return newBarrierWater(n) },
+			Want:     "still waiting at the deadline",
 		})
 }
