@@ -16,10 +16,11 @@ import (
 // in between. Each hydrogen tells the oxygen it has bonded.
 //
 // A reusable barrier of three in place of the hydrogens' signal looks the
-// same but is wrong: its three are different atoms in every round, so the
-// next molecule can go round the barrier while a slow hydrogen of this one
-// has yet to take its way out, and take it (the checker's slow goroutines
-// found that, in an earlier edition of this answer).
+// same but is wrong: its three are different atoms in every round, so an
+// atom of the next molecule can take the way out left for a slow hydrogen
+// of this one, and then two molecules share the barrier's count (the
+// checker's slow goroutines found that in an earlier edition of this
+// answer).
 type Water struct {
 	mutex     sem.Semaphore // one permit: guards the counts, then held by the molecule
 	oxygen    int           // atoms waiting in their queues

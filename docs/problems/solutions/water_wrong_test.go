@@ -11,9 +11,9 @@ import (
 // barrierWater is this book's earlier answer to H2O: the three atoms of a
 // molecule meet at a reusable barrier of three after they bond, and the
 // oxygen gives the mutex back once it is through. The barrier's three are
-// different atoms in every round, so the next molecule can go round it
-// while a slow hydrogen of this one has yet to take its way out, and take
-// it: that hydrogen waits for ever.
+// different atoms in every round, so an atom of the next molecule can take
+// the way out left for a slow hydrogen of this one; then two molecules
+// share the barrier's count, and an atom waits for ever.
 type barrierWater struct {
 	mutex    sem.Semaphore // one permit: guards the counts, then held by the molecule
 	oxygen   int           // atoms waiting in their queues
