@@ -46,7 +46,9 @@ package check
 import (
 	"fmt"
 	"os"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -103,6 +105,7 @@ type Problem[S any] struct {
 // The environment variables CHECK_SEED and CHECK_SEEDS choose the seeds
 // instead (see the package documentation).
 func (p Problem[S]) Verify(t *testing.T, solution S) error {
+	t.Helper()
 	seeds, replay := p.seeds(t)
 	var first error
 	failed := 0
@@ -127,13 +130,23 @@ func (p Problem[S]) Verify(t *testing.T, solution S) error {
 		failed++
 		if first == nil {
 			first = fmt.Errorf("seed %d (%s): %w\n(run it again alone, with its log: CHECK_SEED=%d go test -v -run '%s')",
-				seed, describe(seed), err, seed, t.Name())
+				seed, describe(seed), err, seed, runPattern(t.Name()))
 		}
 	}
 	if first != nil {
 		return fmt.Errorf("%w\n(%d of %d runs failed)", first, failed, len(seeds))
 	}
 	return nil
+}
+
+// runPattern returns the go test -run pattern that matches the test named
+// name and no other: "^TestX$/^right$".
+func runPattern(name string) string {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return strings.Join(parts, "/")
 }
 
 // seeds returns the seeds to run, and whether they replay one run.
