@@ -40,3 +40,16 @@ func startFull(newSemaphore check.NewSemaphore) check.NewSemaphore {
 func official[S any](solution S, alternates ...check.Right[S]) []check.Right[S] {
 	return append([]check.Right[S]{{Name: "Official", Solution: solution}}, alternates...)
 }
+
+// remade wraps a constructor so that the k-th semaphore it builds (from 1)
+// has size permits of which available are free instead: a wrong answer
+// that differs from the book's by one semaphore.
+func remade(newSemaphore check.NewSemaphore, k int, size, available int64) check.NewSemaphore {
+	made := 0
+	return func(s, a int64) sem.Semaphore {
+		if made++; made == k {
+			s, a = size, available
+		}
+		return newSemaphore(s, a)
+	}
+}

@@ -82,7 +82,8 @@ var problemNumbers = map[string]int{
 	"TestProducerConsumer": 9, "TestReadersWriters": 10, "TestWriterPriority": 11,
 	"TestNoStarveMutex": 12, "TestDiningPhilosophers": 13, "TestH2O": 14,
 	"TestBarbershop": 15, "TestDiningSavages": 16, "TestCigaretteSmokers": 17,
-	"TestRiverCrossing": 18, "TestSantaClaus": 19,
+	"TestRiverCrossing": 18, "TestSantaClaus": 19, "TestSearchInsertDelete": 20,
+	"TestUnisexBathroom": 21, "TestSushiBar": 22, "TestRollerCoaster": 23,
 }
 
 // markdown formats the rows as the table's lines, by problem number.

@@ -3,7 +3,7 @@
 // and one test per problem that runs the book's checker on your answer.
 // Nothing here imports the book's answers or its wrong answers.
 //
-// Fill in a problem's type in patterns.go or classics.go (add fields,
+// Fill in a problem's type in patterns.go, classics.go or more.go (add fields,
 // build semaphores with the newSemaphore you are given), then run its
 // checker:
 //

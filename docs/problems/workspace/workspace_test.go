@@ -119,3 +119,23 @@ func TestProblem19(t *testing.T) {
 	mine(t)
 	judge.Problem19.Test(t, func(n newSem) judge.Workshop { return NewWorkshop(n) })
 }
+
+func TestProblem20(t *testing.T) {
+	mine(t)
+	judge.Problem20.Test(t, func(n newSem) judge.SearchInsertDelete { return NewList(n) })
+}
+
+func TestProblem21(t *testing.T) {
+	mine(t)
+	judge.Problem21.Test(t, func(n newSem) judge.Bathroom { return NewBathroom(n) })
+}
+
+func TestProblem22(t *testing.T) {
+	mine(t)
+	judge.Problem22.Test(t, func(n newSem) judge.SushiBar { return NewSushiBar(n) })
+}
+
+func TestProblem23(t *testing.T) {
+	mine(t)
+	judge.Problem23.Test(t, func(n newSem) judge.Coaster { return NewCoaster(n, judge.CarSeats) })
+}

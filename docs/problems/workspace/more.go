@@ -1,0 +1,56 @@
+package workspace
+
+import (
+	"context"
+
+	"github.com/semacat/sem/docs/problems/check"
+)
+
+// Problem 20: searchers with each other and one inserter; a deleter alone.
+type List struct{}
+
+// NewList returns a list nobody works on.
+func NewList(newSemaphore check.NewSemaphore) *List { return &List{} }
+
+// Search calls search once no deleter works.
+func (l *List) Search(ctx context.Context, search func()) error { return todo(20) }
+
+// Insert calls insert once no deleter and no other inserter works.
+func (l *List) Insert(ctx context.Context, insert func()) error { return todo(20) }
+
+// Delete calls delete once nobody else works.
+func (l *List) Delete(ctx context.Context, delete func()) error { return todo(20) }
+
+// Problem 21: women and men never in at once, at most judge.BathroomSize.
+type Bathroom struct{}
+
+// NewBathroom returns an empty bathroom.
+func NewBathroom(newSemaphore check.NewSemaphore) *Bathroom { return &Bathroom{} }
+
+// Woman waits for her turn and calls use.
+func (b *Bathroom) Woman(ctx context.Context, use func()) error { return todo(21) }
+
+// Man waits for his turn and calls use.
+func (b *Bathroom) Man(ctx context.Context, use func()) error { return todo(21) }
+
+// Problem 22: a bar of judge.SushiSeats; a full bar empties before anyone
+// sits.
+type SushiBar struct{}
+
+// NewSushiBar returns an empty bar.
+func NewSushiBar(newSemaphore check.NewSemaphore) *SushiBar { return &SushiBar{} }
+
+// Eat takes a seat, or waits for the next party, and calls eat.
+func (b *SushiBar) Eat(ctx context.Context, eat func()) error { return todo(22) }
+
+// Problem 23: a roller coaster car of judge.CarSeats.
+type Coaster struct{}
+
+// NewCoaster returns an empty car of seats seats.
+func NewCoaster(newSemaphore check.NewSemaphore, seats int) *Coaster { return &Coaster{} }
+
+// Car loads, runs full, and unloads, until ctx is done.
+func (c *Coaster) Car(ctx context.Context, load, run, unload func()) error { return todo(23) }
+
+// Passenger boards while the car loads and leaves while it unloads.
+func (c *Coaster) Passenger(ctx context.Context, board, unboard func()) error { return todo(23) }
