@@ -3,9 +3,9 @@
 // and one test per problem that runs the book's checker on your answer.
 // Nothing here imports the book's answers or its wrong answers.
 //
-// Fill in a problem's type in patterns.go, classics.go or more.go (add fields,
-// build semaphores with the newSemaphore you are given), then run its
-// checker:
+// Fill in a problem's type in patterns.go, classics.go or more.go (add
+// fields, build semaphores with the newSemaphore you are given), then run
+// its checker:
 //
 //	SEMACAT_EXERCISE=1 go test -run TestProblem11 ./docs/problems/workspace
 //
