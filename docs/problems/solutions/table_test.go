@@ -83,7 +83,8 @@ var problemNumbers = map[string]int{
 	"TestNoStarveMutex": 12, "TestDiningPhilosophers": 13, "TestH2O": 14,
 	"TestBarbershop": 15, "TestDiningSavages": 16, "TestCigaretteSmokers": 17,
 	"TestRiverCrossing": 18, "TestSantaClaus": 19, "TestSearchInsertDelete": 20,
-	"TestUnisexBathroom": 21, "TestSushiBar": 22, "TestRollerCoaster": 23,
+	"TestUnisexBathroom": 21, "TestSushiBar": 22, "TestRollerCoaster": 23, "TestSenateBus": 24,
+	"TestChildCare": 25,
 }
 
 // markdown formats the rows as the table's lines, by problem number.
@@ -157,6 +158,11 @@ func TestTableInDocs(t *testing.T) {
 		require.Equal(t, line, quoted[i], "solutions.md's table differs from %s's: copy it again", tableFile)
 	}
 	require.Len(t, quoted, len(results), "solutions.md's table has rows %s lacks", tableFile)
+	for test, n := range problemNumbers {
+		require.True(t, slices.ContainsFunc(results, func(line string) bool {
+			return strings.HasPrefix(line, fmt.Sprintf("| %d | `%s` |", n, test))
+		}), "%s has no row for %s: write it again with CHECK_TABLE=1", tableFile, test)
+	}
 	for _, line := range results[2:] {
 		require.NotContains(t, line, "no:", "a checker's verdict varies between invocations")
 		require.Regexp(t, `(accepted|rejected) (\d+) of \d+ \|`, line)

@@ -54,3 +54,27 @@ func (c *Coaster) Car(ctx context.Context, load, run, unload func()) error { ret
 
 // Passenger boards while the car loads and leaves while it unloads.
 func (c *Coaster) Passenger(ctx context.Context, board, unboard func()) error { return todo(23) }
+
+// Problem 24: the Senate bus, of judge.BusCapacity seats.
+type BusStop struct{}
+
+// NewBusStop returns an empty stop served by buses of capacity seats.
+func NewBusStop(newSemaphore check.NewSemaphore, capacity int) *BusStop { return &BusStop{} }
+
+// Rider waits at the stop for a bus and boards it.
+func (s *BusStop) Rider(ctx context.Context, board func()) error { return todo(24) }
+
+// Bus takes the riders waiting, up to its capacity, and departs.
+func (s *BusStop) Bus(ctx context.Context, depart func()) error { return todo(24) }
+
+// Problem 25: at most judge.ChildrenPerAdult children per adult.
+type ChildCare struct{}
+
+// NewChildCare returns an empty center for at most adults adults at once.
+func NewChildCare(newSemaphore check.NewSemaphore, adults int) *ChildCare { return &ChildCare{} }
+
+// Child waits until an adult can watch it, stays, and leaves.
+func (c *ChildCare) Child(ctx context.Context, stay func()) error { return todo(25) }
+
+// Adult comes in, stays, and leaves once the children left do not need it.
+func (c *ChildCare) Adult(ctx context.Context, stay func()) error { return todo(25) }

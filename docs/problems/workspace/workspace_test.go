@@ -139,3 +139,13 @@ func TestProblem23(t *testing.T) {
 	mine(t)
 	judge.Problem23.Test(t, func(n newSem) judge.Coaster { return NewCoaster(n, judge.CarSeats) })
 }
+
+func TestProblem24(t *testing.T) {
+	mine(t)
+	judge.Problem24.Test(t, func(n newSem) judge.BusStop { return NewBusStop(n, judge.BusCapacity) })
+}
+
+func TestProblem25(t *testing.T) {
+	mine(t)
+	judge.Problem25.Test(t, func(n newSem) judge.ChildCare { return NewChildCare(n, 3) })
+}
