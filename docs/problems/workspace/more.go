@@ -78,3 +78,13 @@ func (c *ChildCare) Child(ctx context.Context, stay func()) error { return todo(
 
 // Adult comes in, stays, and leaves once the children left do not need it.
 func (c *ChildCare) Adult(ctx context.Context, stay func()) error { return todo(25) }
+
+// Problem 26: nobody leaves another student dining alone.
+type DiningHall struct{}
+
+// NewDiningHall returns an empty hall.
+func NewDiningHall(newSemaphore check.NewSemaphore) *DiningHall { return &DiningHall{} }
+
+// Student sits down, dines, and leaves, calling sit, dine and leave at
+// those moments.
+func (h *DiningHall) Student(ctx context.Context, sit, dine, leave func()) error { return todo(26) }

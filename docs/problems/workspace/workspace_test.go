@@ -149,3 +149,8 @@ func TestProblem25(t *testing.T) {
 	mine(t)
 	judge.Problem25.Test(t, func(n newSem) judge.ChildCare { return NewChildCare(n, 3) })
 }
+
+func TestProblem26(t *testing.T) {
+	mine(t)
+	judge.Problem26.Test(t, func(n newSem) judge.DiningHall { return NewDiningHall(n) })
+}
