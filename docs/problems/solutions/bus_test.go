@@ -63,7 +63,10 @@ func TestSenateBus(t *testing.T) {
 		}
 	}
 	judgeAll(t, judge.Problem24,
-		official(func(n check.NewSemaphore) judge.BusStop { return solutions.NewBusStop(n, judge.BusCapacity) }),
+		official(func(n check.NewSemaphore) judge.BusStop { return solutions.NewBusStop(n, judge.BusCapacity) },
+			check.Right[solution]{Name: "AllAtOnce", Solution: func(n check.NewSemaphore) judge.BusStop {
+				return &allAtOnce{mutex: n(1, 1), bus: n(judge.BusCapacity, 0), boarded: n(judge.BusCapacity, 0)}
+			}}),
 		check.Wrong[solution]{
 			Name:     "BoardingOpenToLateRiders",
 			Solution: newOpen(true),
@@ -74,4 +77,41 @@ func TestSenateBus(t *testing.T) {
 			Solution: newOpen(false),
 			Want:     "rider",
 		})
+}
+
+// allAtOnce is the bus stop whose bus, holding the mutex, lets its share
+// of the riders on all at once and waits for them with one weighted
+// Acquire.
+type allAtOnce struct {
+	mutex, bus, boarded sem.Semaphore
+	waiting             int
+}
+
+func (s *allAtOnce) Rider(ctx context.Context, board func()) error {
+	if err := s.mutex.Acquire(ctx, 1); err != nil {
+		return err
+	}
+	s.waiting++
+	s.mutex.Release(1)
+	if err := s.bus.Acquire(ctx, 1); err != nil {
+		return err
+	}
+	board()
+	s.boarded.Release(1)
+	return nil
+}
+
+func (s *allAtOnce) Bus(ctx context.Context, depart func()) error {
+	if err := s.mutex.Acquire(ctx, 1); err != nil {
+		return err
+	}
+	defer depart()
+	defer s.mutex.Release(1)
+	n := int64(min(s.waiting, judge.BusCapacity))
+	if n == 0 {
+		return nil
+	}
+	s.bus.Release(n)
+	s.waiting -= int(n)
+	return s.boarded.Acquire(ctx, n)
 }

@@ -88,3 +88,16 @@ func NewDiningHall(newSemaphore check.NewSemaphore) *DiningHall { return &Dining
 // Student sits down, dines, and leaves, calling sit, dine and leave at
 // those moments.
 func (h *DiningHall) Student(ctx context.Context, sit, dine, leave func()) error { return todo(26) }
+
+// Problem 27: judge.CarsOnTrack cars of judge.CarSeats on one track.
+type Cars struct{}
+
+// NewCars returns cars cars of seats seats; car 0 loads first.
+func NewCars(newSemaphore check.NewSemaphore, cars, seats int) *Cars { return &Cars{} }
+
+// Car is car car: in its turn it loads until full, runs, and in its turn
+// unloads, until ctx is done.
+func (c *Cars) Car(ctx context.Context, car int, load, run, unload func()) error { return todo(27) }
+
+// Passenger boards the car that loads and gets off when it unloads.
+func (c *Cars) Passenger(ctx context.Context, board, unboard func()) error { return todo(27) }

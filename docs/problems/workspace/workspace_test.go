@@ -154,3 +154,8 @@ func TestProblem26(t *testing.T) {
 	mine(t)
 	judge.Problem26.Test(t, func(n newSem) judge.DiningHall { return NewDiningHall(n) })
 }
+
+func TestProblem27(t *testing.T) {
+	mine(t)
+	judge.Problem27.Test(t, func(n newSem) judge.Cars { return NewCars(n, judge.CarsOnTrack, judge.CarSeats) })
+}
