@@ -33,8 +33,8 @@ type visit struct {
 //   - A writer writes from 0 while two readers arrive: the second must not
 //     slip in because the first is already counted.
 //   - Two readers read together from 60: they must share the room.
-//   - A writer arrives at 70 while they read and waits; a reader at 110 and
-//     a writer at 120 come while it waits: with writer priority the reader
+//   - A writer arrives at 90 while they read and waits; a reader at 130 and
+//     a writer at 140 come while it waits: with writer priority the reader
 //     must let both writers go first.
 //   - A writer writes from 400 to 480; a reader arrives at 420, while it writes,
 //     and a writer at 430: with writer priority the reader must wait for
@@ -43,9 +43,9 @@ var scriptedVisits = []visit{
 	{"writer 1", true, 0, 30},
 	{"reader 1", false, 10, 5}, {"reader 2", false, 20, 5},
 	{"reader 3", false, 60, 80}, {"reader 4", false, 65, 80},
-	{"writer 2", true, 70, 20},
-	{"reader 5", false, 110, 5},
-	{"writer 3", true, 120, 20},
+	{"writer 2", true, 90, 20},
+	{"reader 5", false, 130, 5},
+	{"writer 3", true, 140, 20},
 	{"writer 4", true, 400, 80},
 	{"reader 6", false, 420, 5},
 	{"writer 5", true, 430, 20},
@@ -163,7 +163,7 @@ func writersFirst(log []check.Event) error {
 }
 
 // writers says who writes and who waits to write, in the students' terms:
-// "writer 2 writing, writer 3 waiting since 120ms".
+// "writer 2 writing, writer 3 waiting since 140ms".
 func writers(writing map[string]bool, waiting map[string]time.Duration) string {
 	var who []string
 	for _, w := range slices.Sorted(maps.Keys(writing)) {

@@ -19,9 +19,13 @@ type River interface {
 // Problem18 is the river crossing. The scenario:
 // Three hackers and a serf come at once; then five hackers and seven serfs
 // within a few seeded ticks, so that boats form one right after another:
-// four boatloads in all.
+// four boatloads; then eight of each at seeded times, four boatloads more.
+//
+// A boat whose passengers meet at a shared barrier fails only when one of
+// them is slow at its way out just as the next boat forms: the checker
+// makes ten times the usual runs to meet that.
 var Problem18 = check.Problem[func(check.NewSemaphore) River]{
-	Seeds:    seeds,
+	Seeds:    10 * seeds,
 	Laggards: true,
 	Scenario: func(r *check.Run, newRiver func(check.NewSemaphore) River) {
 		rv := newRiver(r.NewSemaphore)
@@ -41,6 +45,10 @@ var Problem18 = check.Problem[func(check.NewSemaphore) River]{
 			}
 			passenger(name("hacker", i), hackerAt, rv.Hacker)
 			passenger(name("serf", i), serfAt, rv.Serf)
+		}
+		for i := 8; i < 16; i++ { // four more boatloads, one after another
+			passenger(name("hacker", i), 30+r.Rand(30), rv.Hacker)
+			passenger(name("serf", i), 30+r.Rand(30), rv.Serf)
 		}
 	},
 	Rules: safeBoatloads,

@@ -21,8 +21,7 @@ type SearchInsertDelete interface {
 // 60 while a searcher and an inserter are busy, and another searcher and
 // inserter come while it waits; then eight visits at seeded times.
 var Problem20 = check.Problem[func(check.NewSemaphore) SearchInsertDelete]{
-	Seeds:    seeds,
-	Laggards: true,
+	Seeds: seeds,
 	Scenario: func(r *check.Run, newList func(check.NewSemaphore) SearchInsertDelete) {
 		l := newList(r.NewSemaphore)
 		kinds := []struct {
@@ -30,7 +29,7 @@ var Problem20 = check.Problem[func(check.NewSemaphore) SearchInsertDelete]{
 			enter      func(context.Context, func()) error
 		}{{"searcher", "search", l.Search}, {"inserter", "insert", l.Insert}, {"deleter", "delete", l.Delete}}
 		visits := []struct{ kind, at, stay int }{
-			{1, 0, 30}, {1, 5, 10}, {0, 8, 20}, {0, 12, 20},
+			{1, 0, 45}, {1, 5, 10}, {0, 8, 30}, {0, 12, 30},
 			{0, 55, 20}, {1, 56, 20}, {2, 60, 10}, {0, 65, 5}, {1, 66, 5},
 		}
 		for range 8 {

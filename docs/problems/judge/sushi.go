@@ -26,10 +26,10 @@ var Problem22 = check.Problem[func(check.NewSemaphore) SushiBar]{
 	Scenario: func(r *check.Run, newBar func(check.NewSemaphore) SushiBar) {
 		b := newBar(r.NewSemaphore)
 		for i := range 7 {
-			call{name("customer", i), "eat", i, 30 + 10*i, b.Eat}.visit(r)
+			call{name("customer", i), "eat", i, 100 + 10*i, b.Eat}.visit(r)
 		}
 		for i := 7; i < 17; i++ {
-			call{name("customer", i), "eat", 200 + r.Rand(40), 1 + r.Rand(20), b.Eat}.visit(r)
+			call{name("customer", i), "eat", 400 + r.Rand(40), 1 + r.Rand(20), b.Eat}.visit(r)
 		}
 	},
 	Rules: func(log []check.Event) error {

@@ -18,7 +18,7 @@ type Water interface {
 // Two molecules' worth of atoms come at once, then four more at seeded
 // times.
 var Problem14 = check.Problem[func(check.NewSemaphore) Water]{
-	Seeds:    seeds,
+	Seeds:    10 * seeds, // a slow atom at a shared barrier's way out takes many runs to meet
 	Laggards: true,
 	Scenario: func(r *check.Run, newWater func(check.NewSemaphore) Water) {
 		w := newWater(r.NewSemaphore)

@@ -61,5 +61,10 @@ func TestRiverCrossing(t *testing.T) {
 				return &anyFour{mutex: n(1, 1), queue: n(4, 0), aboard: solutions.NewReusableBarrier(n, 4)}
 			},
 			Want: "the boat would be",
+		},
+		check.Wrong[solution]{
+			Name:     "SharedBarrier",
+			Solution: func(n check.NewSemaphore) judge.River { return newBarrierRiver(n) },
+			Want:     "still waiting at the deadline",
 		})
 }

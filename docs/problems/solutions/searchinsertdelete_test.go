@@ -84,7 +84,7 @@ func TestSearchInsertDelete(t *testing.T) {
 			Solution: func(n check.NewSemaphore) judge.SearchInsertDelete {
 				return solutions.NewList(remade(n, 3, 2, 2))
 			},
-			Want: "delete and insert at once",
+			Want: "insert and delete at once",
 		},
 		check.Wrong[solution]{
 			Name:     "OneAtATime",
