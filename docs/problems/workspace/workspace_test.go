@@ -159,3 +159,8 @@ func TestProblem27(t *testing.T) {
 	mine(t)
 	judge.Problem27.Test(t, func(n newSem) judge.Cars { return NewCars(n, judge.CarsOnTrack, judge.CarSeats) })
 }
+
+func TestProblem28(t *testing.T) {
+	mine(t)
+	judge.Problem28.Test(t, func(n newSem) judge.Rope { return NewRope(n) })
+}
