@@ -1,32 +1,42 @@
 // Package check judges solutions to the synchronization problems of
 // docs/problems. A [Problem] is a scenario (which goroutines run, what they
 // call, and when) and the rules a run must keep. [Problem.Verify] runs the
-// scenario once per seed, each run in its own testing/synctest bubble, and
-// records what the goroutines do as a log of [Event]s with the bubble's
-// simulated time; the rules then read the log.
+// scenario once per seed and records what the goroutines do as a log of
+// [Event]s with the run's simulated time; the rules then read the log.
 //
-// Three things make a verdict deterministic instead of a matter of luck.
+// A verdict is a function of the seed and the solution, nothing else: the
+// same solution gets the same verdict, run after run, on any machine and
+// any GOMAXPROCS. Three things make it so.
 //
-//   - Time is simulated. A goroutine that sleeps, or does work with
-//     [Run.Act], lets every other goroutine run until it blocks before the
-//     clock moves, so "arrives at time t" means after everything that
-//     could happen before t has happened.
-//   - The semaphores are nudged. A solution builds its semaphores with
-//     [Run.NewSemaphore], which takes them from one of the [Strategies]
-//     (a different one for each seed) and sleeps a seeded number of ticks
-//     before and after each Acquire and after each Release. Seed 0 sleeps
-//     one tick every time, which moves all goroutines in lockstep; the
-//     other seeds pick 0 to 3 ticks at random. A wrong solution whose bug
-//     needs an unlucky interleaving meets it within a few seeds.
-//   - A deadlock is a verdict, not a hang. Every goroutine gets a context
-//     that is done at [Deadline]. When every goroutine of a bubble is
-//     blocked, the simulated clock jumps straight there, each waiting
-//     Acquire returns the context's error, and the run reports who was
-//     still waiting.
+//   - One goroutine at a time. The goroutines of a run take turns: a
+//     goroutine runs until it reaches a scheduling point (every Acquire,
+//     Release and TryAcquire of the semaphores [Run.NewSemaphore] builds,
+//     and every [Run.Sleep], [Run.Act] and [Run.Work]), and the run's
+//     scheduler then chooses who goes next. The Go scheduler never chooses.
+//   - The choices come from the seed. At each scheduling point the
+//     goroutine sleeps a seeded number of ticks, or none; among the
+//     goroutines ready at the same simulated instant the scheduler picks
+//     one by the seed; and each semaphore serves its waiters in the order
+//     the seed gives the run (first come, last come, or at random). Seed 0
+//     sleeps one tick at every point and serves everyone first come, first
+//     served: the goroutines move in lockstep. Seed 1 does the same but
+//     serves the last comer first. A scenario sets its classic traps by
+//     the clock, and the seeds vary the interleavings around them. If the
+//     problem allows it ([Problem.Laggards]), some runs make a goroutine
+//     slow, as one the OS descheduled: its nudges are several times longer.
+//   - A deadlock is a verdict, not a hang. When no goroutine can run and
+//     none sleeps, the clock jumps to [Deadline], every waiting Acquire
+//     returns context.DeadlineExceeded, and the run reports who was still
+//     waiting.
 //
-// A solution must wait only on its semaphores, with the context it is
-// given: a goroutine blocked on anything else when the clock runs out
-// makes synctest fail the test itself, with no verdict.
+// A failing verdict names its seed. Set the environment variable
+// CHECK_SEED to that seed to run that run alone, again, with its whole log
+// printed (go test -v); CHECK_SEEDS=n makes n runs instead of the
+// problem's own count.
+//
+// A solution must wait only on its semaphores: a goroutine blocked on
+// anything else holds up the whole run, and the testing/synctest bubble the
+// run is in then fails the test with no verdict.
 //
 // Goroutines that serve forever (a barber, a cook, Santa) are started with
 // [Run.Serve]: their context is done once every goroutine started with
@@ -34,13 +44,11 @@
 package check
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"math/rand/v2"
-	"slices"
+	"os"
+	"regexp"
+	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -80,157 +88,94 @@ type Problem[S any] struct {
 	// Seeds is how many runs Verify makes, each with its own seed.
 	Seeds int
 	// Scenario starts the goroutines of one run with r.Go and r.Serve;
-	// they call the solution and record what they do.
+	// they call the solution and record what they do. It must not wait.
 	Scenario func(r *Run, solution S)
 	// Rules reports the first broken rule of a complete log, or nil.
 	Rules func(log []Event) error
+	// Laggards lets runs with random nudges make a goroutine slow (one in
+	// eight, at random), so that it falls far behind the others. Leave it
+	// off when the rules give a step a bounded number of ticks.
+	Laggards bool
 }
 
 // Verify runs the scenario once per seed and returns the first run's
 // failure, with how many runs failed: a broken rule, or a goroutine that
 // returned an error or panicked (a deadlock shows as goroutines still
 // waiting at the Deadline). It returns nil if every run kept every rule.
+// The environment variables CHECK_SEED and CHECK_SEEDS choose the seeds
+// instead (see the package documentation).
 func (p Problem[S]) Verify(t *testing.T, solution S) error {
+	t.Helper()
+	seeds, replay := p.seeds(t)
 	var first error
 	failed := 0
-	for seed := range p.Seeds {
+	for _, seed := range seeds {
 		var err error
+		var log []Event
 		synctest.Test(t, func(*testing.T) {
-			r := newRun(uint64(seed))
+			r := newRun(seed, p.Laggards)
 			p.Scenario(r, solution)
-			err = r.finish(p.Rules)
+			r.schedule()
+			log = r.events
+			err = r.verdict(p.Rules)
 		})
+		if replay {
+			for _, e := range log {
+				t.Logf("%v", e)
+			}
+		}
 		if err == nil {
 			continue
 		}
 		failed++
 		if first == nil {
-			first = fmt.Errorf("seed %d (%s): %w", seed, Strategies[seed%len(Strategies)].Name, err)
+			first = fmt.Errorf("seed %d (%s): %w\n(run it again alone, with its log: CHECK_SEED=%d go test -v -run '%s')",
+				seed, describe(seed), err, seed, runPattern(t.Name()))
 		}
 	}
 	if first != nil {
-		return fmt.Errorf("%w\n(%d of %d runs failed)", first, failed, p.Seeds)
+		return fmt.Errorf("%w\n(%d of %d runs failed)", first, failed, len(seeds))
 	}
 	return nil
 }
 
-// Run is one run of a scenario.
-type Run struct {
-	seed     uint64
-	strategy Strategy
-	start    time.Time
-	ctx      context.Context // done at the Deadline
-	cancel   context.CancelFunc
-	stopCtx  context.Context // done once the workers have returned
-	stop     context.CancelFunc
-	workers  sync.WaitGroup
-	servers  sync.WaitGroup
-
-	mu     sync.Mutex
-	rng    *rand.Rand
-	events []Event
-	errs   []error
-}
-
-func newRun(seed uint64) *Run {
-	r := &Run{
-		seed:     seed,
-		strategy: Strategies[seed%uint64(len(Strategies))],
-		start:    time.Now(),
-		rng:      rand.New(rand.NewPCG(seed, seed)),
+// runPattern returns the go test -run pattern that matches the test named
+// name and no other: "^TestX$/^right$".
+func runPattern(name string) string {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
 	}
-	r.ctx, r.cancel = context.WithTimeout(context.Background(), Deadline)
-	r.stopCtx, r.stop = context.WithCancel(r.ctx)
-	return r
+	return strings.Join(parts, "/")
 }
 
-// Go starts a worker: a goroutine that must return, and return nil, for
-// the run to pass. ctx is done at the Deadline.
-func (r *Run) Go(who string, f func(ctx context.Context) error) {
-	r.workers.Go(func() { r.fail(who, r.call(r.ctx, f)) })
-}
-
-// Serve starts a server: a goroutine that loops until its ctx is done,
-// which happens once every worker has returned. The error it then returns
-// is expected; any other error, or a panic, fails the run.
-func (r *Run) Serve(who string, f func(ctx context.Context) error) {
-	r.servers.Go(func() {
-		err := r.call(r.stopCtx, f)
-		if r.stopCtx.Err() != nil && r.ctx.Err() == nil && errors.Is(err, context.Canceled) {
-			return
+// seeds returns the seeds to run, and whether they replay one run.
+func (p Problem[S]) seeds(t *testing.T) (seeds []uint64, replay bool) {
+	if s := os.Getenv("CHECK_SEED"); s != "" {
+		seed, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("check: CHECK_SEED=%q is not a seed: want a number such as 7", s)
 		}
-		r.fail(who, err)
-	})
-}
-
-// call runs f, turning a panic into an error.
-func (r *Run) call(ctx context.Context, f func(ctx context.Context) error) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("panic: %v", v)
+		return []uint64{seed}, true
+	}
+	n := p.Seeds
+	if s := os.Getenv("CHECK_SEEDS"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil || n < 1 {
+			t.Fatalf("check: CHECK_SEEDS=%q is not a count of runs: want a number such as 50", s)
 		}
-	}()
-	return f(ctx)
-}
-
-func (r *Run) fail(who string, err error) {
-	if err == nil {
-		return
 	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		err = fmt.Errorf("still waiting at the deadline: deadlock (%w)", err)
+	for seed := range n {
+		seeds = append(seeds, uint64(seed))
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.errs = append(r.errs, fmt.Errorf("%s: %w", who, err))
+	return seeds, false
 }
 
-// finish waits for the workers, stops the servers, and judges the run:
-// the rules' verdict on the log first, then what the goroutines returned.
-func (r *Run) finish(rules func([]Event) error) error {
-	r.workers.Wait()
-	r.stop()
-	r.servers.Wait()
-	r.cancel()
-	slices.SortFunc(r.errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
-	return errors.Join(append([]error{rules(r.events)}, r.errs...)...)
-}
-
-// Record logs that who did what, at once.
-func (r *Run) Record(who, what string, n int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, Event{At: time.Since(r.start), Who: who, What: what, N: n})
-}
-
-// Act logs that who begins what, works for a seeded number of ticks (at
-// least one), and logs that it ends.
-func (r *Run) Act(who, what string, n int) { r.Work(who, what, n, Tick+r.nudge()) }
-
-// Work logs that who begins what, works for d, and logs that it ends.
-func (r *Run) Work(who, what string, n int, d time.Duration) {
-	r.Record(who, what, n)
-	time.Sleep(d)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, Event{At: time.Since(r.start), Who: who, What: what, N: n, End: true})
-}
-
-// Rand returns a seeded random number in [0, n), for scenarios that vary
-// from seed to seed.
-func (r *Run) Rand(n int) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.rng.IntN(n)
-}
-
-// nudge returns how long to sleep at a nudge: one tick on seed 0, 0 to 3
-// ticks on the others.
-func (r *Run) nudge() time.Duration {
-	if r.seed == 0 {
-		return Tick
+// Test fails t with the verdict if a run of solution breaks a rule: the
+// one call a student's test makes.
+func (p Problem[S]) Test(t *testing.T, solution S) {
+	t.Helper()
+	if err := p.Verify(t, solution); err != nil {
+		t.Fatalf("rejected:\n%v", err)
 	}
-	return time.Duration(r.Rand(4)) * Tick
 }
-
-func (r *Run) pause() { time.Sleep(r.nudge()) }

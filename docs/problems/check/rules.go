@@ -48,6 +48,12 @@ func Replay(log []Event, f func(e Event, in *Inside) error) error {
 	return nil
 }
 
+// Right is a right solution to a problem, and its name.
+type Right[S any] struct {
+	Name     string
+	Solution S
+}
+
 // Wrong is a wrong solution to a problem, and a piece of the verdict that
 // must reject it.
 type Wrong[S any] struct {
@@ -56,13 +62,15 @@ type Wrong[S any] struct {
 	Want     string
 }
 
-// Judge asserts that p accepts right and rejects each wrong solution with
-// a verdict containing its Want, each in a subtest of its name.
-func Judge[S any](t *testing.T, p Problem[S], right S, wrongs ...Wrong[S]) {
+// Judge asserts that p accepts each right solution and rejects each wrong
+// one with a verdict containing its Want, each in a subtest of its name.
+func Judge[S any](t *testing.T, p Problem[S], rights []Right[S], wrongs ...Wrong[S]) {
 	t.Helper()
-	t.Run("right", func(t *testing.T) {
-		require.NoError(t, p.Verify(t, right))
-	})
+	for _, r := range rights {
+		t.Run(r.Name, func(t *testing.T) {
+			require.NoError(t, p.Verify(t, r.Solution))
+		})
+	}
 	for _, w := range wrongs {
 		t.Run(w.Name, func(t *testing.T) {
 			err := p.Verify(t, w.Solution)

@@ -2,148 +2,162 @@ package check
 
 import (
 	"context"
+	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/semacat/sem"
-	"github.com/semacat/sem/chansem"
-	"github.com/semacat/sem/condsem"
-	"github.com/semacat/sem/spinsem"
-	"github.com/semacat/sem/weighted"
 )
 
-// Strategy builds semaphores of one kind: size permits, of which available
-// are free.
-type Strategy struct {
-	Name string
-	New  func(size, available int64) sem.Semaphore
+// NewSemaphore is the constructor a solution builds its semaphores with:
+// a semaphore of size permits, of which available are free. Run's
+// [Run.NewSemaphore] is one; so are the strategies' NewAvailable.
+type NewSemaphore func(size, available int64) sem.Semaphore
+
+// order is how a semaphore chooses among the waiters its permits can
+// serve.
+type order int
+
+const (
+	firstCome order = iota // the longest waiting first: no waiter overtaken
+	lastCome               // the newest first: the worst a weak semaphore may do
+	anyOrder               // one at random
+)
+
+func (o order) String() string {
+	return [...]string{"the first comer first", "the last comer first", "waiters at random"}[o]
 }
 
-// Strategies are the strategies a run draws its semaphores from, seed
-// after seed in this order. A right solution must be right on each.
-var Strategies = []Strategy{
-	{"weighted", func(size, available int64) sem.Semaphore { return weighted.NewAvailable(size, available) }},
-	{"condsem", func(size, available int64) sem.Semaphore { return condsem.NewAvailable(size, available) }},
-	{"chansem", func(size, available int64) sem.Semaphore { return chansem.NewAvailable(size, available) }},
-	{"spinsem", func(size, available int64) sem.Semaphore { return spinsem.NewAvailable(size, available) }},
-	{"condsem-fair", func(size, available int64) sem.Semaphore { return condsem.NewFairAvailable(size, available) }},
-}
-
-// NewSemaphore returns a semaphore of the run's strategy, of size permits
-// of which available are free, that sleeps a seeded number of ticks before
-// and after each Acquire and after each Release. Its signature is that of
-// the constructors the solutions take.
+// NewSemaphore returns a semaphore of size permits of which available are
+// free, that serves its waiters in the run's order and is a scheduling
+// point at each Acquire (before and after the wait), Release and
+// TryAcquire. Its signature is that of the constructors the solutions take.
+//
+// A Release hands its permits straight to the waiters it can serve, in the
+// run's order; a goroutine that comes later takes only what is left. A
+// first-come run makes a newcomer queue behind any waiter.
 func (r *Run) NewSemaphore(size, available int64) sem.Semaphore {
-	return nudged{r.strategy.New(size, available), r}
-}
-
-// nudged moves time between the semaphore operations of a solution, so
-// that other goroutines run there.
-type nudged struct {
-	s sem.Semaphore
-	r *Run
-}
-
-func (n nudged) Acquire(ctx context.Context, k int64) error {
-	n.r.pause()
-	if err := n.s.Acquire(ctx, k); err != nil {
-		return err
-	}
-	n.r.pause()
-	return nil
-}
-
-func (n nudged) TryAcquire(k int64) bool { return n.s.TryAcquire(k) }
-
-func (n nudged) Release(k int64) {
-	n.s.Release(k)
-	n.r.pause()
+	return r.newSemaphore(size, available, r.order)
 }
 
 // NewWeakSemaphore returns a weak semaphore of size permits of which
 // available are free: a Release hands its permits to a waiting Acquire if
 // one can take them, as the problems' weak semaphores promise, but to the
-// one that came last. That is the worst order a weak semaphore may choose:
-// a goroutine that loops back to Acquire overtakes every earlier waiter.
-// It is for the no-starve mutex, whose solution must not starve anyone
-// even so. Its TryAcquire never takes permits from a waiter.
+// one that came last, in every run. That is the worst order a weak
+// semaphore may choose: a goroutine that loops back to Acquire overtakes
+// every earlier waiter. It is for the no-starve mutex, whose solution must
+// not starve anyone even so.
 func (r *Run) NewWeakSemaphore(size, available int64) sem.Semaphore {
-	return nudged{&lifo{free: available, size: size}, r}
+	return r.newSemaphore(size, available, lastCome)
 }
 
-// lifo is a semaphore that serves its waiters last come, first served.
-type lifo struct {
-	mu      sync.Mutex
+func (r *Run) newSemaphore(size, available int64, o order) *semaphore {
+	if size < 1 || available < 0 || available > size {
+		panic(fmt.Sprintf("check: NewSemaphore(%d, %d): want 0 <= available <= size and size >= 1", size, available))
+	}
+	return &semaphore{r: r, size: size, free: available, order: o}
+}
+
+// semaphore is a semaphore whose waiters are goroutines of a run.
+type semaphore struct {
+	r       *Run
 	size    int64
 	free    int64
-	waiters []*lifoWaiter // the newest last
+	order   order
+	waiters []waiter // the oldest first
 }
 
-type lifoWaiter struct {
-	n       int64
-	granted chan struct{}
+type waiter struct {
+	g *goroutine
+	n int64
 }
 
-func (l *lifo) Acquire(ctx context.Context, n int64) error {
-	if err := ctx.Err(); err != nil {
+func (s *semaphore) Acquire(ctx context.Context, n int64) error {
+	if n < 0 {
+		panic(fmt.Sprintf("check: semaphore.Acquire(%d): negative weight", n))
+	}
+	if n > s.size {
+		return fmt.Errorf("check: semaphore.Acquire(%d) on a semaphore of size %d: %w", n, s.size, sem.ErrExceedsSize)
+	}
+	g := s.r.running("Acquire")
+	s.r.pause()
+	if err := s.r.waitErr(g, ctx); err != nil {
 		return err
 	}
-	l.mu.Lock()
-	if len(l.waiters) == 0 && l.free >= n {
-		l.free -= n
-		l.mu.Unlock()
-		return nil
-	}
-	w := &lifoWaiter{n: n, granted: make(chan struct{})}
-	l.waiters = append(l.waiters, w)
-	l.mu.Unlock()
-	select {
-	case <-w.granted:
-		return nil
-	case <-ctx.Done():
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		select {
-		case <-w.granted: // granted first: give the permits back
-			l.free += n
-			l.grant()
-		default:
-			i := slices.Index(l.waiters, w)
-			l.waiters = slices.Delete(l.waiters, i, i+1)
+	if s.free >= n && (s.order != firstCome || len(s.waiters) == 0) {
+		s.free -= n
+	} else {
+		s.waiters = append(s.waiters, waiter{g, n})
+		g.sem = s
+		s.r.blocked = append(s.r.blocked, g)
+		s.r.park(g)
+		if err := g.err; err != nil {
+			g.err = nil
+			return err
 		}
-		return ctx.Err()
+	}
+	s.r.pause()
+	return nil
+}
+
+func (s *semaphore) TryAcquire(n int64) bool {
+	if n < 0 {
+		panic(fmt.Sprintf("check: semaphore.TryAcquire(%d): negative weight", n))
+	}
+	ok := s.free >= n && (s.order != firstCome || len(s.waiters) == 0)
+	if ok {
+		s.free -= n
+	}
+	if s.r.current != nil {
+		s.r.pause()
+	}
+	return ok
+}
+
+func (s *semaphore) Release(n int64) {
+	if n < 0 {
+		panic(fmt.Sprintf("check: semaphore.Release(%d): negative weight", n))
+	}
+	if s.free+n > s.size {
+		panic(fmt.Sprintf("check: semaphore.Release(%d) with %d of %d permits free: released more than was acquired (make the semaphore bigger if it must count that high)", n, s.free, s.size))
+	}
+	s.free += n
+	s.serve()
+	if s.r.current != nil {
+		s.r.pause()
 	}
 }
 
-func (l *lifo) TryAcquire(n int64) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.waiters) > 0 || l.free < n {
-		return false
-	}
-	l.free -= n
-	return true
-}
-
-func (l *lifo) Release(n int64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.free+n > l.size {
-		panic("check: weak semaphore: released more than held")
-	}
-	l.free += n
-	l.grant()
-}
-
-// grant hands free permits to the newest waiters while they fit.
-func (l *lifo) grant() {
-	for len(l.waiters) > 0 {
-		w := l.waiters[len(l.waiters)-1]
-		if w.n > l.free {
+// serve hands free permits to waiters, in the run's order, while some
+// waiter's weight fits.
+func (s *semaphore) serve() {
+	for {
+		var fit []int // the waiters whose weight fits, oldest first
+		for i, w := range s.waiters {
+			if w.n <= s.free {
+				fit = append(fit, i)
+			}
+		}
+		if len(fit) == 0 || s.order == firstCome && fit[0] != 0 {
 			return
 		}
-		l.free -= w.n
-		l.waiters = l.waiters[:len(l.waiters)-1]
-		close(w.granted)
+		i := fit[0]
+		switch s.order {
+		case lastCome:
+			i = fit[len(fit)-1]
+		case anyOrder:
+			i = fit[s.r.rng.IntN(len(fit))]
+		}
+		w := s.waiters[i]
+		s.waiters = slices.Delete(s.waiters, i, i+1)
+		s.free -= w.n
+		w.g.sem = nil
+		s.r.blocked = slices.DeleteFunc(s.r.blocked, func(g *goroutine) bool { return g == w.g })
+		s.r.ready = append(s.r.ready, w.g)
 	}
+}
+
+// forget takes g off the waiters, when its wait ends without permits.
+func (s *semaphore) forget(g *goroutine) {
+	s.waiters = slices.DeleteFunc(s.waiters, func(w waiter) bool { return w.g == g })
+	s.serve() // the next in line may fit now
 }

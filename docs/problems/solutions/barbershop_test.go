@@ -2,117 +2,13 @@ package solutions_test
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"testing"
-	"time"
 
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/docs/problems/check"
+	"github.com/semacat/sem/docs/problems/judge"
 	"github.com/semacat/sem/docs/problems/solutions"
 )
-
-type barbershop interface {
-	Customer(ctx context.Context, getHairCut func()) (bool, error)
-	Barber(ctx context.Context, cutHair func()) error
-}
-
-const (
-	waitingChairs = 3
-	longCut       = 100 * check.Tick
-)
-
-// Twice, seven customers come one tick apart while the barber gives the
-// first of them a long haircut; once everybody's fate is settled, a probe
-// counts those who wait.
-var barbershopProblem = check.Problem[func(solutions.NewSemaphore, int) barbershop]{
-	Seeds: seeds,
-	Scenario: func(r *check.Run, newShop func(solutions.NewSemaphore, int) barbershop) {
-		shop := newShop(r.NewSemaphore, waitingChairs)
-		cuts := 0
-		r.Serve("barber", func(ctx context.Context) error {
-			return shop.Barber(ctx, func() {
-				d := check.Tick
-				if cuts%(waitingChairs+1) == 0 {
-					d = longCut
-				}
-				r.Work("barber", "cut hair", cuts, d)
-				cuts++
-			})
-		})
-		for burst, start := range []int{0, 300} {
-			for i := range 7 {
-				who := name("customer", 10*burst+i)
-				r.Go(who, func(ctx context.Context) error {
-					time.Sleep(time.Duration(start+i) * check.Tick)
-					r.Record(who, "arrive", 0)
-					served, err := shop.Customer(ctx, func() { r.Act(who, "get haircut", 0) })
-					if err == nil && !served {
-						r.Record(who, "balk", 0)
-					} else if err == nil {
-						r.Record(who, "leave", 0)
-					}
-					return err
-				})
-			}
-			r.Go("probe", func(context.Context) error {
-				time.Sleep(time.Duration(start+50) * check.Tick)
-				r.Record("probe", "probe", 0)
-				return nil
-			})
-		}
-	},
-	Rules: func(log []check.Event) error {
-		return errors.Join(
-			check.AtMost(log, "cut hair", 1), check.AtMost(log, "get haircut", 1),
-			oneBarberOneCustomer(log), balkOnlyWhenFull(log))
-	},
-}
-
-// oneBarberOneCustomer: haircuts begin in pairs, the barber's and a
-// customer's, neither side more than one ahead.
-func oneBarberOneCustomer(log []check.Event) error {
-	began := map[string]int{}
-	other := map[string]string{"cut hair": "get haircut", "get haircut": "cut hair"}
-	for _, e := range log {
-		if e.End || other[e.What] == "" {
-			continue
-		}
-		began[e.What]++
-		if began[e.What] > began[other[e.What]]+1 {
-			return fmt.Errorf("%v: haircut %d, but %d of %q", e, began[e.What], began[other[e.What]], other[e.What])
-		}
-	}
-	return nil
-}
-
-// balkOnlyWhenFull: a customer leaves unserved only if the shop is full
-// (every chair taken by someone who came, did not balk, and has not left),
-// and at each probe at most waitingChairs customers wait for a haircut.
-func balkOnlyWhenFull(log []check.Event) error {
-	inShop, waiting := map[string]bool{}, map[string]bool{}
-	for _, e := range log {
-		switch e.What {
-		case "arrive":
-			inShop[e.Who], waiting[e.Who] = true, true
-		case "get haircut":
-			delete(waiting, e.Who)
-		case "leave":
-			delete(inShop, e.Who)
-		case "balk":
-			delete(inShop, e.Who)
-			delete(waiting, e.Who)
-			if len(inShop) < waitingChairs+1 {
-				return fmt.Errorf("%v with %d in the shop of %d chairs and the barber's", e, len(inShop), waitingChairs)
-			}
-		case "probe":
-			if len(waiting) > waitingChairs {
-				return fmt.Errorf("%v: %d customers wait, on %d chairs", e, len(waiting), waitingChairs)
-			}
-		}
-	}
-	return nil
-}
 
 // noWaitForBarber: a customer says it is ready and sits straight down
 // for its haircut, without waiting for the barber to be ready too.
@@ -151,28 +47,49 @@ func (s *noWaitForBarber) Barber(ctx context.Context, cutHair func()) error {
 }
 
 func TestBarbershop(t *testing.T) {
-	type solution = func(solutions.NewSemaphore, int) barbershop
-	check.Judge(t, barbershopProblem,
-		func(n solutions.NewSemaphore, chairs int) barbershop { return solutions.NewBarbershop(n, chairs) },
+	type solution = func(check.NewSemaphore, int) judge.Barbershop
+	judgeAll(t, judge.Problem15,
+		official(func(n check.NewSemaphore, chairs int) judge.Barbershop { return solutions.NewBarbershop(n, chairs) }),
 		check.Wrong[solution]{
 			Name: "NoWaitForBarber",
-			Solution: func(n solutions.NewSemaphore, chairs int) barbershop {
+			Solution: func(n check.NewSemaphore, chairs int) judge.Barbershop {
 				return &noWaitForBarber{mutex: n(1, 1), customer: n(int64(chairs+1), 0), room: chairs + 1}
 			},
 			Want: "more than 1 at once",
 		},
 		check.Wrong[solution]{
 			Name: "BarberChairNotCounted",
-			Solution: func(n solutions.NewSemaphore, chairs int) barbershop {
+			Solution: func(n check.NewSemaphore, chairs int) judge.Barbershop {
 				return solutions.NewBarbershop(n, chairs-1)
 			},
 			Want: "in the shop of 3 chairs",
 		},
 		check.Wrong[solution]{
 			Name: "NeverFull",
-			Solution: func(n solutions.NewSemaphore, chairs int) barbershop {
+			Solution: func(n check.NewSemaphore, chairs int) judge.Barbershop {
 				return solutions.NewBarbershop(n, 100*chairs)
 			},
 			Want: "customers wait, on 3 chairs",
+		},
+		check.Wrong[solution]{
+			Name: "BarberDoneOfOne",
+			Solution: func(n check.NewSemaphore, chairs int) judge.Barbershop {
+				return solutions.NewBarbershop(barberDoneOfOne(n), chairs)
+			},
+			Want: "barber: panic: ",
 		})
+}
+
+// barberDoneOfOne builds the barbershop's last semaphore, barberDone, with
+// room for one pending signal instead of one per customer in the shop:
+// when a customer is slow to take the barber's "done", the barber can
+// finish the next haircut and signal again.
+func barberDoneOfOne(n check.NewSemaphore) check.NewSemaphore {
+	made := 0
+	return func(size, available int64) sem.Semaphore {
+		if made++; made == 5 {
+			size = 1
+		}
+		return n(size, available)
+	}
 }

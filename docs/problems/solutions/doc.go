@@ -17,8 +17,9 @@
 // verdict). Making each solution survive cancellation is an exercise.
 package solutions
 
-import "github.com/semacat/sem"
+import "github.com/semacat/sem/docs/problems/check"
 
 // NewSemaphore returns a semaphore of size permits of which available are
-// free, like the NewAvailable constructors of the strategies.
-type NewSemaphore func(size, available int64) sem.Semaphore
+// free, like the NewAvailable constructors of the strategies: the
+// checker's [check.NewSemaphore].
+type NewSemaphore = check.NewSemaphore

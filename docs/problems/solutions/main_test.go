@@ -1,55 +1,55 @@
 package solutions_test
 
 import (
-	"context"
 	"fmt"
-	"strings"
+	"os"
 	"testing"
 
 	"go.uber.org/goleak"
 
 	"github.com/semacat/sem"
-	"github.com/semacat/sem/docs/problems/solutions"
+	"github.com/semacat/sem/docs/problems/check"
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(tableWriter{m})
 }
 
-// seeds is how many runs each checker makes of a solution. Seed 0 moves
-// every goroutine in lockstep; the others vary the timing.
-const seeds = 10
+// tableWriter writes the checkers' table once the tests have run, when
+// CHECK_TABLE asks for it.
+type tableWriter struct{ m *testing.M }
+
+func (w tableWriter) Run() int {
+	code := w.m.Run()
+	if err := writeTable(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return code
+}
 
 // startFull wraps a constructor so that every semaphore starts with all
 // its permits free: the wrong initial value, for the wrong solutions that
 // only get it wrong.
-func startFull(newSemaphore solutions.NewSemaphore) solutions.NewSemaphore {
+func startFull(newSemaphore check.NewSemaphore) check.NewSemaphore {
 	return func(size, _ int64) sem.Semaphore { return newSemaphore(size, size) }
 }
 
-// name numbers the goroutines of one kind.
-func name(kind string, i int) string { return fmt.Sprintf("%s %d", kind, i) }
-
-// countKind counts the names that begin with kind.
-func countKind(names []string, kind string) int {
-	n := 0
-	for _, name := range names {
-		if strings.HasPrefix(name, kind) {
-			n++
-		}
-	}
-	return n
+// official names the book's solution to a problem, first of its right
+// answers; alternates are right answers written differently.
+func official[S any](solution S, alternates ...check.Right[S]) []check.Right[S] {
+	return append([]check.Right[S]{{Name: "Official", Solution: solution}}, alternates...)
 }
 
-// each runs f for i in [0, n), stopping at the first error.
-func each(n int, f func(i int) error) error {
-	for i := range n {
-		if err := f(i); err != nil {
-			return err
+// remade wraps a constructor so that the k-th semaphore it builds (from 1)
+// has size permits of which available are free instead: a wrong answer
+// that differs from the book's by one semaphore.
+func remade(newSemaphore check.NewSemaphore, k int, size, available int64) check.NewSemaphore {
+	made := 0
+	return func(s, a int64) sem.Semaphore {
+		if made++; made == k {
+			s, a = size, available
 		}
+		return newSemaphore(s, a)
 	}
-	return nil
 }
-
-// waitFn is a method that waits.
-type waitFn = func(ctx context.Context) error

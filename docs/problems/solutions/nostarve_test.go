@@ -1,76 +1,20 @@
 package solutions_test
 
 import (
-	"context"
-	"fmt"
 	"testing"
 
 	"github.com/semacat/sem/docs/problems/check"
+	"github.com/semacat/sem/docs/problems/judge"
 	"github.com/semacat/sem/docs/problems/solutions"
 )
 
-const (
-	looping   = 4 // goroutines
-	loopTimes = 10
-	// mostBypasses is how many times another goroutine may enter while
-	// one waits: the batch in the critical section, the batch the waiter
-	// joins, and one for a waiter that had not yet joined a batch when it
-	// said it was waiting.
-	mostBypasses = 3
-)
-
-// Four goroutines enter the critical section over and over, on weak
-// semaphores that wake the newest waiter first.
-var noStarveProblem = check.Problem[func(solutions.NewSemaphore) guard]{
-	Seeds: seeds,
-	Scenario: func(r *check.Run, newMutex func(solutions.NewSemaphore) guard) {
-		m := newMutex(r.NewWeakSemaphore)
-		for i := range looping {
-			who := name("goroutine", i)
-			r.Go(who, func(ctx context.Context) error {
-				return each(loopTimes, func(k int) error {
-					r.Record(who, "wait", k)
-					return m.Do(ctx, func() { r.Act(who, "critical", k) })
-				})
-			})
-		}
-	},
-	Rules: func(log []check.Event) error {
-		if err := check.AtMost(log, "critical", 1); err != nil {
-			return err
-		}
-		return boundedBypass(log)
-	},
-}
-
-// boundedBypass: while a goroutine waits, no other enters the critical
-// section more than mostBypasses times.
-func boundedBypass(log []check.Event) error {
-	bypassed := map[string]map[string]int{} // waiting -> entering -> times
-	for _, e := range log {
-		switch {
-		case e.What == "wait":
-			bypassed[e.Who] = map[string]int{}
-		case e.What == "critical" && !e.End:
-			delete(bypassed, e.Who)
-			for waiting, by := range bypassed {
-				by[e.Who]++
-				if by[e.Who] > mostBypasses {
-					return fmt.Errorf("%v: %s has entered %d times while %s waited", e, e.Who, by[e.Who], waiting)
-				}
-			}
-		}
-	}
-	return nil
-}
-
 func TestNoStarveMutex(t *testing.T) {
-	type solution = func(solutions.NewSemaphore) guard
-	check.Judge(t, noStarveProblem,
-		func(n solutions.NewSemaphore) guard { return solutions.NewNoStarveMutex(n) },
+	type solution = func(check.NewSemaphore) judge.Guard
+	judgeAll(t, judge.Problem12,
+		official(func(n check.NewSemaphore) judge.Guard { return solutions.NewNoStarveMutex(n) }),
 		check.Wrong[solution]{
 			Name:     "PlainMutex",
-			Solution: func(n solutions.NewSemaphore) guard { return solutions.NewMutex(n) },
+			Solution: func(n check.NewSemaphore) judge.Guard { return solutions.NewMutex(n) },
 			Want:     "times while",
 		})
 }

@@ -2,176 +2,14 @@ package solutions_test
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/docs/problems/check"
+	"github.com/semacat/sem/docs/problems/judge"
 	"github.com/semacat/sem/docs/problems/solutions"
 )
-
-type readersWriters interface {
-	ReadLock(ctx context.Context) error
-	ReadUnlock(ctx context.Context) error
-	WriteLock(ctx context.Context) error
-	WriteUnlock(ctx context.Context) error
-}
-
-// A visit to the room: who arrives when, and for how long it stays.
-type visit struct {
-	who      string
-	writer   bool
-	at, stay int // ticks
-}
-
-// The scripted visits set the classic traps; seeded ones follow.
-//   - A writer writes from 0 while two readers arrive: the second must not
-//     slip in because the first is already counted.
-//   - Two readers read together from 60: they must share the room.
-//   - A writer arrives at 70 while they read and waits; a reader at 110 and
-//     a writer at 120 come while it waits: with writer priority the reader
-//     must let both writers go first.
-var scriptedVisits = []visit{
-	{"writer 1", true, 0, 30},
-	{"reader 1", false, 10, 5}, {"reader 2", false, 20, 5},
-	{"reader 3", false, 60, 80}, {"reader 4", false, 65, 80},
-	{"writer 2", true, 70, 20},
-	{"reader 5", false, 110, 5},
-	{"writer 3", true, 120, 20},
-}
-
-func readersWritersProblem(writerPriority bool) check.Problem[func(solutions.NewSemaphore) readersWriters] {
-	rules := []func([]check.Event) error{writersAlone, readersShare}
-	if writerPriority {
-		rules = append(rules, writersFirst)
-	}
-	return check.Problem[func(solutions.NewSemaphore) readersWriters]{
-		Seeds: seeds,
-		Scenario: func(r *check.Run, newRoom func(solutions.NewSemaphore) readersWriters) {
-			room := newRoom(r.NewSemaphore)
-			visits := scriptedVisits
-			for i := range 6 {
-				visits = append(visits, visit{name("late", i), i < 2, 200 + r.Rand(60), 1 + r.Rand(10)})
-			}
-			for _, v := range visits {
-				r.Go(v.who, func(ctx context.Context) error { return v.enter(ctx, r, room) })
-			}
-		},
-		Rules: func(log []check.Event) error {
-			var errs []error
-			for _, rule := range rules {
-				errs = append(errs, rule(log))
-			}
-			return errors.Join(errs...)
-		},
-	}
-}
-
-func (v visit) enter(ctx context.Context, r *check.Run, room readersWriters) error {
-	lock, unlock, what := room.ReadLock, room.ReadUnlock, "read"
-	if v.writer {
-		lock, unlock, what = room.WriteLock, room.WriteUnlock, "write"
-	}
-	time.Sleep(time.Duration(v.at) * check.Tick)
-	r.Record(v.who, "arrive to "+what, 0)
-	if err := lock(ctx); err != nil {
-		return err
-	}
-	r.Work(v.who, what, 0, time.Duration(v.stay)*check.Tick)
-	return unlock(ctx)
-}
-
-// writersAlone: a writer never shares the room.
-func writersAlone(log []check.Event) error {
-	return check.Replay(log, func(e check.Event, in *check.Inside) error {
-		switch {
-		case e.End:
-		case e.What == "write" && in.Count("read")+in.Count("write") > 0:
-			return fmt.Errorf("%v while %v read and %v wrote", e, in.Who("read"), in.Who("write"))
-		case e.What == "read" && in.Count("write") > 0:
-			return fmt.Errorf("%v while %v wrote", e, in.Who("write"))
-		}
-		return nil
-	})
-}
-
-// readersShare: readers who come while others read get in with them (the
-// scripted readers 3 and 4 do).
-func readersShare(log []check.Event) error {
-	shared := false
-	_ = check.Replay(log, func(e check.Event, in *check.Inside) error {
-		shared = shared || (e.What == "read" && !e.End && in.Count("read") > 0)
-		return nil
-	})
-	if !shared {
-		return errors.New("readers never read together")
-	}
-	return nil
-}
-
-// doorShutAfter is how long a writer may take to shut the door on readers
-// once it has arrived: a few semaphore operations, each nudged.
-const doorShutAfter = 30 * check.Tick
-
-// writersFirst: a reader who arrives while a writer writes, or has waited
-// longer than doorShutAfter, does not read until no writer writes or
-// waits.
-func writersFirst(log []check.Event) error {
-	waiting := map[string]time.Duration{} // writer -> arrival
-	writing := map[string]bool{}
-	heldBack := map[string]bool{} // readers
-	doorShut := func(now time.Duration) bool {
-		for _, at := range waiting {
-			if now-at > doorShutAfter {
-				return true
-			}
-		}
-		return len(writing) > 0
-	}
-	for _, e := range log {
-		switch {
-		case e.What == "arrive to write":
-			waiting[e.Who] = e.At
-		case e.What == "write" && !e.End:
-			delete(waiting, e.Who)
-			writing[e.Who] = true
-		case e.What == "write":
-			delete(writing, e.Who)
-		}
-		shut := doorShut(e.At)
-		switch {
-		case !shut:
-			clear(heldBack)
-		case e.What == "arrive to read":
-			heldBack[e.Who] = true
-		case e.What == "read" && !e.End && heldBack[e.Who]:
-			return fmt.Errorf("%v, although it came while writers wrote or waited (%v writing, %v waiting)", e, writing, waiting)
-		}
-	}
-	return nil
-}
-
-// roomWithSwitch is readers-writers built on any lightswitch.
-type roomWithSwitch struct {
-	room     sem.Semaphore
-	switched lightswitch
-}
-
-func (r roomWithSwitch) ReadLock(ctx context.Context) error   { return r.switched.Lock(ctx, r.room) }
-func (r roomWithSwitch) ReadUnlock(ctx context.Context) error { return r.switched.Unlock(ctx, r.room) }
-func (r roomWithSwitch) WriteLock(ctx context.Context) error  { return r.room.Acquire(ctx, 1) }
-func (r roomWithSwitch) WriteUnlock(context.Context) error {
-	r.room.Release(1)
-	return nil
-}
-
-type lightswitch interface {
-	Lock(ctx context.Context, room sem.Semaphore) error
-	Unlock(ctx context.Context, room sem.Semaphore) error
-}
 
 // unguardedSwitch counts with an atomic counter instead of a mutex: the
 // count is right, but "I am first" and "I lock the room" are two steps.
@@ -195,44 +33,86 @@ func (s *unguardedSwitch) Unlock(_ context.Context, room sem.Semaphore) error {
 type noSwitch struct{}
 
 func (noSwitch) Lock(ctx context.Context, room sem.Semaphore) error { return room.Acquire(ctx, 1) }
+
 func (noSwitch) Unlock(_ context.Context, room sem.Semaphore) error {
 	room.Release(1)
 	return nil
 }
 
-func withSwitch(newSwitch func(solutions.NewSemaphore) lightswitch) func(solutions.NewSemaphore) readersWriters {
-	return func(n solutions.NewSemaphore) readersWriters { return roomWithSwitch{n(1, 1), newSwitch(n)} }
-}
-
 func TestLightswitch(t *testing.T) {
-	type solution = func(solutions.NewSemaphore) readersWriters
-	check.Judge(t, readersWritersProblem(false),
-		withSwitch(func(n solutions.NewSemaphore) lightswitch { return solutions.NewLightswitch(n) }),
+	type solution = func(check.NewSemaphore) judge.Lightswitch
+	judgeAll(t, judge.Problem8,
+		official(func(n check.NewSemaphore) judge.Lightswitch { return solutions.NewLightswitch(n) }, check.Right[solution]{Name: "LateUnlock", Solution: func(n check.NewSemaphore) judge.Lightswitch { return &lateUnlock{mutex: n(1, 1)} }}),
 		check.Wrong[solution]{
 			Name:     "NoMutex",
-			Solution: withSwitch(func(solutions.NewSemaphore) lightswitch { return &unguardedSwitch{} }),
+			Solution: func(check.NewSemaphore) judge.Lightswitch { return &unguardedSwitch{} },
 			Want:     "reader 2: read 0 while [writer 1] wrote",
 		})
 }
 
 func TestReadersWriters(t *testing.T) {
-	type solution = func(solutions.NewSemaphore) readersWriters
-	check.Judge(t, readersWritersProblem(false),
-		func(n solutions.NewSemaphore) readersWriters { return solutions.NewReadersWriters(n) },
+	type solution = func(check.NewSemaphore) judge.ReadersWriters
+	judgeAll(t, judge.Problem10,
+		official(func(n check.NewSemaphore) judge.ReadersWriters { return solutions.NewReadersWriters(n) }, check.Right[solution]{Name: "Turnstile", Solution: newTurnstileRoom}),
 		check.Wrong[solution]{
 			Name:     "ReadersOneAtATime",
-			Solution: withSwitch(func(solutions.NewSemaphore) lightswitch { return noSwitch{} }),
+			Solution: judge.WithSwitch(func(check.NewSemaphore) judge.Lightswitch { return noSwitch{} }),
 			Want:     "readers never read together",
 		})
 }
 
 func TestWriterPriority(t *testing.T) {
-	type solution = func(solutions.NewSemaphore) readersWriters
-	check.Judge(t, readersWritersProblem(true),
-		func(n solutions.NewSemaphore) readersWriters { return solutions.NewWriterPriority(n) },
+	type solution = func(check.NewSemaphore) judge.ReadersWriters
+	judgeAll(t, judge.Problem11,
+		official(func(n check.NewSemaphore) judge.ReadersWriters { return solutions.NewWriterPriority(n) }, check.Right[solution]{Name: "PassTheBaton", Solution: newBatonRoom}),
 		check.Wrong[solution]{
 			Name:     "NoPriority",
-			Solution: func(n solutions.NewSemaphore) readersWriters { return solutions.NewReadersWriters(n) },
+			Solution: func(n check.NewSemaphore) judge.ReadersWriters { return solutions.NewReadersWriters(n) },
 			Want:     "reader 5: read 0, although it came while writers wrote or waited",
+		},
+		check.Wrong[solution]{
+			Name:     "Turnstile",
+			Solution: newTurnstileRoom,
+			Want:     "although it came while writers wrote or waited",
 		})
+}
+
+// turnstileRoom is the no-starve readers-writers: a turnstile that every
+// reader passes and a writer holds while it waits for the room, so that a
+// writer waits only for the readers already inside. It does not give
+// writers priority: a reader queued at the turnstile before a second
+// writer goes in before it.
+type turnstileRoom struct {
+	turnstile, room sem.Semaphore
+	readers         *solutions.Lightswitch
+}
+
+func newTurnstileRoom(n check.NewSemaphore) judge.ReadersWriters {
+	return &turnstileRoom{turnstile: n(1, 1), room: n(1, 1), readers: solutions.NewLightswitch(n)}
+}
+
+func (t *turnstileRoom) ReadLock(ctx context.Context) error {
+	if err := t.turnstile.Acquire(ctx, 1); err != nil {
+		return err
+	}
+	t.turnstile.Release(1)
+	return t.readers.Lock(ctx, t.room)
+}
+
+func (t *turnstileRoom) ReadUnlock(ctx context.Context) error { return t.readers.Unlock(ctx, t.room) }
+
+func (t *turnstileRoom) WriteLock(ctx context.Context) error {
+	if err := t.turnstile.Acquire(ctx, 1); err != nil {
+		return err
+	}
+	if err := t.room.Acquire(ctx, 1); err != nil {
+		return err
+	}
+	t.turnstile.Release(1)
+	return nil
+}
+
+func (t *turnstileRoom) WriteUnlock(context.Context) error {
+	t.room.Release(1)
+	return nil
 }

@@ -12,15 +12,17 @@ import (
 //
 // The one who completes a boatload (the captain) lets its passengers out
 // of their queues and keeps mutex until the boat has left, so no second
-// load forms in between; the four meet at a barrier once on board, and the
-// captain rows.
+// load forms in between; each of the other three tells the captain it has
+// boarded, and the captain, once aboard and told, rows. (A reusable barrier
+// of four in place of those signals is wrong, for the reason given on
+// Water.)
 type River struct {
 	mutex       sem.Semaphore // one permit: guards the counts, then held by the boat
 	hackers     int           // waiting in their queues, not yet on a boat
 	serfs       int
 	hackerQueue sem.Semaphore
 	serfQueue   sem.Semaphore
-	aboard      *ReusableBarrier // the four of a boat
+	boarded     sem.Semaphore // a passenger of the boat, not the captain, has boarded
 }
 
 // NewRiver returns a river bank with nobody waiting.
@@ -29,7 +31,7 @@ func NewRiver(newSemaphore NewSemaphore) *River {
 		mutex:       newSemaphore(1, 1),
 		hackerQueue: newSemaphore(4, 0),
 		serfQueue:   newSemaphore(4, 0),
-		aboard:      NewReusableBarrier(newSemaphore, 4),
+		boarded:     newSemaphore(3, 0),
 	}
 }
 
@@ -68,12 +70,14 @@ func (r *River) cross(ctx context.Context, mine, others *int, myQueue, otherQueu
 		return err
 	}
 	board()
-	if err := r.aboard.Wait(ctx); err != nil {
+	if !captain {
+		r.boarded.Release(1)
+		return nil
+	}
+	if err := r.boarded.Acquire(ctx, 3); err != nil {
 		return err
 	}
-	if captain {
-		rowBoat()
-		r.mutex.Release(1)
-	}
+	rowBoat()
+	r.mutex.Release(1)
 	return nil
 }

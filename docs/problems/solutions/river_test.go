@@ -2,76 +2,13 @@ package solutions_test
 
 import (
 	"context"
-	"fmt"
-	"slices"
 	"testing"
-	"time"
 
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/docs/problems/check"
+	"github.com/semacat/sem/docs/problems/judge"
 	"github.com/semacat/sem/docs/problems/solutions"
 )
-
-type river interface {
-	Hacker(ctx context.Context, board, rowBoat func()) error
-	Serf(ctx context.Context, board, rowBoat func()) error
-}
-
-// Three hackers and a serf come at once; then five hackers and seven serfs
-// within a few seeded ticks, so that boats form one right after another:
-// four boatloads in all.
-var riverProblem = check.Problem[func(solutions.NewSemaphore) river]{
-	Seeds: seeds,
-	Scenario: func(r *check.Run, newRiver func(solutions.NewSemaphore) river) {
-		rv := newRiver(r.NewSemaphore)
-		passenger := func(who string, at int, cross func(context.Context, func(), func()) error) {
-			r.Go(who, func(ctx context.Context) error {
-				time.Sleep(time.Duration(at) * check.Tick)
-				return cross(ctx, func() { r.Act(who, "board", 0) }, func() { r.Act(who, "row", 0) })
-			})
-		}
-		for i := range 8 {
-			hackerAt, serfAt := 0, 0
-			if i >= 3 {
-				hackerAt = 10 + r.Rand(5)
-			}
-			if i >= 1 {
-				serfAt = 10 + r.Rand(5)
-			}
-			passenger(name("hacker", i), hackerAt, rv.Hacker)
-			passenger(name("serf", i), serfAt, rv.Serf)
-		}
-	},
-	Rules: safeBoatloads,
-}
-
-// safeBoatloads: passengers board four by four, four of a kind or two and
-// two; a boat is rowed once, by one of its four, after all have boarded;
-// the next boat's passengers board only after it has been rowed.
-func safeBoatloads(log []check.Event) error {
-	var boat []string
-	rowed := false
-	for _, e := range log {
-		switch {
-		case e.End:
-		case e.What == "row" && (len(boat) < 4 || rowed || !slices.Contains(boat, e.Who)):
-			return fmt.Errorf("%v: the boat %v", e, boat)
-		case e.What == "row":
-			rowed = true
-		case len(boat) == 4 && !rowed:
-			return fmt.Errorf("%v while the boat %v is still at the bank", e, boat)
-		default:
-			if len(boat) == 4 {
-				boat, rowed = nil, false
-			}
-			boat = append(boat, e.Who)
-			if h := countKind(boat, "hacker"); len(boat) == 4 && (h == 1 || h == 3) {
-				return fmt.Errorf("%v: the boat would be %v", e, boat)
-			}
-		}
-	}
-	return nil
-}
 
 // anyFour fills the boat with whoever comes, four at a time.
 type anyFour struct {
@@ -115,14 +52,19 @@ func (r *anyFour) cross(ctx context.Context, board, rowBoat func()) error {
 }
 
 func TestRiverCrossing(t *testing.T) {
-	type solution = func(solutions.NewSemaphore) river
-	check.Judge(t, riverProblem,
-		func(n solutions.NewSemaphore) river { return solutions.NewRiver(n) },
+	type solution = func(check.NewSemaphore) judge.River
+	judgeAll(t, judge.Problem18,
+		official(func(n check.NewSemaphore) judge.River { return solutions.NewRiver(n) }),
 		check.Wrong[solution]{
 			Name: "AnyFour",
-			Solution: func(n solutions.NewSemaphore) river {
+			Solution: func(n check.NewSemaphore) judge.River {
 				return &anyFour{mutex: n(1, 1), queue: n(4, 0), aboard: solutions.NewReusableBarrier(n, 4)}
 			},
 			Want: "the boat would be",
+		},
+		check.Wrong[solution]{
+			Name:     "SharedBarrier",
+			Solution: func(n check.NewSemaphore) judge.River { return newBarrierRiver(n) },
+			Want:     "still waiting at the deadline",
 		})
 }

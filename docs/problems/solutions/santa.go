@@ -4,12 +4,13 @@ import (
 	"context"
 
 	"github.com/semacat/sem"
+	"github.com/semacat/sem/docs/problems/judge"
 )
 
 // Sizes of Santa's problem.
 const (
-	Herd     = 9 // reindeer that pull the sleigh
-	ElfGroup = 3 // elves that Santa helps at once
+	Herd     = judge.Herd     // reindeer that pull the sleigh
+	ElfGroup = judge.ElfGroup // elves that Santa helps at once
 )
 
 // Workshop is Santa Claus's problem. Santa sleeps until either all nine

@@ -1,152 +1,38 @@
 package solutions_test
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"testing"
-	"time"
 
+	"github.com/semacat/sem"
 	"github.com/semacat/sem/docs/problems/check"
+	"github.com/semacat/sem/docs/problems/judge"
 	"github.com/semacat/sem/docs/problems/solutions"
 )
 
-type workshop interface {
-	Santa(ctx context.Context, prepareSleigh, helpElves func()) error
-	Reindeer(ctx context.Context, getHitched func()) error
-	Elf(ctx context.Context, getHelp func()) error
-}
-
-const (
-	christmases = 2
-	firstHelp   = 150 * check.Tick
-	// elfHelpTime is how long an elf takes over Santa's help: longer than
-	// Santa takes to go back to sleep and wake again, so that when he wakes
-	// after helping, the elves he helped are still counted.
-	elfHelpTime = 30 * check.Tick
-	// wakeLag is how long the ninth reindeer may take to wake Santa once it
-	// is back: a few semaphore operations, each nudged, some waiting for
-	// the mutex behind the other reindeer.
-	wakeLag = 60 * check.Tick
-)
-
-// Three elves wake Santa at once, and he helps them for a long time;
-// meanwhile all nine reindeer come back, so that when he is done the herd
-// waits, and the group he helped is still there. Then three more elves,
-// three at random, and the reindeer's second Christmas.
-var santaProblem = check.Problem[func(solutions.NewSemaphore) workshop]{
-	Seeds: seeds,
-	Scenario: func(r *check.Run, newWorkshop func(solutions.NewSemaphore) workshop) {
-		w := newWorkshop(r.NewSemaphore)
-		helped := false
-		r.Serve("santa", func(ctx context.Context) error {
-			return w.Santa(ctx, func() { r.Act("santa", "prepare sleigh", 0) }, func() {
-				d := check.Tick
-				if !helped {
-					helped, d = true, firstHelp
-				}
-				r.Work("santa", "help elves", 0, d)
-			})
-		})
-		for i := range solutions.Herd {
-			who := name("reindeer", i)
-			r.Go(who, func(ctx context.Context) error {
-				time.Sleep(time.Duration(5+i) * check.Tick)
-				return each(christmases, func(int) error {
-					r.Record(who, "back", 0)
-					if err := w.Reindeer(ctx, func() { r.Act(who, "get hitched", 0) }); err != nil {
-						return err
-					}
-					time.Sleep(time.Duration(200+r.Rand(50)) * check.Tick) // vacation
-					return nil
-				})
-			})
-		}
-		for i := range 3 * solutions.ElfGroup {
-			who := name("elf", i)
-			at := []int{0, 15, 300 + r.Rand(100)}[i/solutions.ElfGroup] + i%solutions.ElfGroup
-			r.Go(who, func(ctx context.Context) error {
-				time.Sleep(time.Duration(at) * check.Tick)
-				r.Record(who, "need help", 0)
-				return w.Elf(ctx, func() { r.Work(who, "get help", 0, elfHelpTime) })
-			})
-		}
-	},
-	Rules: func(log []check.Event) error { return errors.Join(herdsAndGroups(log), reindeerFirst(log)) },
-}
-
-// herdsAndGroups: Santa prepares the sleigh only when nine reindeer are
-// back, and then nine get hitched; he helps elves only when three need
-// help, and then three get help.
-func herdsAndGroups(log []check.Event) error {
-	back, needHelp := map[string]bool{}, map[string]bool{}
-	hitched, helped := solutions.Herd, solutions.ElfGroup // since the last sleigh, the last help
-	for _, e := range log {
-		if e.End {
-			continue
-		}
-		switch e.What {
-		case "back":
-			back[e.Who] = true
-		case "need help":
-			needHelp[e.Who] = true
-		case "prepare sleigh":
-			if len(back) < solutions.Herd || hitched != solutions.Herd {
-				return fmt.Errorf("%v with %d reindeer back, %d hitched to the last sleigh", e, len(back), hitched)
-			}
-			hitched = 0
-		case "help elves":
-			if len(needHelp) < solutions.ElfGroup || helped != solutions.ElfGroup {
-				return fmt.Errorf("%v with %d elves needing help, %d helped last time", e, len(needHelp), helped)
-			}
-			helped = 0
-		case "get hitched":
-			delete(back, e.Who)
-			if hitched++; hitched > solutions.Herd {
-				return fmt.Errorf("%v: reindeer %d on a sleigh of %d", e, hitched, solutions.Herd)
-			}
-		case "get help":
-			delete(needHelp, e.Who)
-			if helped++; helped > solutions.ElfGroup {
-				return fmt.Errorf("%v: elf %d of a group of %d", e, helped, solutions.ElfGroup)
-			}
-		}
-	}
-	return nil
-}
-
-// reindeerFirst: Santa never starts helping elves while all nine reindeer
-// have been back for longer than wakeLag.
-func reindeerFirst(log []check.Event) error {
-	back := map[string]time.Duration{}
-	for _, e := range log {
-		switch {
-		case e.What == "back":
-			back[e.Who] = e.At
-		case e.What == "get hitched":
-			delete(back, e.Who)
-		case e.What == "help elves" && !e.End && len(back) == solutions.Herd && e.At-latest(back) > wakeLag:
-			return fmt.Errorf("%v while all %d reindeer have been back since %v", e, solutions.Herd, latest(back))
-		}
-	}
-	return nil
-}
-
-func latest(times map[string]time.Duration) time.Duration {
-	var last time.Duration
-	for _, t := range times {
-		last = max(last, t)
-	}
-	return last
-}
-
 func TestSantaClaus(t *testing.T) {
-	type solution = func(solutions.NewSemaphore) workshop
-	check.Judge(t, santaProblem,
-		func(n solutions.NewSemaphore) workshop { return solutions.NewWorkshop(n) },
+	type solution = func(check.NewSemaphore) judge.Workshop
+	judgeAll(t, judge.Problem19,
+		official(func(n check.NewSemaphore) judge.Workshop { return solutions.NewWorkshop(n) }),
 		check.Wrong[solution]{
 			Name:     "ElvesFirst",
 			Solution: newElvesFirst,
 			Want:     "while all 9 reindeer have been back",
+		},
+		check.Wrong[solution]{
+			Name:     "HelpStartsGiven",
+			Solution: func(n check.NewSemaphore) judge.Workshop { return solutions.NewWorkshop(helpStartsGiven(n)) },
+			Want:     "elf 0: get help 0 before Santa began to help its group",
 		})
+}
+
+// helpStartsGiven builds the semaphore of Santa's help (the only one of
+// size ElfGroup) with its permits free: the first elves get help before
+// Santa has begun to help them.
+func helpStartsGiven(n check.NewSemaphore) check.NewSemaphore {
+	return func(size, available int64) sem.Semaphore {
+		if size == solutions.ElfGroup {
+			available = size
+		}
+		return n(size, available)
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/semacat/sem"
+	"github.com/semacat/sem/docs/problems/check"
+	"github.com/semacat/sem/docs/problems/judge"
 	"github.com/semacat/sem/docs/problems/solutions"
 )
 
@@ -14,7 +16,7 @@ type elvesFirst struct {
 	reindeer, elves                     int
 }
 
-func newElvesFirst(n solutions.NewSemaphore) workshop {
+func newElvesFirst(n check.NewSemaphore) judge.Workshop {
 	return &elvesFirst{
 		mutex:   n(1, 1),
 		santa:   n(2, 0),

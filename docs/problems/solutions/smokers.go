@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/semacat/sem"
+	"github.com/semacat/sem/docs/problems/judge"
 )
 
 // The ingredients of a cigarette, as the cigarette smokers name them.
@@ -13,14 +14,8 @@ const (
 	Match
 )
 
-// SmokersTable is what the agent of the cigarette smokers gives: one
-// semaphore per ingredient, which it releases when it puts that ingredient
-// on the table, two at a time, and Agent, which a smoker releases once it
-// has made its cigarette, to let the agent put out the next two.
-type SmokersTable struct {
-	Ingredients [3]sem.Semaphore
-	Agent       sem.Semaphore
-}
+// SmokersTable is what the agent of the cigarette smokers gives.
+type SmokersTable = judge.SmokersTable
 
 // Smokers solves the cigarette smokers: each smoker has an endless supply
 // of one ingredient and needs the other two.
