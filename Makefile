@@ -40,18 +40,21 @@ test: testdeps etcd
 	if [ -n "$$failed" ]; then echo "make test: FAIL in:$$failed"; exit 1; fi; \
 	echo "make test: ok, every module and the release check passed: $(MODULES)"
 
-## release-check: tag a throwaway copy of the tree as a release would, serve
-## its module zips from a file-system GOPROXY, and install, build and test
-## each published module from fresh consumer modules (make test runs it)
+## release-check: release a throwaway copy of the tree twice (v0.1.0, then
+## v0.2.0 after a change) as make release would, check each published zip's
+## license, serve the zips from a file-system GOPROXY, and install, build and
+## test the published modules from fresh consumer modules (make test runs it)
 release-check: testdeps etcd
 	bash tools/releasecheck.sh
 
-## release: tag VERSION (make release VERSION=v0.2.0): the root first, then
-## the nested modules' requirements move to it, then etcdsem/, redissem/ and
-## benchmarks/ are tagged; it prints the push command (tools/release.sh)
+## release: release VERSION (make release VERSION=v0.2.0): every requirement
+## on a semacat module moves to VERSION in a commit (none when they are there
+## already), then the root, etcdsem/, redissem/ and benchmarks/ are tagged on
+## it; a failure leaves no tag and no commit; it prints the push command.
+## DRYRUN=1 only says what it would do (tools/release.sh)
 release:
-	@test -n "$(VERSION)" || { echo "usage: make release VERSION=vX.Y.Z"; exit 2; }
-	sh tools/release.sh $(VERSION)
+	@test -n "$(VERSION)" || { echo "usage: make release VERSION=vX.Y.Z [DRYRUN=1]"; exit 2; }
+	sh tools/release.sh $(if $(DRYRUN),-n) $(VERSION)
 
 ## tidy: go mod tidy every module, with the other semacat modules taken from
 ## this tree (tools/tidy.sh)
