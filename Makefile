@@ -95,29 +95,31 @@ faults: testdeps etcd
 ## each contended scenario in its steady state (see benchmarks/steady.go),
 ## 6 rounds of 15ms each (under 5 minutes on 2 cores): a progress line per
 ## scenario with the time left, a summary table, and
-## benchmarks/results/latest/{results.txt,results.md,blocks.md,*.svg}
+## benchmarks/results/latest/{results.txt,results.md,*.svg}. IMPL=regexp
+## races only the strategies it matches, and the references
+## (make bench IMPL='^weighted$')
 SEMABENCH := cd benchmarks && $(GO) run ./semabench
 REFERENCE := $(CURDIR)/docs/results/reference
 FIGURES   := $(GO) run ./lab/figures -root $(CURDIR) -blocks $(REFERENCE)/blocks.md
 bench:
-	$(SEMABENCH) -command "make bench" -benchtime 15ms -out $(CURDIR)/benchmarks/results/latest
+	$(SEMABENCH) -command "make bench" $(if $(IMPL),-impl '$(IMPL)') -benchtime 15ms -out $(CURDIR)/benchmarks/results/latest
 
 ## bench-long: the thorough run: more goroutine counts, 10 rounds, 100ms each
 bench-long:
-	$(SEMABENCH) -command "make bench-long" -long -rounds 10 -benchtime 100ms -out $(CURDIR)/benchmarks/results/latest
+	$(SEMABENCH) -command "make bench-long" $(if $(IMPL),-impl '$(IMPL)') -long -rounds 10 -benchtime 100ms -out $(CURDIR)/benchmarks/results/latest
 
 ## bench-reference: the default scenarios, 50ms each, into the committed
 ## docs/results/reference, and the README's and docs' figures from it
 ## (run it on a quiet machine)
 bench-reference:
-	$(SEMABENCH) -command "make bench-reference" -benchtime 50ms -out $(REFERENCE)
+	$(SEMABENCH) -command "make bench-reference" -blocks -benchtime 50ms -out $(REFERENCE)
 	$(FIGURES)
 
 ## bench-render: the reference report (results.md, blocks.md, charts) and
 ## the README's and docs' figures again from the committed
 ## docs/results/reference/results.txt, without running anything
 bench-render:
-	$(SEMABENCH) -command "make bench-reference" -from $(REFERENCE)/results.txt -out $(REFERENCE)
+	$(SEMABENCH) -command "make bench-reference" -blocks -from $(REFERENCE)/results.txt -out $(REFERENCE)
 	$(FIGURES)
 
 ## bench-compare: benchstat OLD NEW, each a results.txt or a results directory,
