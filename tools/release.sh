@@ -46,28 +46,27 @@ for tag in $tags; do
 	fi
 done
 
-# The plan: each go.mod requirement on a semacat module that is not at
-# VERSION yet, as "FILE PATH OLD", and whether go.work's replaces move.
-plan=""
-for gomod in $(find . -name go.mod -not -path './tools/*' -not -path '*/testdata/*' | sort); do
-	plan="$plan$(go mod edit -print "$gomod" |
-		sed -n '/=>/!s#^[[:space:]]*\(require[[:space:]]\{1,\}\)\{0,1\}\(github\.com/semacat/sem[^[:space:]]*\)[[:space:]]\{1,\}\(v[^[:space:]]*\).*#\2 \3#p' |
-		while read -r path old; do
-			[ "$old" = "$version" ] || echo "$gomod $path $old"
-		done)
-"
-done
-plan=$(printf '%s' "$plan" | sed '/^$/d')
-workplan=$(sed -n "s#^[[:space:]]*\(github\.com/semacat/sem[^[:space:]]*\) \(v[^[:space:]]*\) =>.*#\1 \2#p" go.work |
-	while read -r path old; do [ "$old" = "$version" ] || echo "go.work $path $old"; done)
+# offversion prints each requirement on a semacat module that is not at
+# VERSION yet, in a go.mod or in go.work's replace lines, as "FILE PATH OLD".
+offversion() {
+	for gomod in $(find . -name go.mod -not -path './tools/*' -not -path '*/testdata/*' | sort); do
+		printed=$(go mod edit -print "$gomod") || { echo "release.sh: cannot read $gomod" >&2; return 1; }
+		printf '%s\n' "$printed" |
+			sed -n '/=>/!s#^[[:space:]]*\(require[[:space:]]\{1,\}\)\{0,1\}\(github\.com/semacat/sem[^[:space:]]*\)[[:space:]]\{1,\}\(v[^[:space:]]*\).*#\2 \3#p' |
+			while read -r path old; do [ "$old" = "$version" ] || echo "$gomod $path $old"; done
+	done
+	sed -n 's#^[[:space:]]*\(github\.com/semacat/sem[^[:space:]]*\) \(v[^[:space:]]*\) =>.*#\1 \2#p' go.work |
+		while read -r path old; do [ "$old" = "$version" ] || echo "go.work $path $old"; done
+}
+plan=$(offversion)
 
 if [ -n "$dry" ]; then
 	say "dry run of the release $version at $(git rev-parse --short HEAD) ($(git log -1 --format=%s | cut -c1-60))"
-	if [ -z "$plan$workplan" ]; then
+	if [ -z "$plan" ]; then
 		say "every requirement on a semacat module is at $version already: no commit"
 	else
 		say "would move these requirements to $version and commit them:"
-		printf '%s\n%s\n' "$plan" "$workplan" | sed '/^$/d; s/^\([^ ]*\) \([^ ]*\) \([^ ]*\)$/    \1: \2 \3 -> '"$version"'/'
+		printf '%s\n' "$plan" | sed 's/^\([^ ]*\) \([^ ]*\) \([^ ]*\)$/    \1: \2 \3 -> '"$version"'/'
 	fi
 	say "would then tag that commit: $tags"
 	say "and print the push command: git push origin HEAD $tags"
@@ -87,9 +86,11 @@ undo() {
 trap undo EXIT
 trap 'exit 1' INT TERM HUP
 
-if [ -n "$plan$workplan" ]; then
-	printf '%s\n' "$plan" | while read -r gomod path old; do
-		[ -n "$gomod" ] && go mod edit -require="$path@$version" "$gomod"
+if [ -n "$plan" ]; then
+	printf '%s\n' "$plan" | while read -r file path old; do
+		if [ "$file" != go.work ]; then
+			go mod edit -require="$path@$version" "$file"
+		fi
 	done
 	sed "s#^\([[:space:]]*github\.com/semacat/sem[^[:space:]]*\) v[^[:space:]]* =>#\1 $version =>#" go.work >go.work.new
 	mv go.work.new go.work
@@ -97,6 +98,12 @@ if [ -n "$plan$workplan" ]; then
 	say "committed the requirements on $version: $(git rev-parse --short HEAD)"
 else
 	say "every requirement on a semacat module is at $version already: no commit"
+fi
+left=$(offversion)
+if [ -n "$left" ]; then
+	echo "release.sh: these requirements did not move to $version:" >&2
+	printf '%s\n' "$left" >&2
+	exit 1
 fi
 for tag in $tags; do
 	case "$tag" in
