@@ -117,10 +117,18 @@ func detect(name string) (string, []file, error) {
 		return "", nil, err
 	}
 	defer z.Close()
-	if len(z.File) == 0 {
-		return "", nil, errors.New("the zip is empty")
+	// Every file is under MODULE@VERSION/, and a module path has no @.
+	i := slices.IndexFunc(z.File, func(f *zip.File) bool { return !strings.HasSuffix(f.Name, "/") })
+	if i < 0 {
+		return "", nil, errors.New("the zip holds no file")
 	}
-	mod, _, _ := strings.Cut(z.File[0].Name, "/")
+	first := z.File[i].Name
+	at := strings.Index(first, "@")
+	slash := strings.Index(first[max(at, 0):], "/")
+	if at < 0 || slash < 0 {
+		return "", nil, fmt.Errorf("%s is not under MODULE@VERSION/: not a module zip", first)
+	}
+	mod := first[:at+slash]
 	var found []file
 	for _, zf := range z.File {
 		dir, base := path.Split(zf.Name)
