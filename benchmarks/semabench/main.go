@@ -90,11 +90,11 @@ func main() {
 }
 
 func run(o options, stdout io.Writer) error {
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
-		return err
-	}
 	if _, err := contenders(o); err != nil {
 		return fmt.Errorf("-impl: %w", err)
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return err
 	}
 	results := filepath.Join(o.out, "results.txt")
 	if o.from == "" {
