@@ -47,7 +47,7 @@ step() { # step WHAT COMMAND...: run COMMAND, its output in $log
 	"$@" >"$log" 2>&1 || fail "$what"
 }
 summary=""
-row() { summary="$summary$(printf '  %-18s %-50s %s' "$1" "$2" "$3")
+row() { summary="$summary$(printf '  %-18s %-52s %s' "$1" "$2" "$3")
 "; }
 
 # The tree, as a fresh repository with one commit.
@@ -207,7 +207,7 @@ bench() {
 	consumer "bench-$1"
 	step "benchmarks $1: go run .../semabench@$1" go run "github.com/semacat/sem/benchmarks/semabench@$1" \
 		-out "$tmp/semabench-$1" -rounds 1 -benchtime 2ms -bench '^Semaphore/uncontended/'
-	sed -n '/^$/,$p' "$log" | sed 's/^/    /' >"$tmp/semabench-$1.txt"
+	sed -n '/^$/,$p' "$log" | sed '1d; s/^/    /' >"$tmp/semabench-$1.txt"
 	cat >race_test.go <<'GO'
 package race
 
@@ -250,7 +250,7 @@ GO
 		fail "benchmarks $1: SEMACAT_IMPL='^tokens\$' raced [$impls], not the consumer's semaphore and the references"
 	step "benchmarks $1: semabench -from on the race's output" go run "github.com/semacat/sem/benchmarks/semabench@$1" \
 		-from "$tmp/race-$1.txt" -out "$tmp/from-$1"
-	sed -n '/^$/,$p' "$log" | sed 's/^/    /' >"$tmp/from-$1.txt"
+	sed -n '/^$/,$p' "$log" | sed '1d; s/^/    /' >"$tmp/from-$1.txt"
 	grep -q tokens "$tmp/from-$1.txt" || fail "benchmarks $1: semabench -from does not show the consumer's semaphore"
 	row "benchmarks $1" "semabench by path; Race races yours; -from reads it" "$(modules) modules"
 }

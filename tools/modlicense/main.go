@@ -64,8 +64,8 @@ func main() {
 			failed = true
 		case !slices.ContainsFunc(found, func(f file) bool { return f.ok(*want) }):
 			fmt.Printf("%s: %s: no license file at the module's root is recognised as %s; "+
-				"add one (LICENSE) to the module's folder, as a nested module's zip holds only its folder\n",
-				mod, describe(found), *want)
+				"put the %s text in a LICENSE file in the module's folder\n",
+				mod, describe(found), *want, *want)
 			failed = true
 		default:
 			fmt.Printf("%s: %s\n", mod, describe(found))
