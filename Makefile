@@ -39,18 +39,21 @@ check:
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
 
-## release-check: tag a throwaway copy of the tree as a release would, serve
-## its module zips from a file-system GOPROXY, and install, build and test
-## each published module from fresh consumer modules (make test runs it)
+## release-check: release a throwaway copy of the tree twice (v0.1.0, then
+## v0.2.0 after a change) as make release would, check each published zip's
+## license, serve the zips from a file-system GOPROXY, and install, build and
+## test the published modules from fresh consumer modules (make test runs it)
 release-check: testdeps etcd
 	bash tools/releasecheck.sh
 
-## release: tag VERSION (make release VERSION=v0.2.0): the root first, then
-## the nested modules' requirements move to it, then etcdsem/, redissem/ and
-## benchmarks/ are tagged; it prints the push command (tools/release.sh)
+## release: release VERSION (make release VERSION=v0.2.0): every requirement
+## on a semacat module moves to VERSION in a commit (none when they are there
+## already), then the root, etcdsem/, redissem/ and benchmarks/ are tagged on
+## it; a failure leaves no tag and no commit; it prints the push command.
+## DRYRUN=1 only says what it would do (tools/release.sh)
 release:
-	@test -n "$(VERSION)" || { echo "usage: make release VERSION=vX.Y.Z"; exit 2; }
-	sh tools/release.sh $(VERSION)
+	@test -n "$(VERSION)" || { echo "usage: make release VERSION=vX.Y.Z [DRYRUN=1]"; exit 2; }
+	sh tools/release.sh $(if $(DRYRUN),-n) $(VERSION)
 
 ## tidy: go mod tidy every module, with the other semacat modules taken from
 ## this tree (tools/tidy.sh)
@@ -91,29 +94,31 @@ faults: testdeps etcd
 ## each contended scenario in its steady state (see benchmarks/steady.go),
 ## 6 rounds of 15ms each (under 5 minutes on 2 cores): a progress line per
 ## scenario with the time left, a summary table, and
-## benchmarks/results/latest/{results.txt,results.md,blocks.md,*.svg}
+## benchmarks/results/latest/{results.txt,results.md,*.svg}. IMPL=regexp
+## races only the strategies it matches, and the references
+## (make bench IMPL='^weighted$')
 SEMABENCH := cd benchmarks && $(GO) run ./semabench
 REFERENCE := $(CURDIR)/docs/results/reference
 FIGURES   := $(GO) run ./lab/figures -root $(CURDIR) -blocks $(REFERENCE)/blocks.md
 bench:
-	$(SEMABENCH) -command "make bench" -benchtime 15ms -out $(CURDIR)/benchmarks/results/latest
+	$(SEMABENCH) -command "make bench" $(if $(IMPL),-impl '$(IMPL)') -benchtime 15ms -out $(CURDIR)/benchmarks/results/latest
 
 ## bench-long: the thorough run: more goroutine counts, 10 rounds, 100ms each
 bench-long:
-	$(SEMABENCH) -command "make bench-long" -long -rounds 10 -benchtime 100ms -out $(CURDIR)/benchmarks/results/latest
+	$(SEMABENCH) -command "make bench-long" $(if $(IMPL),-impl '$(IMPL)') -long -rounds 10 -benchtime 100ms -out $(CURDIR)/benchmarks/results/latest
 
 ## bench-reference: the default scenarios, 50ms each, into the committed
 ## docs/results/reference, and the README's and docs' figures from it
 ## (run it on a quiet machine)
 bench-reference:
-	$(SEMABENCH) -command "make bench-reference" -benchtime 50ms -out $(REFERENCE)
+	$(SEMABENCH) -command "make bench-reference" -blocks -benchtime 50ms -out $(REFERENCE)
 	$(FIGURES)
 
 ## bench-render: the reference report (results.md, blocks.md, charts) and
 ## the README's and docs' figures again from the committed
 ## docs/results/reference/results.txt, without running anything
 bench-render:
-	$(SEMABENCH) -command "make bench-reference" -from $(REFERENCE)/results.txt -out $(REFERENCE)
+	$(SEMABENCH) -command "make bench-reference" -blocks -from $(REFERENCE)/results.txt -out $(REFERENCE)
 	$(FIGURES)
 
 ## bench-compare: benchstat OLD NEW, each a results.txt or a results directory,

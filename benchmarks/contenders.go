@@ -13,15 +13,25 @@
 //
 // To race your own semaphore against the catalog, call Race from a
 // benchmark of your own (see the example), run it with go test -bench and
-// compare the contenders with benchstat -col /impl. The semabench command
-// runs the whole race and writes a report with charts:
+// compare the contenders with benchstat:
+//
+//	go test -run '^$' -bench Race -count 6 >race.txt
+//	go run golang.org/x/perf/cmd/benchstat@latest -col /impl race.txt
+//
+// The references race first, so x/sync is benchstat's first column, the
+// base of every ratio; -col '/impl@(xsync tokens)' keeps only the
+// contenders named, in that order. The semabench command runs the whole
+// race and writes a report with charts, and reads Race's output too:
 //
 //	go run github.com/semacat/sem/benchmarks/semabench@latest -out results
+//	go run github.com/semacat/sem/benchmarks/semabench@latest -from race.txt -out results
 package benchmarks
 
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"strings"
 	"sync"
 
 	"golang.org/x/sync/semaphore"
@@ -64,20 +74,55 @@ func (c Contender) Skip(sc Scenario) string {
 	return ""
 }
 
-// Catalog returns every implementation in the race, semacat's strategies
-// first, then the references. Each call returns a new slice, which the
-// caller may change.
+// Catalog returns every implementation in the race: the references first,
+// x/sync's Weighted leading (benchstat -col /impl takes the first column
+// it meets as the base of every ratio), then semacat's strategies. Each
+// call returns a new slice, which the caller may change.
 func Catalog() []Contender {
 	return []Contender{
+		{Name: "xsync", New: func(size int64) sem.Semaphore { return semaphore.NewWeighted(size) }, Reference: true},
+		{Name: "chan", New: func(size int64) sem.Semaphore { return make(rawChan, size) }, UnitOnly: true, Reference: true, IgnoresContext: true},
+		{Name: "mutex", New: func(int64) sem.Semaphore { return new(mutex) }, MaxSize: 1, UnitOnly: true, Reference: true, IgnoresContext: true},
 		{Name: "chansem", New: func(size int64) sem.Semaphore { return chansem.New(size) }},
 		{Name: "condsem", New: func(size int64) sem.Semaphore { return condsem.New(size) }},
 		{Name: "condsem-fair", New: func(size int64) sem.Semaphore { return condsem.NewFair(size) }},
 		{Name: "spinsem", New: func(size int64) sem.Semaphore { return spinsem.New(size) }},
 		{Name: "weighted", New: func(size int64) sem.Semaphore { return weighted.New(size) }},
-		{Name: "xsync", New: func(size int64) sem.Semaphore { return semaphore.NewWeighted(size) }, Reference: true},
-		{Name: "chan", New: func(size int64) sem.Semaphore { return make(rawChan, size) }, UnitOnly: true, Reference: true, IgnoresContext: true},
-		{Name: "mutex", New: func(int64) sem.Semaphore { return new(mutex) }, MaxSize: 1, UnitOnly: true, Reference: true, IgnoresContext: true},
 	}
+}
+
+// Select returns the contenders of all whose Name matches the regular
+// expression pattern (unanchored, as go test's -bench), and every
+// reference whatever its name, in the order of all: the references are
+// the baseline of every ratio, so they always race. An empty pattern
+// selects all. Select fails on a pattern that does not compile or that
+// matches no contender's name, which is a typo more often than a wish.
+func Select(all []Contender, pattern string) ([]Contender, error) {
+	if pattern == "" {
+		return all, nil
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("benchmarks: contender filter %q: %w", pattern, err)
+	}
+	var out []Contender
+	matched := false
+	for _, c := range all {
+		m := re.MatchString(c.Name)
+		matched = matched || m
+		if m || c.Reference {
+			out = append(out, c)
+		}
+	}
+	if !matched {
+		names := make([]string, len(all))
+		for i, c := range all {
+			names[i] = c.Name
+		}
+		return nil, fmt.Errorf("benchmarks: contender filter %q matches no contender; the contenders are %s",
+			pattern, strings.Join(names, ", "))
+	}
+	return out, nil
 }
 
 // rawChan is the hand-written channel semaphore: a send to acquire, a

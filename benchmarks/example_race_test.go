@@ -43,10 +43,16 @@ func raceTokens(b *testing.B) {
 }
 
 // Race your own semaphore against the catalog from a benchmark of yours,
-// then compare with benchstat:
+// then compare with benchstat: x/sync races first, so it is the first
+// column, the base of every ratio:
 //
-//	go test -run '^$' -bench Race -count 6 > race.txt
-//	benchstat -col /impl race.txt
+//	go test -run '^$' -bench Race -count 6 >race.txt
+//	go run golang.org/x/perf/cmd/benchstat@latest -col /impl race.txt
+//
+// SEMACAT_IMPL=tokens races yours against the references only, and
+// semabench reports the output with its tables and charts:
+//
+//	go run github.com/semacat/sem/benchmarks/semabench@latest -from race.txt -out race
 func Example_race() {
 	_ = raceTokens
 }

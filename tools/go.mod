@@ -8,7 +8,10 @@ tool (
 	honnef.co/go/tools/cmd/staticcheck
 )
 
-require golang.org/x/mod v0.41.0
+require (
+	github.com/google/licensecheck v0.3.1
+	golang.org/x/mod v0.41.0
+)
 
 require (
 	github.com/BurntSushi/toml v1.4.1-0.20240526193622-a339e1f7089c // indirect

@@ -1,23 +1,42 @@
 #!/usr/bin/env bash
-# releasecheck.sh: prove that a release of this tree installs for a user.
+# releasecheck.sh: prove that two releases in a row of this tree install
+# for a user.
 #
 # It copies the tree (committed and uncommitted files git tracks or would
-# track) into a throwaway repository, releases it there with
-# tools/release.sh, builds the module zips of the tags as the module proxy
-# would (tools/modproxy), and serves them from a file-system GOPROXY. Then,
-# from fresh consumer modules with no replace directive and no go.work, it
-# installs each published module on its own, builds a program against it,
-# runs the published packages' tests and examples from the module cache,
-# runs semabench by path, races a semaphore of the consumer's own through
-# benchmarks.Race, and prints how many modules each consumer's graph holds.
-# An etcdsem user's graph must not hold the etcd server.
+# track) into a throwaway repository and releases it there with
+# tools/release.sh twice, as the maintainers would:
+#
+#   v0.1.0  on the tree as it is: a first release, whose requirements name
+#           v0.1.0 already, so release.sh makes no commit;
+#   v0.2.0  after a change (a commit adding a file to the root module):
+#           release.sh moves every requirement to v0.2.0 in a commit.
+#
+# Before each, release.sh -n must change nothing; before v0.2.0, a release
+# whose tagging is made to fail midway (a git hook refuses one tag) must
+# leave no tag and no commit; after v0.1.0, a second release of it must be
+# refused. For each version, tools/modproxy builds the module zips of the
+# tags as the module proxy would and serves them from a file-system
+# GOPROXY; every zip must hold a license file that licensecheck (the
+# detector behind pkg.go.dev) recognises as BSD-3-Clause (tools/modlicense),
+# and stay within its stated size with no import of another module's
+# internal/ packages.
+#
+# Then fresh consumer modules, with no replace directive and no go.work,
+# install what was published. For v0.1.0, every published module on its
+# own: the core (a program, and the tests of every package from the module
+# cache), redissem and etcdsem (a program, their tests; an etcdsem user's
+# graph must not hold the etcd server), and benchmarks (semabench run by
+# path, a race of the consumer's own semaphore through benchmarks.Race,
+# and semabench -from on that race's output). For v0.2.0 a lighter set:
+# the core (a program; it must get v0.2.0 with the change) and benchmarks
+# (semabench by path and the race), whose go.mod requires the root at
+# v0.2.0 from the proxy. Each consumer's module count is printed.
 #
 # RELEASECHECK_REV=REV checks a commit instead of the working tree (with
-# today's release script), to show what an older layout did.
+# today's release scripts), to show what an older layout did.
 set -eu
 cd "$(dirname "$0")/.."
 top=$(pwd)
-version=v0.999.0-releasecheck
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/releasecheck.XXXXXX")
 cleanup() { chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
@@ -27,6 +46,9 @@ step() { # step WHAT COMMAND...: run COMMAND, its output in $log
 	what=$1; shift
 	"$@" >"$log" 2>&1 || fail "$what"
 }
+summary=""
+row() { summary="$summary$(printf '  %-18s %-52s %s' "$1" "$2" "$3")
+"; }
 
 # The tree, as a fresh repository with one commit.
 mkdir "$tmp/repo"
@@ -38,43 +60,57 @@ else
 		[ -e "$f" ] && printf '%s\0' "$f"
 	done | tar --null -T - -cf - | tar -x -C "$tmp/repo"
 fi
-gitq() { git -C "$tmp/repo" -c user.name=releasecheck -c user.email=releasecheck@localhost -c commit.gpgsign=false -c tag.gpgsign=false "$@"; }
+export GIT_AUTHOR_NAME=releasecheck GIT_AUTHOR_EMAIL=releasecheck@localhost \
+	GIT_COMMITTER_NAME=releasecheck GIT_COMMITTER_EMAIL=releasecheck@localhost
+gitq() { git -C "$tmp/repo" -c commit.gpgsign=false -c tag.gpgsign=false "$@"; }
 step "git init" gitq init -q
 step "git commit" gitq add -A
 step "git commit" gitq commit -qm "the tree under check"
-step "tools/release.sh $version" env GIT_AUTHOR_NAME=releasecheck GIT_AUTHOR_EMAIL=releasecheck@localhost \
-	GIT_COMMITTER_NAME=releasecheck GIT_COMMITTER_EMAIL=releasecheck@localhost sh "$tmp/repo/tools/release.sh" "$version"
-
-# The module proxy.
-step "building modproxy" sh -c "cd '$top/tools' && GOWORK=off go build -o '$tmp/modproxy' ./modproxy"
-step "building the module zips" "$tmp/modproxy" -repo "$tmp/repo" -out "$tmp/proxy" \
-	"github.com/semacat/sem@$version=.@$version" \
-	"github.com/semacat/sem/etcdsem@$version=etcdsem@etcdsem/$version" \
-	"github.com/semacat/sem/redissem@$version=redissem@redissem/$version" \
-	"github.com/semacat/sem/benchmarks@$version=benchmarks@benchmarks/$version"
-
-summary=""
-row() { summary="$summary$(printf '  %-10s %-44s %s' "$1" "$2" "$3")
-"; }
-
-# Each published zip holds only its own module's product: no more than
-# the size stated here, and no import of another module's internal/
-# packages (which the go command refuses only when a user builds).
-zipsize() { # zipsize MODULE: the size in KiB of MODULE's zip
-	wc -c <"$tmp/proxy/$1/@v/$version.zip" | awk '{printf "%d", $1 / 1024}'
+state() { # the repository's state: HEAD, the tags, and any change to the tree
+	gitq rev-parse HEAD; gitq tag -l; gitq status --porcelain
 }
-zips=""
-for m in .=320 etcdsem=120 redissem=120 benchmarks=100; do
-	dir=${m%=*} limit=${m#*=}
-	path=github.com/semacat/sem; [ "$dir" = . ] || path=$path/$dir
-	kib=$(zipsize "$path")
-	[ "$kib" -le "$limit" ] || fail "$path: the module zip is $kib KiB, over its stated $limit KiB: what grew does not belong in a published module"
-	zips="$zips $dir=${kib}KiB"
-	foreign=$(cd "$tmp/repo/$dir" && go list -f '{{join .Imports "\n"}}{{"\n"}}{{join .TestImports "\n"}}{{"\n"}}{{join .XTestImports "\n"}}' ./... |
-		grep '^github.com/semacat/sem/.*internal' | grep -v "^$path/internal/\|^$path/[^ ]*/internal/" | sort -u || true)
-	[ -z "$foreign" ] || fail "$path imports another module's internal packages: $foreign"
-done
-row zips "sizes within limits, no foreign internal/" "$zips"
+
+step "building modproxy" sh -c "cd '$top/tools' && GOWORK=off go build -o '$tmp/modproxy' ./modproxy && GOWORK=off go build -o '$tmp/modlicense' ./modlicense && GOWORK=off go build -o '$tmp/modzip' ./modzip"
+
+# release VERSION: release.sh -n changes nothing, release.sh VERSION
+# tags, and the tags' module zips go into the proxy, each licensed and
+# within its size.
+release() {
+	version=$1
+	before=$(state)
+	step "release.sh -n $version" sh "$tmp/repo/tools/release.sh" -n "$version"
+	grep -q "would then tag" "$log" || fail "release.sh -n $version did not say what it would tag"
+	[ "$(state)" = "$before" ] || fail "release.sh -n $version changed the repository"
+	step "release.sh $version" sh "$tmp/repo/tools/release.sh" "$version"
+	if grep -q "^release.sh: committed" "$log"; then
+		what="a commit moves the requirements to $version"
+	else
+		what="no commit: the requirements name $version already"
+	fi
+	row "release $version" "$what" "$(gitq tag --points-at HEAD | wc -l | tr -d ' ') tags"
+	step "building the module zips of $version" "$tmp/modproxy" -repo "$tmp/repo" -out "$tmp/proxy" \
+		"github.com/semacat/sem@$version=.@$version" \
+		"github.com/semacat/sem/etcdsem@$version=etcdsem@etcdsem/$version" \
+		"github.com/semacat/sem/redissem@$version=redissem@redissem/$version" \
+		"github.com/semacat/sem/benchmarks@$version=benchmarks@benchmarks/$version"
+	# Each published zip holds a license pkg.go.dev recognises, and only
+	# its own module's product: no more than the size stated here.
+	zipof() { echo "$tmp/proxy/github.com/semacat/sem${1:+/$1}/@v/$version.zip"; }
+	step "$version: a published module's license" "$tmp/modlicense" -want BSD-3-Clause \
+		"$(zipof)" "$(zipof etcdsem)" "$(zipof redissem)" "$(zipof benchmarks)"
+	licenses=$(sed 's/^/    /' "$log")
+	# Each zip's size, uncompressed, within a bound near today's, and no
+	# Go file of it, whatever its build constraints, importing another
+	# module's internal/ packages (which the go command refuses only when a
+	# user builds for that platform or tag).
+	step "$version: what each published zip carries" "$tmp/modzip" \
+		"$(zipof)=800" "$(zipof etcdsem)=250" "$(zipof redissem)=300" "$(zipof benchmarks)=250"
+	zips=$(sed -n 's/^github.com\/semacat\/sem\/*\([a-z]*\): \([0-9]*\) KiB.*/\1=\2KiB/p' "$log" | sed 's/^=/.=/' | tr '\n' ' ')
+	row "zips $version" "within limits, no foreign internal/" "$zips"
+	summary="$summary  licenses of $version, as pkg.go.dev's detector sees them:
+$licenses
+"
+}
 
 # A user's environment: no workspace, our zips first, then every other
 # module from the module cache this machine already has, then the network.
@@ -88,9 +124,11 @@ consumer() { # consumer NAME: a fresh module to work in
 }
 modules() { go list -m all | wc -l | tr -d ' '; }
 
-# A user of the core packages.
-consumer core
-cat >main.go <<'GO'
+# core VERSION [test]: a user of the core packages; with test, the tests
+# of every package of the root module pass from the module cache.
+core() {
+	consumer "core-$1"
+	cat >main.go <<'GO'
 package main
 
 import (
@@ -110,17 +148,22 @@ func main() {
 	fmt.Println("acquired and released 2 permits")
 }
 GO
-step "core: go get github.com/semacat/sem@$version" go get -t "github.com/semacat/sem/...@$version"
-step "core: go run ." go run .
-step "core: go test github.com/semacat/sem/..." go test -count=1 github.com/semacat/sem/...
-core_tests=$(grep -c '^ok' "$log")
-row core "installs, builds, $core_tests packages' tests pass" "$(modules) modules"
+	step "core $1: go get github.com/semacat/sem@$1" go get -t "github.com/semacat/sem/...@$1"
+	step "core $1: go run ." go run .
+	[ "$(go list -m -f '{{.Version}}' github.com/semacat/sem)" = "$1" ] || fail "core $1: got $(go list -m github.com/semacat/sem)"
+	if [ "${2:-}" = test ]; then
+		step "core $1: go test github.com/semacat/sem/..." go test -count=1 github.com/semacat/sem/...
+		row "core $1" "installs, builds, $(grep -c '^ok' "$log") packages' tests pass" "$(modules) modules"
+	else
+		row "core $1" "installs, builds" "$(modules) modules"
+	fi
+}
 
 # clientuser MODULE IMPORT: a user of the published module MODULE
-# (redissem, etcdsem), in a fresh consumer: a program that imports IMPORT,
-# makes a client with the Go statements on stdin and opens a semaphore on
-# it. MODULE installs with go get alone, the program builds, and MODULE's
-# tests pass from the module cache.
+# (redissem, etcdsem) at v0.1.0, in a fresh consumer: a program that
+# imports IMPORT, makes a client with the Go statements on stdin and opens
+# a semaphore on it. MODULE installs with go get alone, the program
+# builds, and MODULE's tests pass from the module cache.
 clientuser() {
 	client=$(cat)
 	consumer "$1"
@@ -142,36 +185,20 @@ $client
 	}
 }
 GO
-	step "$1: go get github.com/semacat/sem/$1@$version" go get -t "github.com/semacat/sem/$1@$version"
+	step "$1: go get github.com/semacat/sem/$1@v0.1.0" go get -t "github.com/semacat/sem/$1@v0.1.0"
 	step "$1: go mod tidy" go mod tidy
 	step "$1: go build" go build -o /dev/null .
 	step "$1: go test github.com/semacat/sem/$1" go test -count=1 "github.com/semacat/sem/$1"
 }
 
-# A user of redissem.
-clientuser redissem '"github.com/redis/go-redis/v9"' <<'GO'
-	client := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
-GO
-row redissem "installs, builds, its tests pass" "$(modules) modules"
-
-# A user of etcdsem.
-clientuser etcdsem 'clientv3 "go.etcd.io/etcd/client/v3"' <<'GO'
-	client, err := clientv3.New(clientv3.Config{Endpoints: []string{"localhost:2379"}})
-	if err != nil {
-		panic(err)
-	}
-GO
-if go list -m all | grep -q '^go.etcd.io/etcd/server'; then
-	fail "etcdsem: the etcd server is in an etcdsem user's module graph: $(go mod why -m go.etcd.io/etcd/server/v3 | tr '\n' ' ')"
-fi
-row etcdsem "installs, builds, its tests pass, no etcd server" "$(modules) modules"
-
-# A performance engineer: semabench by path, and a race of their own.
-consumer bench
-step "benchmarks: go run .../semabench@$version" go run "github.com/semacat/sem/benchmarks/semabench@$version" \
-	-out "$tmp/semabench" -rounds 1 -benchtime 2ms -bench '^Semaphore/uncontended/'
-sed -n '/^$/,$p' "$log" | sed 's/^/    /' >"$tmp/semabench.txt"
-cat >race_test.go <<'GO'
+# bench VERSION: a performance engineer: semabench by path, a race of
+# their own semaphore through benchmarks.Race, and semabench -from on it.
+bench() {
+	consumer "bench-$1"
+	step "benchmarks $1: go run .../semabench@$1" go run "github.com/semacat/sem/benchmarks/semabench@$1" \
+		-out "$tmp/semabench-$1" -rounds 1 -benchtime 2ms -bench '^Semaphore/uncontended/'
+	sed -n '/^$/,$p' "$log" | sed '1d; s/^/    /' >"$tmp/semabench-$1.txt"
+	cat >race_test.go <<'GO'
 package race
 
 import (
@@ -200,15 +227,84 @@ func BenchmarkRace(b *testing.B) {
 	benchmarks.Race(b, benchmarks.Contender{Name: "tokens", New: func(n int64) sem.Semaphore { return make(tokens, n) }, UnitOnly: true})
 }
 GO
-step "benchmarks: go get github.com/semacat/sem/benchmarks@$version" go get "github.com/semacat/sem/benchmarks@$version"
-step "benchmarks: go mod tidy" go mod tidy
-step "benchmarks: a race of the consumer's own semaphore" go test -run '^$' -bench 'Race/uncontended/size=1/impl=(tokens|xsync)$' -benchtime 100x .
-cp "$log" "$tmp/race.txt"; grep -q "impl=tokens" "$tmp/race.txt" || fail "benchmarks: benchmarks.Race ran no benchmark of the consumer's semaphore"
-row benchmarks "semabench runs by path; Race races yours" "$(modules) modules"
+	step "benchmarks $1: go get github.com/semacat/sem/benchmarks@$1" go get "github.com/semacat/sem/benchmarks@$1"
+	step "benchmarks $1: go mod tidy" go mod tidy
+	[ "$(go list -m -f '{{.Version}}' github.com/semacat/sem)" = "$1" ] || fail "benchmarks $1 brought $(go list -m github.com/semacat/sem)"
+	# Two scenarios (go test's -bench matches level by level), narrowed
+	# to the consumer's semaphore and the references by SEMACAT_IMPL.
+	step "benchmarks $1: a race of the consumer's own semaphore" env SEMACAT_IMPL='^tokens$' \
+		go test -run '^$' -bench 'Race/^(uncontended|goroutines=16)$/^size=1$/^(impl=.*|work=0)$' -benchtime 100x -count 2 .
+	cp "$log" "$tmp/race-$1.txt"
+	impls=$(sed -n 's/^BenchmarkRace\/.*\/impl=\([^ 	]*\).*/\1/p' "$tmp/race-$1.txt" | sed 's/-[0-9]*$//' | sort -u | tr '\n' ' ')
+	[ "$impls" = "chan mutex tokens xsync " ] ||
+		fail "benchmarks $1: SEMACAT_IMPL='^tokens\$' raced [$impls], not the consumer's semaphore and the references"
+	step "benchmarks $1: semabench -from on the race's output" go run "github.com/semacat/sem/benchmarks/semabench@$1" \
+		-from "$tmp/race-$1.txt" -out "$tmp/from-$1"
+	sed -n '/^$/,$p' "$log" | sed '1d; s/^/    /' >"$tmp/from-$1.txt"
+	grep -q tokens "$tmp/from-$1.txt" || fail "benchmarks $1: semabench -from does not show the consumer's semaphore"
+	row "benchmarks $1" "semabench by path; Race races yours; -from reads it" "$(modules) modules"
+}
 
-echo "release check: $version of every published module installs with go get alone, from a file-system module proxy:"
+# v0.1.0: the first release, of the tree as it is.
+release v0.1.0
+before=$(state)
+sh "$tmp/repo/tools/release.sh" v0.1.0 >"$log" 2>&1 && fail "release.sh v0.1.0 ran again after v0.1.0 was released"
+grep -q "exists already" "$log" || fail "release.sh v0.1.0 again: not refused for its tags"
+[ "$(state)" = "$before" ] || fail "release.sh v0.1.0 again changed the repository"
+core v0.1.0 test
+clientuser redissem '"github.com/redis/go-redis/v9"' <<'GO'
+	client := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
+GO
+row "redissem v0.1.0" "installs, builds, its tests pass" "$(modules) modules"
+clientuser etcdsem 'clientv3 "go.etcd.io/etcd/client/v3"' <<'GO'
+	client, err := clientv3.New(clientv3.Config{Endpoints: []string{"localhost:2379"}})
+	if err != nil {
+		panic(err)
+	}
+GO
+if go list -m all | grep -q '^go.etcd.io/etcd/server'; then
+	fail "etcdsem: the etcd server is in an etcdsem user's module graph: $(go mod why -m go.etcd.io/etcd/server/v3 | tr '\n' ' ')"
+fi
+row "etcdsem v0.1.0" "installs, builds, its tests pass, no etcd server" "$(modules) modules"
+bench v0.1.0
+
+# v0.2.0: a change, a release whose tagging fails midway, then the release.
+echo "a change after v0.1.0" >"$tmp/repo/released-after-v0.1.0.txt"
+step "committing a change" gitq add -A
+step "committing a change" gitq commit -qm "a change after v0.1.0"
+hook=$tmp/repo/.git/hooks/reference-transaction
+cat >"$hook" <<'SH'
+#!/bin/sh
+# the release check's injected fault: refuse the redissem tag, midway
+# through the tagging
+[ "$1" = prepared ] || exit 0
+while read -r old new ref; do
+	case "$ref" in refs/tags/redissem/*) echo "injected: refusing $ref" >&2; exit 1 ;; esac
+done
+SH
+chmod +x "$hook"
+before=$(state)
+sh "$tmp/repo/tools/release.sh" v0.2.0 >"$log" 2>&1 && fail "release.sh v0.2.0 succeeded although its redissem tag was refused"
+grep -q "injected: refusing" "$log" || fail "release.sh v0.2.0 failed before the injected fault"
+[ "$(state)" = "$before" ] || fail "release.sh v0.2.0, failing midway, left the repository changed: $(gitq tag -l | tr '\n' ' ') $(gitq log --oneline -1)"
+row "failed v0.2.0" "tag refused midway: no tag, no commit left" ""
+rm "$hook"
+release v0.2.0
+for m in etcdsem redissem benchmarks; do
+	grep -q "github.com/semacat/sem v0.2.0" "$tmp/proxy/github.com/semacat/sem/$m/@v/v0.2.0.mod" ||
+		fail "$m@v0.2.0's go.mod does not require github.com/semacat/sem v0.2.0"
+done
+unzip -l "$tmp/proxy/github.com/semacat/sem/@v/v0.2.0.zip" | grep -q released-after-v0.1.0.txt ||
+	fail "the root's v0.2.0 zip lacks the change made after v0.1.0"
+core v0.2.0
+[ -e "$tmp/modcache/github.com/semacat/sem@v0.2.0/released-after-v0.1.0.txt" ] || fail "core v0.2.0 did not get the change"
+bench v0.2.0
+
+echo "release check: two releases in a row, each published module installed with go get alone from a file-system module proxy:"
 printf '%s' "$summary"
-echo "  semabench, run by path from outside a clone:"
-cat "$tmp/semabench.txt"
-echo "  benchmarks.Race from a consumer's own benchmark:"
-grep '^Benchmark' "$tmp/race.txt" | sed 's/^/    /'
+echo "  semabench v0.1.0, run by path from outside a clone:"
+cat "$tmp/semabench-v0.1.0.txt"
+echo "  benchmarks.Race v0.1.0 from a consumer's own benchmark:"
+grep '^Benchmark' "$tmp/race-v0.1.0.txt" | sed 's/^/    /'
+echo "  semabench -from on that output:"
+cat "$tmp/from-v0.1.0.txt"

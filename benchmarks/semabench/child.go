@@ -45,9 +45,13 @@ func round(o options, w io.Writer) error {
 		{"Semaphore", benchmarks.Scenario.Run},
 		{"Latency", benchmarks.Scenario.RunLatency},
 	}
+	cs, err := contenders(o)
+	if err != nil {
+		return fmt.Errorf("-impl: %w", err)
+	}
 	for _, pass := range passes {
 		for _, sc := range scenarios(o) {
-			for _, c := range benchmarks.Catalog() {
+			for _, c := range cs {
 				name := pass.name + "/" + sc.Name + "/impl=" + c.Name
 				if c.Skip(sc) != "" || !match.MatchString(name) {
 					continue

@@ -8,16 +8,25 @@
 // It runs every scenario of package benchmarks against every contender,
 // -rounds times, each round in a separate process so that slow drift of the
 // machine hits every contender alike. It prints a line per scenario as
-// results arrive, then a summary table, and writes into -out:
+// results arrive, then a summary table within 100 columns, and writes into
+// -out:
 //
 //	results.txt  the raw go test -bench output, for benchstat
 //	results.md   a summary table and a table per scenario
 //	*.svg        charts: cost and p99 wait against goroutines, wait
 //	             percentiles, the starvation probe
-//	blocks.md    the summary in the markdown blocks a page can embed
+//	blocks.md    with -blocks only: the summary in the markdown blocks a
+//	             page can embed
 //
-// With -from it skips the run and reports an existing results.txt. To race
-// a semaphore of your own, see benchmarks.Race.
+// -impl races only the contenders whose name it matches, and always the
+// references (x/sync, a raw channel, sync.Mutex), the base of every ratio.
+//
+// With -from it skips the run and reports an existing results.txt, or the
+// go test -bench output of a benchmark of yours that calls benchmarks.Race
+// to race a semaphore of your own:
+//
+//	go test -run '^$' -bench Race -count 6 >race.txt
+//	go run github.com/semacat/sem/benchmarks/semabench@latest -from race.txt -out race
 package main
 
 import (
@@ -42,9 +51,9 @@ import (
 )
 
 type options struct {
-	out, bench, benchtime, from, command string
-	rounds                               int
-	long                                 bool
+	out, bench, benchtime, from, command, impl string
+	rounds                                     int
+	long, blocks                               bool
 	// round makes this process a child that runs one round (see round).
 	round bool
 }
@@ -56,10 +65,15 @@ func main() {
 	flag.StringVar(&o.benchtime, "benchtime", "25ms", "go test -benchtime of each benchmark in each round")
 	flag.BoolVar(&o.long, "long", false, "also run the long scenarios (more goroutine counts)")
 	flag.StringVar(&o.bench, "bench", ".", "regexp: run the benchmarks whose name, such as Semaphore/uncontended/size=1/impl=weighted, matches")
-	flag.StringVar(&o.from, "from", "", "report this results.txt instead of running the benchmarks")
-	flag.StringVar(&o.command, "command", "semabench", "the command line to quote in results.md")
+	flag.StringVar(&o.impl, "impl", "", "regexp: race only the contenders whose name matches, and the references (x/sync, chan, mutex)")
+	flag.StringVar(&o.from, "from", "", "report this results.txt, or the go test -bench output of a benchmark calling benchmarks.Race, instead of running the benchmarks")
+	flag.StringVar(&o.command, "command", "", "the command line to quote in results.md and blocks.md (default: this semabench command line)")
+	flag.BoolVar(&o.blocks, "blocks", false, "also write blocks.md, the markdown blocks a page can embed")
 	flag.BoolVar(&o.round, "round", false, "run one round and print its results (semabench starts itself so)")
 	flag.Parse()
+	if o.command == "" {
+		o.command = commandLine(os.Args[1:])
+	}
 	if o.round {
 		if err := round(o, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "semabench -round:", err)
@@ -76,6 +90,9 @@ func main() {
 }
 
 func run(o options, stdout io.Writer) error {
+	if _, err := contenders(o); err != nil {
+		return fmt.Errorf("-impl: %w", err)
+	}
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
@@ -85,9 +102,21 @@ func run(o options, stdout io.Writer) error {
 			return err
 		}
 	} else if err := copyFile(o.from, results); err != nil {
-		return err
+		return fmt.Errorf("-from: %w", err)
 	}
 	return writeReport(o, results, stdout)
+}
+
+// commandLine is semabench's command line, quoted for a shell where needed.
+func commandLine(args []string) string {
+	words := []string{"semabench"}
+	for _, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`*?[]()|&;<>^{}~#!") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		words = append(words, a)
+	}
+	return strings.Join(words, " ")
 }
 
 // measure runs o.rounds rounds into results, each in a child process (see
@@ -106,10 +135,14 @@ func measure(o options, results string, stdout io.Writer) error {
 	// The go version is file configuration, which benchstat prints and
 	// compares; how and when the run was made is a note, a line benchstat
 	// ignores, so that runs made on other days still compare.
-	fmt.Fprintf(f, "go: %s\n%ssemabench -rounds %d -benchtime %s -long=%t -bench %s, started %s\n",
-		runtime.Version(), report.NotePrefix, o.rounds, o.benchtime, o.long, o.bench,
+	impl := ""
+	if o.impl != "" {
+		impl = " -impl " + o.impl
+	}
+	fmt.Fprintf(f, "go: %s\n%ssemabench -rounds %d -benchtime %s -long=%t -bench %s%s, started %s\n",
+		runtime.Version(), report.NotePrefix, o.rounds, o.benchtime, o.long, o.bench, impl,
 		time.Now().UTC().Format(time.RFC3339))
-	args := []string{"-round", "-bench", o.bench, "-benchtime", o.benchtime, fmt.Sprintf("-long=%t", o.long)}
+	args := []string{"-round", "-bench", o.bench, "-impl", o.impl, "-benchtime", o.benchtime, fmt.Sprintf("-long=%t", o.long)}
 	fmt.Fprintf(stdout, "running %d rounds of every scenario against every contender, %s each\n", o.rounds, o.benchtime)
 	p := &progress{w: stdout, start: time.Now(), total: o.rounds * perRound(o)}
 	for r := 1; r <= o.rounds; r++ {
@@ -202,8 +235,9 @@ func perRound(o options) int {
 		return 0
 	}
 	n := 0
+	cs, _ := contenders(o)
 	for _, sc := range scenarios(o) {
-		for _, c := range benchmarks.Catalog() {
+		for _, c := range cs {
 			if c.Skip(sc) == "" {
 				n += 2 // BenchmarkSemaphore and BenchmarkLatency
 			}
@@ -225,7 +259,13 @@ func writeReport(o options, results string, stdout io.Writer) error {
 		return err
 	}
 	if len(r.Scenarios) == 0 {
-		return fmt.Errorf("%s holds no benchmark results", results)
+		what := results
+		if o.from != "" {
+			what = o.from
+		}
+		return fmt.Errorf("%s holds no benchmark results of semacat's race (sub-benchmarks named .../impl=NAME): "+
+			"give -from a results.txt that semabench wrote, or the go test -bench output of a benchmark "+
+			"of yours that calls benchmarks.Race", what)
 	}
 	old, _ := filepath.Glob(filepath.Join(o.out, "*.svg"))
 	for _, name := range old { // charts of an earlier run
@@ -248,21 +288,25 @@ func writeReport(o options, results string, stdout io.Writer) error {
 	if err := md.Close(); err != nil {
 		return err
 	}
-	blocks := r.Blocks()
-	if err := os.WriteFile(filepath.Join(o.out, "blocks.md"), []byte(report.MarkdownBlocks(blocks)), 0o644); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "\n%s:\n", r.RefsLegend())
-	if err := r.SummaryTable().Text(stdout); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "\nwrote %s: results.txt, results.md, blocks.md", o.out)
-	for _, c := range charts {
-		fmt.Fprintf(stdout, ", %s", c.File)
+	wrote := "results.txt, results.md"
+	if o.blocks {
+		blocks := report.MarkdownBlocks(r.Blocks(o.command))
+		if err := os.WriteFile(filepath.Join(o.out, "blocks.md"), []byte(blocks), 0o644); err != nil {
+			return err
+		}
+		wrote += ", blocks.md"
 	}
 	fmt.Fprintln(stdout)
+	if err := r.Brief(stdout, summaryWidth); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nwrote %s and %d charts (*.svg) into %s;\n"+
+		"results.md has every figure, with the ratios to each reference\n", wrote, len(charts), o.out)
 	return nil
 }
+
+// summaryWidth is the widest line of the summary printed on the terminal.
+const summaryWidth = 100
 
 // drawCharts writes every chart the run has data for.
 func drawCharts(r *report.Run, dir string) ([]report.Chart, error) {
@@ -314,6 +358,11 @@ func drawCharts(r *report.Run, dir string) ([]report.Chart, error) {
 		out = append(out, report.Chart{File: s.file, Caption: s.caption})
 	}
 	return out, nil
+}
+
+// contenders is the catalog narrowed by -impl (see benchmarks.Select).
+func contenders(o options) ([]benchmarks.Contender, error) {
+	return benchmarks.Select(benchmarks.Catalog(), o.impl)
 }
 
 // skipReason asks the registry why impl sat scenario out.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -46,15 +47,67 @@ func TestReportFrom(t *testing.T) {
 		assert.Contains(t, string(md), want)
 	}
 	assert.NotContains(t, string(md), "old-chart")
-	assert.Contains(t, out.String(), "uncontended/size=1")
-	assert.Contains(t, out.String(), "52.0ns 2.08× 2.08× 3.25×")
+	assert.Regexp(t, `(?m)^uncontended s=1 +25.0ns 1.00×~ 0.64× +2.08×$`, out.String())
+	assert.NoFileExists(t, filepath.Join(dir, "blocks.md"), "blocks.md only when asked")
+	for line := range strings.Lines(out.String()) {
+		assert.LessOrEqual(t, utf8.RuneCountInString(strings.TrimSuffix(line, "\n")), summaryWidth, line)
+	}
 }
 
+// -blocks writes blocks.md, whose run line quotes -command.
+func TestReportBlocks(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, run(options{from: "testdata/results.txt", out: dir, command: "semabench -out x", blocks: true}, &bytes.Buffer{}))
+	blocks, err := os.ReadFile(filepath.Join(dir, "blocks.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(blocks), "Measured by `semabench -out x` (semabench -rounds 5")
+}
+
+// -from reads the output of a user's benchmark calling benchmarks.Race:
+// their contender, and ratios to x/sync.
+func TestReportFromRace(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	require.NoError(t, run(options{from: "testdata/race.txt", out: dir, command: "semabench -from race.txt"}, &out))
+	assert.Regexp(t, `(?m)^scenario +xsync +chan +mutex +chansem +tokens$`, out.String())
+	assert.Regexp(t, `(?m)^g=64 s=4 work=short +\d\S*s( +[\d.]+×~?| +-){4}$`, out.String())
+	assert.NotContains(t, out.String(), " - -", "every contender has figures")
+	md, err := os.ReadFile(filepath.Join(dir, "results.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "| tokens | ")
+}
+
+// Input that holds no result of the race is an error that says what to give.
 func TestReportFromNothing(t *testing.T) {
 	empty := filepath.Join(t.TempDir(), "empty.txt")
-	require.NoError(t, os.WriteFile(empty, []byte("PASS\n"), 0o644))
+	require.NoError(t, os.WriteFile(empty, []byte("PASS\nBenchmarkOther-2 10 5 ns/op\n"), 0o644))
 	err := run(options{from: empty, out: t.TempDir()}, &bytes.Buffer{})
-	assert.ErrorContains(t, err, "holds no benchmark results")
+	assert.EqualError(t, err, empty+" holds no benchmark results of semacat's race (sub-benchmarks named .../impl=NAME): "+
+		"give -from a results.txt that semabench wrote, or the go test -bench output of a benchmark of yours that calls benchmarks.Race")
+	err = run(options{from: filepath.Join(t.TempDir(), "missing.txt"), out: t.TempDir()}, &bytes.Buffer{})
+	assert.ErrorContains(t, err, "-from: open ")
+}
+
+// -impl races the contenders it matches and the references, and refuses a
+// filter that matches nothing.
+func TestImpl(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, round(options{bench: `^Semaphore/uncontended/`, impl: "^weighted$", benchtime: "10x"}, &out))
+	impls := regexp.MustCompile(`(?m)/impl=(\S+?)(-\d+)?\s`).FindAllStringSubmatch(out.String(), -1)
+	var names []string
+	for _, m := range impls {
+		names = append(names, m[1])
+	}
+	assert.Equal(t, []string{"xsync", "chan", "mutex", "weighted"}, names)
+	err := run(options{impl: "wieghted", out: t.TempDir()}, &bytes.Buffer{})
+	assert.ErrorContains(t, err, `-impl: benchmarks: contender filter "wieghted" matches no contender`)
+}
+
+// The default -command is the command line as typed, quoted for a shell.
+func TestCommandLine(t *testing.T) {
+	assert.Equal(t, "semabench -rounds 1 -bench '^Semaphore/uncontended/' -out 'my results'",
+		commandLine([]string{"-rounds", "1", "-bench", "^Semaphore/uncontended/", "-out", "my results"}))
+	assert.Equal(t, `semabench -impl 'it'\''s'`, commandLine([]string{"-impl", "it's"}))
 }
 
 // One progress line per scenario and pass, with each contender's figure.
@@ -106,7 +159,7 @@ func TestRoundPrintsBenchmarkFormat(t *testing.T) {
 	assert.NotRegexp(t, `(?m)^cpu: .*\s$`, out.String(), "the processor's name carries no padding")
 	lines := regexp.MustCompile(`(?m)^Benchmark.*$`).FindAllString(out.String(), -1)
 	require.Len(t, lines, 2, out.String())
-	assert.Regexp(t, `^BenchmarkSemaphore/uncontended/size=1/impl=weighted(-\d+)?\s+20\s+[\d.]+ ns/op\s+\d+ B/op\s+0 allocs/op$`, lines[0]) // a byte may be the runtime's, amortized over 20 runs
+	assert.Regexp(t, `^BenchmarkSemaphore/uncontended/size=1/impl=weighted(-\d+)?\s+20\s+[\d.]+ ns/op\s+\d+ B/op\s+0 allocs/op$`, lines[1], "after the references; a byte may be the runtime's, amortized over 20 runs")
 
 	results := filepath.Join(t.TempDir(), "results.txt")
 	require.NoError(t, os.WriteFile(results, out.Bytes(), 0o644))

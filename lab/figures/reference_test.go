@@ -17,7 +17,7 @@ func TestReferenceRendered(t *testing.T) {
 	ref := filepath.Join("..", "..", "docs", "results", "reference")
 	dir := t.TempDir()
 	render := exec.Command("go", "run", "github.com/semacat/sem/benchmarks/semabench",
-		"-command", "make bench-reference", "-from", filepath.Join(ref, "results.txt"), "-out", dir)
+		"-command", "make bench-reference", "-blocks", "-from", filepath.Join(ref, "results.txt"), "-out", dir)
 	out, err := render.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	charts, err := filepath.Glob(filepath.Join(dir, "*.svg"))

@@ -35,9 +35,10 @@ var KeyScenarios = []KeyScenario{
 	{"goroutines=16/size=8/weights=1-4", "16 goroutines, size 8, weights 1-4"},
 }
 
-// Blocks are every block the pages may embed, from this run.
-func (r *Run) Blocks() []Block {
-	out := []Block{{"run", r.runLine()}, {"overview", r.overview()}}
+// Blocks are every block the pages may embed, from this run, which the
+// command line measuredBy made (the run block quotes it).
+func (r *Run) Blocks(measuredBy string) []Block {
+	out := []Block{{"run", r.runLine(measuredBy)}, {"overview", r.overview()}}
 	for _, impl := range r.Impls {
 		if !slices.Contains(References, impl) {
 			out = append(out, Block{"impl:" + impl, r.implTable(impl)})
@@ -62,11 +63,15 @@ func MarkdownBlocks(blocks []Block) string {
 	return b.String()
 }
 
-// runLine says how the run was made.
-func (r *Run) runLine() string {
-	how := strings.Join(r.Notes, "; ")
-	return fmt.Sprintf("Measured by `make bench-reference` (%s) on %s, %s/%s, %s; every contender called through the `sem.Semaphore` interface.\n",
-		how, strings.TrimSpace(r.Config["cpu"]), r.Config["goos"], r.Config["goarch"], r.Config["go"])
+// runLine says how the run was made: by the command line measuredBy, with
+// the notes of the results file.
+func (r *Run) runLine(measuredBy string) string {
+	how := ""
+	if len(r.Notes) > 0 {
+		how = " (" + strings.Join(r.Notes, "; ") + ")"
+	}
+	return fmt.Sprintf("Measured by `%s`%s on %s, %s/%s, %s; every contender called through the `sem.Semaphore` interface.\n",
+		measuredBy, how, strings.TrimSpace(r.Config["cpu"]), r.Config["goos"], r.Config["goarch"], r.Config["go"])
 }
 
 // vs is impl's ratio to ref in sc for prose tables: "R× x/sync", or

@@ -3,11 +3,14 @@
 // confidence intervals from golang.org/x/perf/benchmath, the statistics
 // behind benchstat, never hand-rolled.
 //
-// The benchmarks come in two passes over the same scenarios:
-// BenchmarkSemaphore (ns/op, B/op, allocs/op, fails/op) and BenchmarkLatency
-// (p50-ns, p99-ns, max-ns, jain, big-max-ns), which reads the clock around
-// every wait and whose own timings are therefore ignored. Each unit is taken
-// from the pass that measures it.
+// The benchmarks come in two passes over the same scenarios: semabench's
+// BenchmarkSemaphore or a user's benchmark calling benchmarks.Race (ns/op,
+// B/op, allocs/op, fails/op), and BenchmarkLatency or one calling
+// benchmarks.RaceLatency (p50-ns, p99-ns, max-ns, jain, big-max-ns), which
+// reads the clock around every wait and whose own timings are therefore
+// ignored. A result belongs to the latency pass when it reports a wait, to
+// the other pass otherwise; each unit is taken from the pass that measures
+// it.
 package report
 
 import (
@@ -51,6 +54,16 @@ func pass(unit string) string {
 	return "Semaphore"
 }
 
+// passOf is the pass res belongs to: Latency when it reports a wait.
+func passOf(res *benchfmt.Result) string {
+	for _, v := range res.Values {
+		if u, _ := unitValue(v); pass(u) == "Latency" {
+			return "Latency"
+		}
+	}
+	return "Semaphore"
+}
+
 // Run is one results file: every sample of every scenario and contender.
 type Run struct {
 	// Config is the file's configuration (goos, goarch, cpu, go, ...), the
@@ -60,7 +73,9 @@ type Run struct {
 	ConfigKeys []string
 	// Notes are the lines starting with NotePrefix, without it.
 	Notes []string
-	// Scenarios and Impls in order of first appearance.
+	// Scenarios in order of first appearance; Impls too, but the
+	// references (see References) first, in their order: the columns of
+	// every table start with the baselines of its ratios.
 	Scenarios []string
 	Impls     []string
 
@@ -73,14 +88,19 @@ type key struct{ bench, scenario, impl, unit string }
 // made; benchstat ignores it.
 const NotePrefix = "# "
 
-// Parse reads go test -bench output. Lines that are not results or
-// configuration (PASS, ok, notes) are skipped, as benchstat does.
+// Parse reads go test -bench output: a results.txt of semabench, or the
+// output of a benchmark that calls benchmarks.Race (or RaceLatency, or
+// both). Lines that are not results or configuration (PASS, ok, notes)
+// are skipped, as benchstat does, and so are benchmarks without an impl=
+// level. Parse fails when two benchmarks of the same pass race the same
+// scenarios, whose samples would mix: give it one benchmark's output.
 func Parse(r io.Reader, fileName string) (*Run, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
 	}
 	run := &Run{Config: map[string]string{}, values: map[key][]float64{}}
+	benchOf := map[string]string{} // pass: the benchmark that ran it
 	for line := range strings.Lines(string(data)) {
 		if note, ok := strings.CutPrefix(line, NotePrefix); ok {
 			run.Notes = append(run.Notes, strings.TrimSpace(note))
@@ -101,9 +121,16 @@ func Parse(r io.Reader, fileName string) (*Run, error) {
 			}
 			run.Config[c.Key] = string(c.Value)
 		}
-		bench, scenario, impl := SplitName(string(res.Name.Full()))
+		name, scenario, impl := SplitName(string(res.Name.Full()))
 		if impl == "" {
 			continue // not one of ours
+		}
+		bench := passOf(res)
+		if other, ok := benchOf[bench]; !ok {
+			benchOf[bench] = name
+		} else if other != name {
+			return nil, fmt.Errorf("%s: Benchmark%s and Benchmark%s both race the contenders, and their results would mix; "+
+				"give one benchmark's output (go test -bench '^Benchmark%s$')", fileName, other, name, other)
 		}
 		if !slices.Contains(run.Scenarios, scenario) {
 			run.Scenarios = append(run.Scenarios, scenario)
@@ -117,7 +144,25 @@ func Parse(r io.Reader, fileName string) (*Run, error) {
 			run.values[k] = append(run.values[k], x)
 		}
 	}
+	run.Impls = referencesFirst(run.Impls)
 	return run, br.Err()
+}
+
+// referencesFirst orders impls with the references first, in the order
+// of References, and the others as they were.
+func referencesFirst(impls []string) []string {
+	var out []string
+	for _, ref := range References {
+		if slices.Contains(impls, ref) {
+			out = append(out, ref)
+		}
+	}
+	for _, impl := range impls {
+		if !slices.Contains(References, impl) {
+			out = append(out, impl)
+		}
+	}
+	return out
 }
 
 // unitValue is v as the benchmark reported it: benchfmt tidies ns/op into

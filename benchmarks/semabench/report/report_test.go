@@ -2,6 +2,7 @@ package report
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -28,7 +29,7 @@ func sample(t *testing.T) *Run {
 
 func TestParse(t *testing.T) {
 	run := sample(t)
-	assert.Equal(t, []string{"chansem", "xsync", "chan", "mutex"}, run.Impls)
+	assert.Equal(t, []string{"xsync", "chan", "mutex", "chansem"}, run.Impls, "the references first, though chansem ran first")
 	assert.Equal(t, []string{
 		"uncontended/size=1", "goroutines=2/size=4/work=short", "goroutines=64/size=4/work=short",
 		"starvation/goroutines=16/size=4", "cancel/goroutines=16/size=1/timeout=10us",
@@ -99,4 +100,40 @@ func TestFormat(t *testing.T) {
 	for ns, want := range map[float64]string{25: "40.0M", 1600: "625k", 2e6: "500", 0: "-"} {
 		assert.Equal(t, want, throughput(ns), "%v", ns)
 	}
+}
+
+// A user's benchmark calling benchmarks.Race and RaceLatency, under names
+// of their own, reads as semabench's two passes: each result by its units.
+func TestParseRace(t *testing.T) {
+	run, err := Parse(strings.NewReader(`goos: linux
+pkg: example.com/race
+BenchmarkRace/uncontended/size=1/impl=tokens-2   1000  30 ns/op  0 B/op  0 allocs/op
+BenchmarkRace/uncontended/size=1/impl=xsync-2    1000  25 ns/op  0 B/op  0 allocs/op
+BenchmarkWaits/uncontended/size=1/impl=xsync-2   1000  99 ns/op  12 p50-ns  250 p99-ns  25000 max-ns
+--- FAIL: BenchmarkRace/goroutines=16/size=1/work=0/impl=tokens-2
+PASS
+ok  	example.com/race	1.0s
+`), "race.txt")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"xsync", "tokens"}, run.Impls)
+	assert.Equal(t, 30.0, run.Median("uncontended/size=1", "tokens", NsPerOp))
+	assert.Equal(t, 25.0, run.Median("uncontended/size=1", "xsync", NsPerOp), "the latency pass's ns/op is not the race's")
+	assert.Equal(t, 250.0, run.Median("uncontended/size=1", "xsync", P99))
+}
+
+// Two benchmarks racing the same contenders would mix their samples.
+func TestParseRefusesTwoRaces(t *testing.T) {
+	_, err := Parse(strings.NewReader(`BenchmarkRace/uncontended/size=1/impl=xsync-2 1000 25 ns/op
+BenchmarkOther/uncontended/size=1/impl=xsync-2 1000 50 ns/op
+`), "race.txt")
+	assert.EqualError(t, err, "race.txt: BenchmarkRace and BenchmarkOther both race the contenders, and their results would mix; "+
+		"give one benchmark's output (go test -bench '^BenchmarkRace$')")
+}
+
+// The run block quotes the command that made the run, never another.
+func TestRunLine(t *testing.T) {
+	blocks := sample(t).Blocks("semabench -out results")
+	assert.Equal(t, Block{"run", "Measured by `semabench -out results` (semabench -rounds 5 -benchtime 1ms, started 2026-01-01T00:00:00Z) " +
+		"on Test CPU, linux/amd64, go1.26.0; every contender called through the `sem.Semaphore` interface.\n"}, blocks[0])
+	assert.NotContains(t, MarkdownBlocks(blocks), "make bench")
 }

@@ -5,13 +5,11 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"golang.org/x/perf/benchmath"
 )
 
-// Table is a header and rows of cells, printable as markdown or as aligned
-// text.
+// Table is a header and rows of cells, printable as markdown.
 type Table struct {
 	Header []string
 	Rows   [][]string
@@ -41,15 +39,6 @@ func (t Table) Markdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// Text writes t as columns aligned with spaces, for a terminal.
-func (t Table) Text(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	for _, r := range append([][]string{t.Header}, t.Rows...) {
-		fmt.Fprint(tw, strings.Join(r, "\t")+"\t\n")
-	}
-	return tw.Flush()
 }
 
 // SkipFunc says why impl did not run scenario, "" if it does not know.
@@ -257,8 +246,14 @@ func (r *Run) Markdown(w io.Writer, d Document) error {
 	if d.Command != "" {
 		fmt.Fprintf(&b, "Produced by `%s`. ", d.Command)
 	}
-	b.WriteString("Raw data: [results.txt](results.txt), the go test -bench output; " +
-		"compare two runs with `make bench-compare OLD=... NEW=...` (benchstat).\n\n")
+	b.WriteString("Raw data: [results.txt](results.txt), the go test -bench output.")
+	if len(r.Impls) > 0 {
+		b.WriteString(" benchstat compares its contenders, " + r.Impls[0] + " the base of every ratio:\n\n" +
+			"    go run golang.org/x/perf/cmd/benchstat@latest -col '/impl@(" + strings.Join(r.Impls, " ") + ")' results.txt\n\n" +
+			"and two runs, such as this one and a later one:\n\n" +
+			"    go run golang.org/x/perf/cmd/benchstat@latest old=results.txt new=later/results.txt")
+	}
+	b.WriteString("\n\n")
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "- run: %s\n", n)
 	}
