@@ -8,9 +8,12 @@ import (
 	"github.com/semacat/sem/benchmarks/semabench/report"
 )
 
-// The pages embed generated markdown between semabench's markers; these
-// find and refill those blocks.
+// The pages embed generated markdown between the markers semabench writes
+// around each block of blocks.md; these find and refill those blocks.
 var blockRE = regexp.MustCompile(`(?s)<!-- semabench:begin (\S+) -->\n(.*?)<!-- semabench:end -->`)
+
+// blockFormat writes a block back: its name, then its text.
+const blockFormat = "<!-- semabench:begin %s -->\n%s<!-- semabench:end -->"
 
 // parseBlocks finds the blocks of a markdown document.
 func parseBlocks(md string) []report.Block {
@@ -32,7 +35,7 @@ func fillBlocks(md string, blocks []report.Block) (string, []string) {
 			unknown = append(unknown, name)
 			return m
 		}
-		return fmt.Sprintf(report.BeginMarker+"\n%s"+report.EndMarker, name, blocks[i].Text)
+		return fmt.Sprintf(blockFormat, name, blocks[i].Text)
 	})
 	return out, unknown
 }
