@@ -29,7 +29,9 @@ func syntheticRun(t *testing.T) *report.Run {
 	}
 	var b strings.Builder
 	b.WriteString("go: go1.26.0\n# semabench -rounds 2 (synthetic, for the chart tests)\ngoos: linux\ngoarch: amd64\npkg: github.com/semacat/sem/benchmarks\ncpu: Synthetic CPU\n")
-	line := func(name string, metrics string) { fmt.Fprintf(&b, "%s-2\t1\t%s\t0 B/op\t0 allocs/op\n", name, metrics) }
+	line := func(name string, metrics string) {
+		fmt.Fprintf(&b, "%s-2\t1\t%s\t0 B/op\t0 allocs/op\n", name, metrics)
+	}
 	for round := range 2 {
 		wobble := 1 + 0.03*float64(round)
 		for _, im := range impls {
