@@ -134,11 +134,20 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 
 	"github.com/semacat/sem"
+	"github.com/semacat/sem/adaptive"
+	"github.com/semacat/sem/group"
+	"github.com/semacat/sem/semexpvar"
+	"github.com/semacat/sem/semhttp"
 	"github.com/semacat/sem/weighted"
 )
 
+// The common cases, as a service writes them: a weighted semaphore, work
+// under it errgroup-style, an adaptive limit in front of a handler, and
+// its numbers in expvar.
 func main() {
 	var s sem.Semaphore = weighted.New(2)
 	if err := s.Acquire(context.Background(), 2); err != nil {
@@ -146,10 +155,28 @@ func main() {
 	}
 	s.Release(2)
 	fmt.Println("acquired and released 2 permits")
+
+	g, _ := group.WithContext(context.Background(), s)
+	total := make([]int, 4)
+	for i := range total {
+		g.Go(1, func() error { total[i] = i; return nil })
+	}
+	if err := g.Wait(); err != nil {
+		panic(err)
+	}
+	fmt.Println("group ran", len(total), "functions")
+
+	l := adaptive.New(weighted.New(16), 4, &adaptive.Gradient{})
+	semexpvar.Publish("limiter", weighted.New(1), semexpvar.Gauge("limit", l.Limit))
+	h := semhttp.Limit(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}), l)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil))
+	fmt.Println("semhttp served", w.Code)
 }
 GO
 	step "core $1: go get github.com/semacat/sem@$1" go get -t "github.com/semacat/sem/...@$1"
 	step "core $1: go run ." go run .
+	grep -q "semhttp served 200" "$log" || fail "core $1: the group, the middleware and expvar did not run: $(cat "$log")"
 	[ "$(go list -m -f '{{.Version}}' github.com/semacat/sem)" = "$1" ] || fail "core $1: got $(go list -m github.com/semacat/sem)"
 	if [ "${2:-}" = test ]; then
 		step "core $1: go test github.com/semacat/sem/..." go test -count=1 github.com/semacat/sem/...
