@@ -164,7 +164,8 @@
 //     an outage, and a migration longer than a lease costs the leases.
 //     Move a slot holding semaphores quickly (MIGRATE of its keys at once).
 //   - Server refusals (OOM, TRYAGAIN, CLUSTERDOWN, MASTERDOWN, LOADING,
-//     READONLY, BUSY) are ErrUnavailable: retried in the background for
+//     READONLY, BUSY, and NOREPLICAS under min-replicas-to-write) are
+//     ErrUnavailable: retried in the background for
 //     refreshes, releases and withdrawals, returned by a first request.
 //
 // Release has no error in the contract. If Redis cannot be reached, the
