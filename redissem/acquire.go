@@ -20,7 +20,12 @@ import (
 // waits, or by the time it learns of its grant, it withdraws its request
 // (giving back a grant that raced with the cancellation) and returns
 // ctx.Err(): it never returns nil without the permits, nor an error while
-// holding them. Each of its round trips is bounded by ctx and the handle's
+// holding them. A grant it learns of only after its lease may have run out
+// in Redis (the notification came late, by more than the lease less the
+// margin of [Permit.Done]) may have been reaped and given to another
+// holder: Acquire gives it back, reports it to the error handler, and
+// waits on, its request queued anew at the back of the queue, until it
+// gets a grant it can trust or ctx is done. Each of its round trips is bounded by ctx and the handle's
 // timeout, and the withdrawal after ctx is done by the timeout, so it
 // returns within ctx's deadline plus one timeout at worst.
 //
@@ -67,7 +72,9 @@ func (s *Semaphore) acquireNothing(ctx context.Context) error {
 // queued, even if n would fit (it never barges). It costs one round trip,
 // bounded by the handle's timeout (plus the replicas' wait with
 // WithReplicas); if Redis cannot be reached it reports false and passes the
-// error to the error handler. It reports false for n larger than the size.
+// error to the error handler; so it does, giving the grant back, if the
+// reply came so late that the lease may have run out in Redis. It reports
+// false for n larger than the size.
 // TryAcquire(0) reports true until the handle is closed. It panics if
 // n < 0.
 func (s *Semaphore) TryAcquire(n int64) bool {
@@ -99,34 +106,67 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 	return err == nil && token > 0
 }
 
-// acquire runs Acquire and AcquirePermit for n > 0: it sends the request,
-// then waits for its grant's notification, or for the handle's refresh of
-// its queue entry to find it granted or gone.
-func (s *Semaphore) acquire(ctx context.Context, method string, n int64, permit bool) (g *grant, err error) {
+// acquire runs Acquire and AcquirePermit for n > 0: it asks for the
+// permits until it holds a grant it can still trust, or fails. A grant
+// whose validity ended before the waiter heard of it (its notification
+// came late, or its round trips were slow) is one Redis may have reaped
+// and given to someone else already: ask gives it back, and acquire asks
+// again, at the back of the queue, since the request's place went with
+// the grant.
+func (s *Semaphore) acquire(ctx context.Context, method string, n int64, permit bool) (*grant, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	start := time.Now()
+	waited := false
+	for {
+		g, queued, err := s.ask(ctx, method, n, permit)
+		waited = waited || queued
+		if errors.Is(err, errGrantExpired) && ctx.Err() == nil {
+			s.report(fmt.Errorf("%s: %s(%d) on %q: %w; asking again", pkg, method, n, s.name, err))
+			continue
+		}
+		if errors.Is(err, errGrantExpired) {
+			err = ctx.Err()
+		}
+		if waited {
+			s.waited(n, start, err)
+		}
+		return g, err
+	}
+}
+
+// ask sends one request for n permits, then waits for its grant's
+// notification, or for the handle's refresh of its queue entry to find it
+// granted or gone; it reports whether the request was queued.
+func (s *Semaphore) ask(ctx context.Context, method string, n int64, permit bool) (g *grant, queued bool, err error) {
 	id, w, err := s.newWaiter()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer s.dropWaiter(id)
-	start := time.Now()
 	token, err := s.request(ctx, id, n, "wait")
 	if errors.Is(err, sem.ErrExceedsSize) {
-		return nil, err // resized elsewhere: Redis refused the request
+		return nil, false, err // resized elsewhere: Redis refused the request
 	}
 	if err != nil {
-		return nil, s.acquireError(ctx, method, id, n, err)
+		return nil, false, s.acquireError(ctx, method, id, n, err)
 	}
 	if token > 0 {
-		return s.granted(ctx, method, id, n, token, s.queuedSince(w), permit)
+		g, err := s.granted(ctx, method, id, n, token, s.queuedSince(w), permit)
+		return g, false, err
 	}
-	defer func() { s.waited(n, start, err) }()
+	g, err = s.await(ctx, method, id, w, n, permit)
+	return g, true, err
+}
+
+// await waits for the grant of request id, queued in Redis.
+func (s *Semaphore) await(ctx context.Context, method, id string, w *waiter, n int64, permit bool) (*grant, error) {
 	for {
 		select {
 		case t := <-w.wake:
 			if token, ok := parseToken(t); ok {
+				s.heardGrant()
 				return s.granted(ctx, method, id, n, token, s.queuedSince(w), permit)
 			}
 			// The handle's refresh found the entry gone (it expired while
@@ -159,6 +199,13 @@ func (s *Semaphore) acquire(ctx context.Context, method string, n int64, permit 
 			}
 			return nil, ErrClosed
 		}
+	}
+}
+
+// heardGrant runs the test hook, if any, when a waiter hears of its grant.
+func (s *Semaphore) heardGrant() {
+	if s.hooks != nil && s.hooks.heardGrant != nil {
+		s.hooks.heardGrant()
 	}
 }
 
@@ -197,14 +244,23 @@ func (s *Semaphore) granted(ctx context.Context, method, id string, n, token int
 	return s.hold(s.newGrant(id, n, token, since, permit))
 }
 
+// errGrantExpired is the error of a grant whose validity ended before its
+// holder could take it over: Acquire asks again, TryAcquire reports false.
+var errGrantExpired = errors.New("the grant's lease may have run out in Redis before the reply or notification of it arrived; it was given back")
+
 // hold records a grant in the handle's books. If the handle was closed
-// meanwhile, it gives the grant back and returns ErrClosed.
+// meanwhile, it gives the grant back and returns ErrClosed; if the grant's
+// validity is over already, it gives it back and returns errGrantExpired.
 func (s *Semaphore) hold(g *grant) (*grant, error) {
 	s.mu.Lock()
-	if s.closed {
+	if s.closed || s.expiredAt(g, time.Now()) {
+		closed := s.closed
 		s.mu.Unlock()
 		s.withdraw(g.id)
-		return nil, ErrClosed
+		if closed {
+			return nil, ErrClosed
+		}
+		return nil, errGrantExpired
 	}
 	defer s.mu.Unlock()
 	if !g.permit {

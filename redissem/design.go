@@ -58,14 +58,28 @@
 // cancellation), and those behind it are admitted if they now fit, so a
 // canceled Acquire leaves the semaphore as if it never happened.
 //
+// A waiter may hear of its grant late: its notification was delayed (a
+// paused process, a stalled connection, a loaded machine) and no refresh
+// caught it, or the round trip that granted it took long. Redis starts the
+// lease when it grants, and reaps it a lease later if nobody refreshes it;
+// the waiter only knows the lease started after the last round trip that
+// found it queued. If that bound says the lease may be over already (the
+// holder's end of validity, by its monotonic or its wall clock, has
+// passed), Redis may have reaped the grant and admitted someone else, so
+// the waiter must not act on it: it gives the grant back and asks again,
+// at the back of the queue, until its context is done. Acquire thus never
+// returns nil for a grant its holder could not trust, and AcquirePermit
+// never returns a Permit whose Done is already closed; TryAcquire reports
+// false for such a grant.
+//
 // Every script is idempotent in its request id (a client-generated
 // "<handle>/<seq>"), so go-redis may retry a script whose reply was lost
 // without taking permits twice; a release sets a grant's count to the value
 // the client still holds, only ever downwards, so releases and refreshes
 // commute, and a partial release that arrives after the release of the
-// rest finds it done. A tombstone outlives the handle's timeout, within
-// which go-redis sends its retries, so a retried release finds it even
-// with a ReadTimeout longer than the lease. Release gives back the handle's oldest grants first.
+// rest finds it done. A tombstone lives a lease plus the handle's timeout,
+// within which go-redis sends its retries, so a retried release finds it
+// even with a ReadTimeout longer than the lease. Release gives back the handle's oldest grants first.
 //
 // Fencing tokens and lease expiry
 //
@@ -164,7 +178,8 @@
 //     an outage, and a migration longer than a lease costs the leases.
 //     Move a slot holding semaphores quickly (MIGRATE of its keys at once).
 //   - Server refusals (OOM, TRYAGAIN, CLUSTERDOWN, MASTERDOWN, LOADING,
-//     READONLY, BUSY) are ErrUnavailable: retried in the background for
+//     READONLY, BUSY, and NOREPLICAS under min-replicas-to-write) are
+//     ErrUnavailable: retried in the background for
 //     refreshes, releases and withdrawals, returned by a first request.
 //
 // Release has no error in the contract. If Redis cannot be reached, the

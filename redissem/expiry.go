@@ -104,13 +104,19 @@ func (s *Semaphore) expireDue() {
 // expireIfDue ends g with ErrLeaseLost if its validity is over at now, and
 // reports whether it did; s.mu must be held.
 func (s *Semaphore) expireIfDue(g *grant, now time.Time) bool {
-	if g.err != nil || now.Before(g.valid) && s.wallNow().Before(g.valid.Round(0)) {
+	if g.err != nil || !s.expiredAt(g, now) {
 		return false
 	}
 	g.end(fmt.Errorf("%s: %d permits of %q (token %d): %w: no refresh got through within the lease, less a margin of %v",
 		pkg, g.n, s.name, g.token, ErrLeaseLost, s.margin))
 	s.giveUp(g)
 	return true
+}
+
+// expiredAt reports whether g's validity is over at now, by the monotonic
+// clock or by the wall clock; s.mu must be held.
+func (s *Semaphore) expiredAt(g *grant, now time.Time) bool {
+	return !now.Before(g.valid) || !s.wallNow().Before(g.valid.Round(0))
 }
 
 // giveUp stops refreshing g, whose holder was told it lost it, and has the

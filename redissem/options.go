@@ -50,6 +50,9 @@ type hooks struct {
 	skipRefresh func() bool
 	// wallClock, when set, reads the wall clock instead of time.Now.
 	wallClock func() time.Time
+	// heardGrant, when set, runs when a waiting Acquire hears of its
+	// grant, before it takes it over: a test can hold it back there.
+	heardGrant func()
 }
 
 // WithPrefix sets the start of the names of the keys and the pub/sub
@@ -84,8 +87,9 @@ func WithLease(d time.Duration) Option {
 // go-redis gives up waiting for a reply after the client's ReadTimeout
 // (unless ContextTimeoutEnabled) and retries the command on another
 // connection, while the first may still run. Every script is safe to run
-// twice, and a request that ends leaves a tombstone in Redis for a lease, so
-// a retry that lands after its original finds it done; set ReadTimeout no
+// twice, and a request that ends leaves a tombstone in Redis for a lease
+// plus the timeout d, so a retry that lands after its original finds it
+// done; set ReadTimeout no
 // longer than d, so that a stalled server costs a retry instead of the
 // whole timeout.
 func WithTimeout(d time.Duration) Option {

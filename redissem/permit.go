@@ -25,7 +25,9 @@ type Permit struct {
 
 // AcquirePermit is Acquire returning the acquisition as a [Permit], released
 // by [Permit.Release] and never by [Semaphore.Release]. It blocks, fails and
-// panics exactly as Acquire does. For n == 0 it returns a Permit that holds
+// panics exactly as Acquire does; like Acquire, it gives back a grant it
+// learns of after its lease may have run out and waits on, so Done is
+// open when it returns a Permit. For n == 0 it returns a Permit that holds
 // nothing, with token 0 and a Done channel that never closes, unless ctx is
 // done or the handle closed.
 func (s *Semaphore) AcquirePermit(ctx context.Context, n int64) (*Permit, error) {

@@ -236,10 +236,11 @@ func (s *Semaphore) report(err error) {
 // now but may later: full (OOM), a Cluster slot in migration (TRYAGAIN),
 // a Cluster or a replica without its master (CLUSTERDOWN, MASTERDOWN), a
 // server loading its data (LOADING) or a replica that takes no writes
-// (READONLY, after a failover the client has not seen yet). go-redis
-// retries all but OOM itself; what is left when its retries run out is
+// (READONLY, after a failover the client has not seen yet), a script
+// that runs too long (BUSY), or a primary with fewer replicas than its
+// min-replicas-to-write (NOREPLICAS). go-redis retries some itself; what is left when its retries run out is
 // unavailability, retried as every failed round trip is.
-var refusals = []string{"OOM ", "TRYAGAIN ", "CLUSTERDOWN ", "MASTERDOWN ", "LOADING ", "READONLY ", "BUSY "}
+var refusals = []string{"OOM ", "TRYAGAIN ", "CLUSTERDOWN ", "MASTERDOWN ", "LOADING ", "READONLY ", "BUSY ", "NOREPLICAS "}
 
 // refusal reports whether err is a server's refusal to run a script now.
 func refusal(err error) bool {

@@ -78,9 +78,9 @@
 // [ErrUnavailable] until there is room. So do requests while the name's
 // Cluster slot migrates, and every refusal of a server that cannot run a
 // script now (OOM, TRYAGAIN, CLUSTERDOWN, MASTERDOWN, LOADING, READONLY,
-// BUSY); the handle retries its refreshes, releases and withdrawals. On a
-// [Session], each grant keeps its own fate: a stalled server costs only
-// the grants whose keys it holds.
+// BUSY, NOREPLICAS); the handle retries its refreshes, releases and
+// withdrawals. On a [Session], each grant keeps its own fate: a stalled
+// server costs only the grants whose keys it holds.
 //
 // Release has no error in the semaphore contract: if Redis cannot be
 // reached, the permits leave the handle at once, the release is retried in
@@ -193,10 +193,20 @@ type Semaphore struct {
 // New returns a handle on the semaphore called name with size permits,
 // creating it in Redis if it does not exist. Its keys are the prefix
 // (see [WithPrefix]) followed by {name}, a hash tag that keeps them in
-// one Redis Cluster slot. Its round trips are bounded by ctx and the
-// handle's timeout. It fails, with an error wrapping ErrUnavailable, if
-// Redis cannot be reached, or, with an error wrapping ErrSizeMismatch, if the name already holds a semaphore of
-// another size. It panics if size is less than 1, or if name is empty or
+// one Redis Cluster slot. It fails, with an error wrapping ErrUnavailable,
+// if Redis cannot be reached or refuses the script (and wrapping ctx's
+// error too if ctx is done by then), or, with an error wrapping
+// ErrSizeMismatch, if the name already holds a semaphore of another size.
+//
+// Its round trips are bounded by ctx and the handle's timeout only as far
+// as go-redis bounds them: dialing and waiting for a pooled connection
+// heed the context, but go-redis waits for a reply until the client's
+// ReadTimeout (3 seconds by default, forever with -1), whatever the
+// context, unless the client has ContextTimeoutEnabled. So against a
+// server that accepts and never answers, New returns after ReadTimeout,
+// not at ctx's deadline; set ContextTimeoutEnabled, or a ReadTimeout no
+// longer than you can wait. The same holds for every round trip of the
+// handle and of a [Session]. It panics if size is less than 1, or if name is empty or
 // holds a brace or a control character.
 //
 // The handle keeps a pub/sub subscription and a goroutine that refreshes
@@ -259,13 +269,20 @@ func New(ctx context.Context, rdb redis.UniversalClient, name string, size int64
 	return s, nil
 }
 
-// newError is New's error: ctx's own if it is done, as the round trip's
-// is then no news, else err.
+// newError is New's error: err, which wraps ErrUnavailable if the round
+// trip failed, and ctx's error too if ctx is done.
 func newError(ctx context.Context, name string, size int64, err error) error {
-	if ctx.Err() != nil {
-		err = ctx.Err()
+	return fmt.Errorf("%s: New(%q, %d): %w", pkg, name, size, withCtxErr(ctx, err))
+}
+
+// withCtxErr returns err, made to wrap ctx's error too if ctx is done, so
+// that both errors.Is(err, ErrUnavailable) and errors.Is(err,
+// context.DeadlineExceeded) hold for a round trip that ran out of time.
+func withCtxErr(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("%w: %w", cerr, err)
 	}
-	return fmt.Errorf("%s: New(%q, %d): %w", pkg, name, size, err)
+	return err
 }
 
 // newHandleID returns a random id that names this handle in Redis.

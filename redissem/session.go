@@ -48,19 +48,18 @@ type Session struct {
 // NewSession opens a Session on rdb: one pub/sub connection, a goroutine
 // that hands each notification to its handle, and one that schedules the
 // refreshes of every handle. It fails, with an error wrapping
-// ErrUnavailable (or ctx's error), if the connection cannot be opened
-// within ctx and DefaultTimeout. Close it once done with its handles.
+// ErrUnavailable (and ctx's error too if ctx is done by then), if the
+// connection cannot be opened within ctx and DefaultTimeout; go-redis
+// bounds the wait for the reply by ctx only with ContextTimeoutEnabled,
+// else by the client's ReadTimeout (see [New]). Close it once done with
+// its handles.
 func NewSession(ctx context.Context, rdb redis.UniversalClient) (*Session, error) {
 	tctx, cancel := context.WithTimeout(ctx, DefaultTimeout)
 	defer cancel()
 	ps := rdb.Subscribe(tctx)
 	if err := ps.Ping(tctx); err != nil {
 		_ = ps.Close()
-		if ctx.Err() != nil {
-			err = ctx.Err()
-		} else {
-			err = fmt.Errorf("%w: %w", ErrUnavailable, err)
-		}
+		err = withCtxErr(ctx, fmt.Errorf("%w: %w", ErrUnavailable, err))
 		return nil, fmt.Errorf("%s: NewSession: opening the pub/sub connection: %w", pkg, err)
 	}
 	ss := &Session{
