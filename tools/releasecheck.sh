@@ -198,6 +198,9 @@ clientuser() {
 package main
 
 import (
+	"context"
+	"time"
+
 	$2
 
 	"github.com/semacat/sem/$1"
@@ -206,7 +209,9 @@ import (
 func main() {
 $client
 	defer client.Close()
-	s, err := $1.New(client, "jobs", 4)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	s, err := $1.New(ctx, client, "jobs", 4)
 	if err == nil {
 		s.Close()
 	}
