@@ -156,10 +156,13 @@ type entry struct {
 // ctx bounds the round trips New makes (recording the size, granting the
 // lease), as [WithTimeout] does too; it does not bound the handle's life.
 //
-// New panics if name is empty, if size is less than 1, or if given an
-// option it does not use (see [Option]). It returns an error wrapping
+// New panics if cli is nil, if name is empty, if size is less than 1, or
+// if given a nil option or one it does not use (see [Option]). It returns an error wrapping
 // [ErrUnavailable] if etcd cannot be reached in time.
 func New(ctx context.Context, cli *clientv3.Client, name string, size int64, opts ...Option) (*Semaphore, error) {
+	if cli == nil {
+		nilClient(fmt.Sprintf("New(%q)", name))
+	}
 	checkSize(size)
 	if name == "" {
 		emptyName()
