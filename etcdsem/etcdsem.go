@@ -13,7 +13,9 @@
 //   - a holder that crashes, or loses etcd for longer than its lease (see
 //     [WithLease]), gives its permits back without anyone's help;
 //   - a holder cut off from etcd sees [Permit.Done] close before anyone else
-//     can be granted its permits, and a [Permit]'s fencing token lets the
+//     can be granted its permits (as long as etcd ends leases only when
+//     their TTL runs out, which a paused and resumed etcd leader may not:
+//     see [Permit.Done]), and a [Permit]'s fencing token lets the
 //     protected resource reject a holder paused past that moment.
 //
 // Choose it when processes on several machines must share a limit (a
