@@ -63,3 +63,8 @@ func badResize(size int64) {
 func emptyName() {
 	panic(fmt.Sprintf("%s: New(%q): the semaphore name must not be empty", pkg, ""))
 }
+
+//go:noinline
+func nilClient(call string) {
+	panic(fmt.Sprintf("%s: %s: the *clientv3.Client is nil", pkg, call))
+}

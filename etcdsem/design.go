@@ -114,7 +114,14 @@ ErrLeaseLost. A holder that checks Done before acting is told in time when
 it is cut off from etcd; a holder paused (GC, swap, a stopped VM) between its
 check and its act is not, and can act after etcd handed its permits to
 someone else. The fencing token of AcquirePermit closes that gap at the
-resource.
+resource. It also covers the one way the server breaks the lease's
+promise: an etcd leader paused longer than a TTL (SIGSTOP, a frozen VM)
+revokes, on resuming and before it learns it was deposed, the leases it
+believes expired, including those the new leader kept alive (etcd issue
+15247, whose fix is skipped by a member that has just ticked). The
+holders of those leases learn it at their next keep-alive, after others
+may have been admitted. No client-side rule can prevent that: the server
+deletes the keys of a lease its holder kept alive.
 
 Release has no error in the sem.Semaphore contract. If etcd cannot be
 reached, Release reports the error to the handler and keeps retrying in the

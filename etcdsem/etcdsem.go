@@ -13,7 +13,9 @@
 //   - a holder that crashes, or loses etcd for longer than its lease (see
 //     [WithLease]), gives its permits back without anyone's help;
 //   - a holder cut off from etcd sees [Permit.Done] close before anyone else
-//     can be granted its permits, and a [Permit]'s fencing token lets the
+//     can be granted its permits (as long as etcd ends leases only when
+//     their TTL runs out, which a paused and resumed etcd leader may not:
+//     see [Permit.Done]), and a [Permit]'s fencing token lets the
 //     protected resource reject a holder paused past that moment.
 //
 // Choose it when processes on several machines must share a limit (a
@@ -156,10 +158,13 @@ type entry struct {
 // ctx bounds the round trips New makes (recording the size, granting the
 // lease), as [WithTimeout] does too; it does not bound the handle's life.
 //
-// New panics if name is empty, if size is less than 1, or if given an
-// option it does not use (see [Option]). It returns an error wrapping
+// New panics if cli is nil, if name is empty, if size is less than 1, or
+// if given a nil option or one it does not use (see [Option]). It returns an error wrapping
 // [ErrUnavailable] if etcd cannot be reached in time.
 func New(ctx context.Context, cli *clientv3.Client, name string, size int64, opts ...Option) (*Semaphore, error) {
+	if cli == nil {
+		nilClient(fmt.Sprintf("New(%q)", name))
+	}
 	checkSize(size)
 	if name == "" {
 		emptyName()

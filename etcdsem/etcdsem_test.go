@@ -203,10 +203,39 @@ func TestBadInputMessages(t *testing.T) {
 		func() { _, _ = etcdsem.New(context.Background(), cli, "", 1) })
 }
 
+// A nil client, a nil option, and options with values that cannot be
+// meant panic, naming the package, the call or option and the value,
+// before anything talks to the server.
+func TestBadOptionsPanic(t *testing.T) {
+	ctx := context.Background()
+	assert.PanicsWithValue(t, `etcdsem: New("c"): the *clientv3.Client is nil`,
+		func() { _, _ = etcdsem.New(ctx, nil, "c", 1) })
+	assert.PanicsWithValue(t, "etcdsem: NewSession: the *clientv3.Client is nil",
+		func() { _, _ = etcdsem.NewSession(ctx, nil) })
+	assert.PanicsWithValue(t, "etcdsem: New: option 1 of 1 is nil",
+		func() { _, _ = etcdsem.New(ctx, cli, "c", 1, nil) })
+	assert.PanicsWithValue(t, "etcdsem: NewSession: option 2 of 2 is nil",
+		func() { _, _ = etcdsem.NewSession(ctx, cli, etcdsem.WithTimeout(time.Second), nil) })
+	assert.PanicsWithValue(t, "etcdsem: WithSession(nil): the session must not be nil (make one with NewSession)",
+		func() { etcdsem.WithSession(nil) })
+	assert.PanicsWithValue(t, "etcdsem: WithTimeout(0s): the timeout must be positive",
+		func() { etcdsem.WithTimeout(0) })
+	assert.PanicsWithValue(t, "etcdsem: WithTimeout(-1ms): the timeout must be positive",
+		func() { etcdsem.WithTimeout(-time.Millisecond) })
+	assert.PanicsWithValue(t, "etcdsem: WithLease(-1s): the TTL must be positive",
+		func() { etcdsem.WithLease(-time.Second) })
+	assert.PanicsWithValue(t, "etcdsem: WithLease(0s): the TTL must be positive",
+		func() { etcdsem.WithLease(0) })
+	assert.NotPanics(t, func() { etcdsem.WithLease(time.Nanosecond); etcdsem.WithTimeout(time.Nanosecond) })
+}
+
 // A constructor given an option it does not use panics, naming the
 // constructor and the option, before it talks to the server.
 func TestUnusedOptionsAreRefused(t *testing.T) {
 	ctx := context.Background()
+	ss, err := etcdsem.NewSession(ctx, cli, etcdsem.WithLease(5*time.Second), etcdsem.WithTimeout(time.Second))
+	require.NoError(t, err)
+	defer ss.Close()
 	for _, opt := range []struct {
 		name string
 		opt  etcdsem.Option
@@ -214,15 +243,12 @@ func TestUnusedOptionsAreRefused(t *testing.T) {
 		{"WithPrefix", etcdsem.WithPrefix("/p/")},
 		{"WithOwner", etcdsem.WithOwner("me")},
 		{"WithErrorHandler", etcdsem.WithErrorHandler(func(error) {})},
-		{"WithSession", etcdsem.WithSession(nil)},
+		{"WithSession", etcdsem.WithSession(ss)},
 	} {
 		assert.PanicsWithValue(t, "etcdsem: NewSession: option "+opt.name+" is not used by NewSession (it configures a handle: give it to New)",
 			func() { _, _ = etcdsem.NewSession(ctx, cli, etcdsem.WithLease(5*time.Second), opt.opt) })
 	}
 
-	ss, err := etcdsem.NewSession(ctx, cli, etcdsem.WithLease(5*time.Second), etcdsem.WithTimeout(time.Second))
-	require.NoError(t, err)
-	defer ss.Close()
 	assert.PanicsWithValue(t, "etcdsem: New: option WithLease is not used by New (a handle made WithSession has its session's lease: give WithLease to NewSession)",
 		func() {
 			_, _ = etcdsem.New(ctx, cli, uniqueName(t), 1, etcdsem.WithSession(ss), etcdsem.WithLease(time.Minute))

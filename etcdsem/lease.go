@@ -17,7 +17,8 @@ import (
 // That keep-alive was received after it was sent, and a new leader only
 // ever extends leases, so sent + TTL is a lower bound on the expiry as
 // measured by the holder's clock, as long as both clocks run at about the
-// same rate. The margin (see safetyMargin) covers clocks that do not, and
+// same rate, and as long as no deposed leader revokes the lease (one
+// paused past the TTL and resumed can: see Permit.Done). The margin (see safetyMargin) covers clocks that do not, and
 // timers that fire late. Once the trust ends, dead is closed for good: a
 // refresh that succeeds later does not revive the handle, since another
 // holder may have been admitted meanwhile.

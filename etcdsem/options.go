@@ -36,7 +36,10 @@ type options struct {
 // and panics if one of them is among those the constructor does not use.
 func buildOptions(method string, opts []Option, unused ...string) options {
 	o := defaultOptions()
-	for _, opt := range opts {
+	for i, opt := range opts {
+		if opt == nil {
+			panic(fmt.Sprintf("%s: %s: option %d of %d is nil", pkg, method, i+1, len(opts)))
+		}
 		opt(&o)
 	}
 	for _, name := range o.set {
@@ -69,8 +72,11 @@ func defaultOptions() options {
 // timeouts). The default is [DefaultLease]. Shorter hands permits of crashed
 // holders back sooner; longer tolerates longer pauses and partitions. A
 // holder learns it can no longer trust its lease somewhat before the TTL
-// runs out: see [Permit.Done].
+// runs out: see [Permit.Done]. It panics if d is not positive.
 func WithLease(d time.Duration) Option {
+	if d <= 0 {
+		panic(fmt.Sprintf("%s: WithLease(%v): the TTL must be positive", pkg, d))
+	}
 	return func(o *options) { o.lease = d; o.set = append(o.set, "WithLease") }
 }
 
@@ -78,8 +84,12 @@ func WithLease(d time.Duration) Option {
 // Close), the round trips of New and NewSession (with their context), each
 // round trip of [Semaphore.ReleaseErr] and
 // [Permit.Release], each attempt of an Acquire to join the queue, and the
-// clean-up an Acquire does after its context ended. The default is [DefaultTimeout].
+// clean-up an Acquire does after its context ended. The default is
+// [DefaultTimeout]. It panics if d is not positive.
 func WithTimeout(d time.Duration) Option {
+	if d <= 0 {
+		panic(fmt.Sprintf("%s: WithTimeout(%v): the timeout must be positive", pkg, d))
+	}
 	return func(o *options) { o.timeout = d; o.set = append(o.set, "WithTimeout") }
 }
 

@@ -111,7 +111,18 @@ func (p *Permit) Cmp() clientv3.Cmp {
 // stops while the machine is suspended: after a suspend past that moment,
 // Done and Err see the loss at once too, and Done closes by itself within
 // a twelfth of the TTL of the resume. A keep-alive that finds the lease
-// gone closes Done at once. Release does
+// gone closes Done at once.
+//
+// All this assumes etcd ends a lease only when its TTL runs out, which
+// etcd 3.6 does not always do: a leader whose process was paused (SIGSTOP,
+// a frozen VM) for longer than a TTL, while the others elected a new
+// leader that kept the lease alive, revokes on resuming every lease it
+// believes expired before it learns it was deposed (etcd issue 15247: its
+// fix skips the leadership check on a member that ticked in the last three
+// ticks, as a member just resumed has). Such a revocation takes the keys
+// of a holder that kept its lease alive; its Done closes only when its
+// next keep-alive finds the lease gone, after others may have been
+// admitted. The fencing token still protects the resource. Release does
 // not close Done: it is the handle's lease, shared by all its permits. A
 // Permit of weight 0 has the same Done.
 func (p *Permit) Done() <-chan struct{} {

@@ -48,10 +48,13 @@ type Session struct {
 // the grant, not the session's life. Of the options, [WithLease] sets the
 // lease's TTL and [WithTimeout] bounds the grant too, and the revocation;
 // NewSession panics, naming it, if given any other (they are the
-// handles': see New). It returns an error wrapping [ErrUnavailable] if
+// handles': see New), and if cli is nil. It returns an error wrapping [ErrUnavailable] if
 // etcd cannot be reached in time. Close it once the handles on it are
 // closed, or to end them all at once.
 func NewSession(ctx context.Context, cli *clientv3.Client, opts ...Option) (*Session, error) {
+	if cli == nil {
+		nilClient("NewSession")
+	}
 	o := buildOptions("NewSession", opts, "WithPrefix", "WithOwner", "WithErrorHandler", "WithSession")
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
@@ -80,8 +83,12 @@ func newSession(ctx context.Context, cli *clientv3.Client, o options, hook *test
 
 // WithSession makes the handle hold its keys on ss's lease instead of a
 // lease of its own: see [Session]. [WithLease] is then the session's. The
-// handle's client and the session's must reach the same etcd cluster.
+// handle's client and the session's must reach the same etcd cluster. It
+// panics if ss is nil.
 func WithSession(ss *Session) Option {
+	if ss == nil {
+		panic(fmt.Sprintf("%s: WithSession(nil): the session must not be nil (make one with NewSession)", pkg))
+	}
 	return func(o *options) { o.session = ss; o.set = append(o.set, "WithSession") }
 }
 

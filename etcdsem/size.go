@@ -245,7 +245,12 @@ func (s *Semaphore) readFirst(ctx context.Context, rev int64) (sizeRecord, []*mv
 
 // watchSize keeps the handle's size record current: it watches the size
 // key from revision from on, and reads it again whenever the watch ends,
-// until the handle's lease ends.
+// until the handle's lease ends. Each watch ends as soon as its member has
+// no leader (WithRequireLeader), so without a quorum the loop runs once
+// per pause (see retryPause); the read is bounded by the timeout and not
+// made WithRequireLeader, since the client retries a read that fails
+// fast every few milliseconds for as long as its context lasts, and the
+// handle's lasts as long as its lease.
 func (s *Semaphore) watchSize(from int64) {
 	defer s.background.Done()
 	ctx := clientv3.WithRequireLeader(s.lease.ctx)
@@ -269,9 +274,21 @@ func (s *Semaphore) watchSize(from int64) {
 			return
 		case <-t.C:
 		}
-		if resp, err := s.cli.Get(ctx, s.sizeKey); err == nil {
-			s.learnSize(resp)
-			from = resp.Header.Revision + 1
+		if rev, ok := s.readSize(); ok {
+			from = rev + 1
 		}
 	}
+}
+
+// readSize reads the size key, within the timeout, and learns it; it
+// returns the revision read at, or false if the read failed.
+func (s *Semaphore) readSize() (int64, bool) {
+	ctx, cancel := context.WithTimeout(s.lease.ctx, s.opts.timeout)
+	defer cancel()
+	resp, err := s.cli.Get(ctx, s.sizeKey)
+	if err != nil {
+		return 0, false
+	}
+	s.learnSize(resp)
+	return resp.Header.Revision, true
 }
