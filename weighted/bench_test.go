@@ -29,6 +29,8 @@ import (
 //     fifo): a queue of any weights under a mutex, one channel per waiter
 //     to wake it, nodes reused; no context, no fast path, no observation;
 //   - weighted.
+//
+// Each reports its process CPU time per operation besides (see reportCPU).
 func BenchmarkHandOff(b *testing.B) {
 	contenders := []struct {
 		name string
@@ -40,10 +42,27 @@ func BenchmarkHandOff(b *testing.B) {
 		{"weighted", func(size int64) sem.Semaphore { return weighted.New(size) }},
 	}
 	for _, c := range contenders {
-		b.Run("size=1/impl="+c.name, func(b *testing.B) { acquiretest.BenchConvoy(b, c.new(1), 16) })
+		b.Run("size=1/impl="+c.name, func(b *testing.B) {
+			reportCPU(b, func() { acquiretest.BenchConvoy(b, c.new(1), 16) })
+		})
 	}
 	for _, c := range contenders {
-		b.Run("size=4/impl="+c.name, func(b *testing.B) { convoy(b, c.new(4), 4, 64) })
+		b.Run("size=4/impl="+c.name, func(b *testing.B) {
+			reportCPU(b, func() { convoy(b, c.new(4), 4, 64) })
+		})
+	}
+}
+
+// reportCPU runs bench and reports the process CPU time it used per
+// operation as cpu-ns/op: on a machine shared with other work, wall time
+// per operation counts the time the benchmark waited for a processor, and
+// CPU time does not. It counts the setup too, which is a few goroutines
+// against b.N cycles.
+func reportCPU(b *testing.B, bench func()) {
+	start, ok := processCPU()
+	bench()
+	if end, _ := processCPU(); ok && b.N > 0 {
+		b.ReportMetric(float64(end-start)/float64(b.N), "cpu-ns/op")
 	}
 }
 

@@ -35,7 +35,10 @@ package weighted
 // its permits, and grants them from the head of the queue for as long as the
 // head fits: it subtracts the head's permits, marks it granted, removes it
 // and lists it to be woken; once it has unlocked, it wakes the waiters it
-// listed. It never wakes a waiter that cannot proceed, and a woken waiter
+// listed. With the flag set only holders of the mutex change the word, so
+// the Release does all that on a copy of it, loaded once (the flag is set
+// with a read-modify-write only if the load finds it clear), and stores the
+// result once, whatever it granted. It never wakes a waiter that cannot proceed, and a woken waiter
 // never has to look at the state again, nor take the mutex: its permits are
 // already its own, and it gives its node back on a stack of its own (see
 // Allocation). The flag is cleared, under the mutex, when the queue empties
@@ -164,16 +167,37 @@ package weighted
 // the observation hook. A trace of the size-1 convoy shows the waiter
 // readied by a Release waiting longer to run behind weighted's longer way
 // from its Release to its next park than behind fifo's, and processors
-// idling more often; which of those steps costs most is not yet measured.
-// At size 1 only one processor hands off at a time, which is why the two
-// changes above, tried there first, showed no gain.
+// idling more often. At size 1 only one processor hands off at a time,
+// which is why the two changes above, tried there first, showed no gain.
+//
+// Those four steps were then stripped one at a time from a copy of this
+// package, and all at once, and set beside fifo in interleaved runs of
+// BenchmarkHandOff, judged by the process CPU time per hand-off it
+// reports (wall time on a shared machine varied more between runs than
+// any of the differences). None of the four alone moved weighted's
+// distance to fifo beyond the noise. All four stripped together closed
+// less than half of it, at both sizes: most of what weighted pays beyond
+// fifo is not in any one of its features but spread thin over the
+// longer code between a wake-up and the next park. Of the four, only the
+// read-modify-writes can go without giving up a guarantee: a Release
+// under the mutex now reads the word once and writes it once (see Slow
+// path), which measured a small gain in CPU time per hand-off at size 1
+// and none beyond the noise at size 4. The fast path cannot go (it is
+// what uncontended callers are served by), nor the context's look (the
+// contract's order of cancellation and grant is decided there), nor the
+// hook (sem.Observer).
 //
 // Measured and rejected, for want of a gain beyond the benchmarks' noise in
 // paired runs of BenchmarkSemaphore: spinning on TryLock before blocking on
-// the mutex (a mutex profile showed more time blocked, not less); skipping
-// the read-modify-write that sets the flag when a load finds it set
-// already; writing the state word once per Release instead of once per
-// waiter granted (also in the process CPU time per hand-off of the size-4
-// convoy, the measure least disturbed by a shared machine); and keeping
-// the state word, the mutex and the stack of returned nodes on cache lines
-// of their own (the same).
+// the mutex (a mutex profile showed more time blocked, not less); and each
+// alone, skipping the read-modify-write that sets the flag when a load
+// finds it set already, and writing the state word once per Release
+// instead of once per waiter granted (kept since, together, as told
+// above). Measured and rejected in the process CPU time per hand-off that
+// BenchmarkHandOff reports, the measure least disturbed by a shared
+// machine: keeping the state word, the mutex and the stack of returned
+// nodes on cache lines of their own; the opposite, every field a hand-off
+// writes on one cache line and the others on a second line that no
+// hand-off writes (the waiters to wake listed on the granting call's stack
+// instead of in the semaphore); and a waiter node reordered and padded so
+// that the fields a hand-off touches share one cache line.

@@ -15,6 +15,11 @@ func (s *Semaphore) SetTestHookPark(f func()) { s.hooks().park = f }
 // shared.
 func (s *Semaphore) SetTestHookWake(f func()) { s.hooks().wake = f }
 
+// SetTestHookFrozen makes f run on s, under the mutex, once a Release,
+// Resize or canceled waiter has set the slow bit and before it stores the
+// state word it computes. Call it before s is shared.
+func (s *Semaphore) SetTestHookFrozen(f func()) { s.hooks().frozen = f }
+
 func (s *Semaphore) hooks() *testHooks {
 	if s.test == nil {
 		s.test = new(testHooks)

@@ -18,11 +18,9 @@ func (s *Semaphore) Resize(size int64) {
 	pkg.PanicIfBadSize("Resize", size, check.Unbounded)
 	s.mu.Lock()
 	defer s.unlock()
-	s.state.Or(slow) // no fast path changes the state from here on
-	held := s.held()
+	held := s.held(s.freeze())
 	s.size.Store(size)
 	s.owed = max(held-size, 0)
-	s.state.Store(uint64(max(size-held, 0))<<1 | slow)
 	for w := s.q.head; w != nil; {
 		next := w.next
 		if w.n > size {
@@ -30,7 +28,7 @@ func (s *Semaphore) Resize(size int64) {
 		}
 		w = next
 	}
-	s.grant()
+	s.state.Store(s.grant(uint64(max(size-held, 0))<<1 | slow))
 }
 
 // Close fails every waiting Acquire, and every later one, with an error

@@ -7,6 +7,7 @@ import (
 	"testing/synctest"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/weighted"
@@ -55,4 +56,17 @@ func TestResizeRacingFastPaths(t *testing.T) {
 		assert.Zero(t, requests)
 		assert.Zero(t, permits)
 	})
+}
+
+// A Resize computes the state word from a copy and stores it at the end;
+// in between the fast paths must be closed, or the store would overwrite
+// permits that a TryAcquire took meanwhile.
+func TestResizeClosesFastPathsUntilStored(t *testing.T) {
+	s := weighted.New(4)
+	require.True(t, s.TryAcquire(1))
+	var took bool
+	s.SetTestHookFrozen(func() { took = s.TryAcquire(1) })
+	s.Resize(6)
+	assert.False(t, took, "a TryAcquire took permits while Resize worked on its copy of the state")
+	assert.Equal(t, int64(5), s.Available())
 }

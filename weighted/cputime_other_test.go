@@ -1,0 +1,8 @@
+//go:build !unix
+
+package weighted_test
+
+import "time"
+
+// processCPU reports that the platform gives no process CPU time.
+func processCPU() (time.Duration, bool) { return 0, false }
