@@ -96,13 +96,19 @@ func TestRetriedReleaseIsNotLost(t *testing.T) {
 	ctx := context.Background()
 	require.NoError(t, s.Acquire(ctx, 1))
 	s.Release(1) // Redis caches both scripts, so that each call is one EVALSHA
-	p, err := s.AcquirePermit(ctx, 1)
-	require.NoError(t, err)
-
-	stallServer(t, shared.Addr(), 250*time.Millisecond)
-	before := sends.n.Load()
-	err = p.Release(ctx)
-	require.NoError(t, err, "a release that Redis ran twice reported its grant lost")
-	assert.GreaterOrEqual(t, sends.n.Load()-before, int64(2), "go-redis did not retry the release: the stall missed it")
+	// On a loaded machine the release can reach the server only as the
+	// stall ends, and then go-redis has nothing to retry: such a round
+	// proves nothing, so the test plays rounds until one was retried.
+	retried := false
+	for round := 0; round < 5 && !retried; round++ {
+		p, err := s.AcquirePermit(ctx, 1)
+		require.NoError(t, err)
+		stallServer(t, shared.Addr(), 250*time.Millisecond)
+		before := sends.n.Load()
+		err = p.Release(ctx)
+		require.NoError(t, err, "a release that Redis ran twice reported its grant lost")
+		retried = sends.n.Load()-before >= 2
+	}
+	assert.True(t, retried, "go-redis never retried the release in 5 rounds: every stall missed it")
 	assert.Equal(t, int64(1), available(t, s))
 }
