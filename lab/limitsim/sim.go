@@ -103,6 +103,7 @@ type request struct {
 	deadline  time.Duration // when its client gives up
 	answered  bool          // the client has its answer, or gave up
 	tok       adaptive.Token
+	done      func(ok bool) // ends an open-loop request
 	refusedAt time.Duration // for refused requests: when the refusal arrives
 }
 
