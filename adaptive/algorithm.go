@@ -15,15 +15,20 @@ func appLimited(w Window) bool { return float64(w.InFlight)*2 < w.Limit }
 // The algorithms' defaults, taken by the fields left zero. design.go says
 // why each is what it is; the docs' adaptive page quotes this block.
 const (
-	aimdIncrease  = 1   // added per window without congestion
-	aimdBackoff   = 0.9 // multiplies the limit on congestion
-	aimdTolerance = 1.1 // the fastest request's latency over the no-load latency that is congestion
+	aimdIncrease   = 1   // added per window without congestion
+	aimdGrowth     = 0.1 // the most added per window, as a fraction of the limit
+	aimdLeastQueue = 0.5 // the least queue, in requests, that counts as congestion
+	aimdBackoff    = 0.9 // multiplies the limit on congestion
+	aimdTolerance  = 1.1 // the fastest request's latency over the no-load latency that is congestion
 
-	vegasAlpha = 0.05 // the least queue, as a fraction of the limit
-	vegasBeta  = 0.1  // the most queue, as a fraction of the limit
+	vegasAlpha     = 0.05 // the least queue, as a fraction of the limit
+	vegasBeta      = 0.1  // the most queue, as a fraction of the limit
+	vegasLeastBeta = 0.5  // the most queue is at least this many requests
 
 	gradientTolerance   = 1   // the window's latency over the long-term average that shrinks the limit
 	gradientQueueSize   = 2   // the growth per window while latency holds
+	gradientQueueShare  = 0.1 // the most growth per window, as a fraction of the limit
+	gradientHeadroom    = 1.1 // the most the average may be over the no-load latency
 	gradientSmoothing   = 0.2 // the fraction of the way to each new estimate
 	gradientLongWindows = 600 // the span of the long-term average, in windows
 	gradientWarmup      = 10  // windows averaged plainly before the average decays
@@ -57,14 +62,15 @@ type AIMD struct {
 
 // Next implements [Algorithm].
 func (a *AIMD) Next(w Window) float64 {
-	slow := float64(w.MinRTT) > or(a.Tolerance, aimdTolerance)*float64(w.NoLoadRTT)
+	tolerance := max(or(a.Tolerance, aimdTolerance), 1+aimdLeastQueue/w.Limit)
+	slow := float64(w.MinRTT) > tolerance*float64(w.NoLoadRTT)
 	switch {
 	case w.Drops > 0 || slow || w.MinRTT == 0:
-		return w.Limit * or(a.Backoff, aimdBackoff)
+		return min(w.Limit*or(a.Backoff, aimdBackoff), w.Limit-1)
 	case appLimited(w):
 		return w.Limit
 	}
-	return w.Limit + or(a.Increase, aimdIncrease)
+	return w.Limit + min(or(a.Increase, aimdIncrease), aimdGrowth*w.Limit)
 }
 
 // Vegas estimates how many requests wait inside the backend, from how much
@@ -80,8 +86,8 @@ type Vegas struct {
 
 // Next implements [Algorithm].
 func (v *Vegas) Next(w Window) float64 {
-	alpha := max(1, or(v.Alpha, vegasAlpha)*w.Limit)
-	beta := max(2, or(v.Beta, vegasBeta)*w.Limit)
+	alpha := or(v.Alpha, vegasAlpha) * w.Limit
+	beta := max(vegasLeastBeta, or(v.Beta, vegasBeta)*w.Limit)
 	if w.MinRTT == 0 || w.Drops > 0 {
 		return w.Limit - beta
 	}
@@ -139,11 +145,14 @@ func (g *Gradient) Next(w Window) float64 {
 	if g.long > 2*short { // the backend recovered: forget the slow past faster
 		g.long *= 0.9
 	}
+	if noLoad := float64(w.NoLoadRTT); !g.Mean && noLoad > 0 {
+		g.long = min(max(g.long, noLoad), gradientHeadroom*noLoad)
+	}
 	if appLimited(w) {
 		return w.Limit
 	}
 	gradient := min(max(or(g.Tolerance, gradientTolerance)*g.long/short, 0.5), 1)
-	next := w.Limit*gradient + or(g.QueueSize, gradientQueueSize)
+	next := w.Limit*gradient + min(or(g.QueueSize, gradientQueueSize), gradientQueueShare*w.Limit)
 	return w.Limit + or(g.Smoothing, gradientSmoothing)*(next-w.Limit)
 }
 

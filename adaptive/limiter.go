@@ -58,7 +58,7 @@ type Limiter struct {
 	noLoad   noLoad     // under closing
 	min, max float64
 	smooth   float64
-	maxWait  time.Duration        // WithMaxWait's; -1 for half the no-load latency
+	maxWait  time.Duration        // WithMaxWait's; -1 for the default
 	onChange func(old, new int64) // WithOnLimitChange's; nil if none
 }
 
@@ -184,7 +184,7 @@ func renamePanic() {
 // When the limit is reached, Start waits in a queue, but only while the
 // wait pays: it refuses at once with [ErrLimitExceeded] if the requests
 // queued ahead, at the pace permits come back, would keep it waiting longer
-// than the longest wait allowed (half the no-load latency unless
+// than the longest wait allowed (a quarter of the no-load latency unless
 // [WithMaxWait] says otherwise) or than ctx's deadline leaves for the
 // request itself, and with [ErrQueueTimeout] if it has waited that long. If
 // ctx ends first it returns ctx.Err(); a request larger than the limit fails
@@ -294,10 +294,11 @@ func (l *Limiter) closeWindow(now int64) {
 		return
 	}
 	w, measured := l.win.take(now)
-	if l.noLoad.learn(w.MinRTT) {
+	changed, probe := l.noLoad.learn(w.MinRTT)
+	if changed {
 		l.winLen.Store(max(int64(windowRTTs*l.noLoad.rtt), int64(minWindow)))
 		if l.maxWait < 0 {
-			l.budget.Store(int64(l.noLoad.rtt / 2))
+			l.budget.Store(int64(l.noLoad.rtt / defaultWaitDivisor))
 		}
 	}
 	if w.MinRTT > 0 {
@@ -305,13 +306,28 @@ func (l *Limiter) closeWindow(now int64) {
 	}
 	mask := l.sample.Load()
 	l.sample.Store(samplingMask(uint64(measured) * (mask + 1)))
-	w.Limit, w.NoLoadRTT = l.estimate, l.noLoad.rtt
-	next := l.alg.Next(w)
-	if math.IsNaN(next) {
-		next = l.estimate
+	switch {
+	case l.noLoad.probeDue():
+		l.resize(max(l.min, l.estimate/2))
+	case probe: // the probe's windows say nothing of the limit
+		if l.noLoad.probing == 0 { // the probe ended
+			l.resize(l.estimate)
+		}
+	default:
+		w.Limit, w.NoLoadRTT = l.estimate, l.noLoad.rtt
+		next := l.alg.Next(w)
+		if math.IsNaN(next) {
+			next = l.estimate
+		}
+		l.estimate = min(max(l.estimate+l.smooth*(next-l.estimate), l.min), l.max)
+		l.resize(l.estimate)
 	}
-	l.estimate = min(max(l.estimate+l.smooth*(next-l.estimate), l.min), l.max)
-	if size, old := int64(math.Round(l.estimate)), l.size.Load(); size != old {
+}
+
+// resize gives the wrapped semaphore the size limit, rounded, if that
+// changes it.
+func (l *Limiter) resize(limit float64) {
+	if size, old := int64(math.Round(limit)), l.size.Load(); size != old {
 		l.size.Store(size)
 		l.s.Resize(size)
 		if l.onChange != nil {

@@ -22,9 +22,13 @@ var (
 	ErrQueueTimeout = errors.New("adaptive: waited the longest wait allowed for a permit; shed the request or raise WithMaxWait")
 )
 
+// defaultWaitDivisor makes the longest wait in Start, unless WithMaxWait
+// sets it, the no-load latency over this.
+const defaultWaitDivisor = 4
+
 // WithMaxWait bounds the wait in [Limiter.Start] at d; 0 makes Start refuse
-// at once when the limit is reached, as TryStart does. The default is half
-// the no-load latency, so that a request's wait and its latency together
+// at once when the limit is reached, as TryStart does. The default is a
+// quarter of the no-load latency, so that a request's wait and its latency together
 // stay near its latency on a backend that copes; until the Limiter has seen
 // a latency, Start waits as Acquire does. New panics if d < 0.
 func WithMaxWait(d time.Duration) Option {

@@ -76,8 +76,8 @@ type openRun struct {
 	virtual float64
 	service byFinish
 	waiting byDeadline
-	arrival time.Duration // the next arrival
-	ctx     context.Context   // the waiting goroutines', canceled at the end
+	arrival time.Duration   // the next arrival
+	ctx     context.Context // the waiting goroutines', canceled at the end
 
 	mu      sync.Mutex
 	granted []*request // admitted by waiting goroutines, not yet in service

@@ -100,7 +100,7 @@ func measureOpen(sc Open, c OpenContender, res Result) OpenRow {
 // fixedSizes are the sizes swept for the best fixed size at capacity c.
 func fixedSizes(c int) []int64 {
 	var out []int64
-	for _, f := range []float64{0.5, 0.75, 0.875, 1, 1.125, 1.25, 1.5} {
+	for _, f := range []float64{0.75, 1, 1.25, 1.5} {
 		out = append(out, max(1, int64(math.Round(f*float64(c)))))
 	}
 	slices.Sort(out)

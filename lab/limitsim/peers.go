@@ -20,8 +20,11 @@ type limiter struct {
 // NewLimiter returns an Admitter over a Limiter that starts at initial and
 // moves by alg.
 func NewLimiter(alg adaptive.Algorithm, initial int64, waits bool) Admitter {
-	l := adaptive.New(weighted.New(1), initial, alg, adaptive.WithBounds(1, 1000),
-		adaptive.WithRand(rand.NewPCG(3, 4)))
+	bounds := adaptive.WithBounds(1, 1000)
+	if _, ok := alg.(fixed); ok { // nor halved by the no-load latency's probes
+		bounds = adaptive.WithBounds(initial, initial)
+	}
+	l := adaptive.New(weighted.New(1), initial, alg, bounds, adaptive.WithRand(rand.NewPCG(3, 4)))
 	return limiter{l, waits}
 }
 
