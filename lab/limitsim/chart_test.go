@@ -85,3 +85,43 @@ func addLine(p *plot.Plot, xys plotter.XYs, name string, style draw.LineStyle) e
 	p.Legend.Add(name, l)
 	return nil
 }
+
+// writeLongCharts draws the limit of every contender over the 600 s run,
+// one chart per admission mode, into docs/adaptive.
+func writeLongCharts(rows []limitsim.OpenRow) error {
+	for _, mode := range []string{"TryStart", "Start"} {
+		p := plot.New()
+		p.Title.Text = "Limit over " + limitsim.LongScenario.Length.String() + " at 2× capacity: " + mode
+		p.X.Label.Text, p.Y.Label.Text = "seconds", "requests"
+		p.Add(plotter.NewGrid())
+		p.Legend.Top = true
+		var capacity plotter.XYs
+		for i, r := range rows {
+			if r.Mode != mode || strings.HasPrefix(r.Contender, "best") {
+				continue
+			}
+			var xys plotter.XYs
+			for _, pt := range r.Result.Series {
+				xys = append(xys, plotter.XY{X: pt.T.Seconds(), Y: float64(pt.Limit)})
+				if capacity == nil || len(capacity) < len(r.Result.Series) {
+					capacity = append(capacity, plotter.XY{X: pt.T.Seconds(), Y: float64(pt.Capacity)})
+				}
+			}
+			if err := addLine(p, xys, r.Contender, draw.LineStyle{Color: chart.Color(i), Width: vg.Points(1)}); err != nil {
+				return err
+			}
+		}
+		style := draw.LineStyle{Color: chart.Color(7), Width: vg.Points(1), Dashes: []vg.Length{vg.Points(6), vg.Points(3)}}
+		if err := addLine(p, capacity, "capacity", style); err != nil {
+			return err
+		}
+		var b bytes.Buffer
+		if err := chart.WriteSVG(&b, p); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(docsDir, "long-limit-"+strings.ToLower(mode)+".svg"), b.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
