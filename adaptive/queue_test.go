@@ -54,8 +54,15 @@ func TestStartWaitsOnlyWhileItPays(t *testing.T) {
 		toks := started(t, l, 10)
 		ctx := context.Background()
 
+		short, cancel := context.WithTimeout(ctx, noLoad/2)
+		defer cancel()
 		began := time.Now()
-		_, err := l.Start(ctx, 1)
+		_, err := l.Start(short, 1)
+		assert.ErrorIs(t, err, adaptive.ErrLimitExceeded, "the deadline leaves less than the mean latency")
+		assert.Zero(t, time.Since(began), "refused at once")
+
+		began = time.Now()
+		_, err = l.Start(ctx, 1)
 		assert.ErrorIs(t, err, adaptive.ErrQueueTimeout)
 		assert.Equal(t, noLoad/4, time.Since(began), "the longest wait is a quarter of the no-load latency")
 
@@ -66,10 +73,6 @@ func TestStartWaitsOnlyWhileItPays(t *testing.T) {
 		assert.EqualValues(t, 2, l.Queued())
 		_, err = l.Start(ctx, 2)
 		assert.ErrorIs(t, err, adaptive.ErrLimitExceeded, "a wait of 4/10 of noLoad does not pay")
-		short, cancel := context.WithTimeout(ctx, noLoad/2)
-		defer cancel()
-		_, err = l.Start(short, 1)
-		assert.ErrorIs(t, err, adaptive.ErrLimitExceeded, "the deadline leaves less than the mean latency")
 		assert.EqualValues(t, 3, l.Refused())
 
 		toks[0].Done(true)
