@@ -29,7 +29,8 @@
 // longer than it then ran and failed failed because of the queue, and does
 // not count against the backend. [Limiter.Limit], [Limiter.InFlight],
 // [Limiter.Queued], [Limiter.Refused] and [WithOnLimitChange] are what a
-// service's metrics read.
+// service's metrics read. [Limiter.TryStartClass] and [Limiter.StartClass]
+// divide requests into priority classes, the lower refused first.
 //
 //	l := adaptive.New(weighted.New(1), 10, &adaptive.Gradient{}, adaptive.WithBounds(2, 200))
 //	tok, err := l.Start(ctx, 1) // waits while the limit is reached and the wait pays

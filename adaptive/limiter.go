@@ -53,13 +53,14 @@ type Limiter struct {
 	meanRTT atomic.Int64 // the last window's mean latency, in nanoseconds
 	budget  atomic.Int64 // the longest wait in Start, in nanoseconds; -1 until known
 
-	closing  sync.Mutex // taken with TryLock by the goroutine closing a window
-	estimate float64    // the unrounded limit; under closing
-	noLoad   noLoad     // under closing
-	min, max float64
-	smooth   float64
-	maxWait  time.Duration        // WithMaxWait's; -1 for the default
-	onChange func(old, new int64) // WithOnLimitChange's; nil if none
+	closing    sync.Mutex // taken with TryLock by the goroutine closing a window
+	estimate   float64    // the unrounded limit; under closing
+	noLoad     noLoad     // under closing
+	min, max   float64
+	smooth     float64
+	maxWait    time.Duration        // WithMaxWait's; -1 for the default
+	classShare float64              // WithClassShare's
+	onChange   func(old, new int64) // WithOnLimitChange's; nil if none
 }
 
 // An Option adjusts a [Limiter] made by [New].
@@ -113,7 +114,8 @@ func New(s Resizable, initial int64, alg Algorithm, opts ...Option) *Limiter {
 	if alg == nil {
 		panic(string(pkg) + ": New: nil Algorithm")
 	}
-	l := &Limiter{s: s, alg: alg, epoch: time.Now(), min: 1, max: 1 << 20, smooth: 1, maxWait: -1}
+	l := &Limiter{s: s, alg: alg, epoch: time.Now(), min: 1, max: 1 << 20, smooth: 1, maxWait: -1,
+		classShare: defaultClassShare}
 	for _, o := range opts {
 		o(l)
 	}
