@@ -84,10 +84,10 @@ func (a *AIMD) Next(w Window) float64 {
 // slower the window's fastest request was than the no-load latency
 // (limit × (1 − noLoad/min)), and keeps that queue between Alpha and Beta
 // times the limit: TCP Vegas's rule, with bounds that scale with the limit.
-// The no-load latency is the Limiter's, probed anew every 100 windows (see
-// [Window]). At a capacity of 2 it holds the limit between 2 and 3, and
-// docs/adaptive/results.md measures its goodput at 0.9 of the best fixed
-// size's, at the goal's edge. The zero value is ready to use.
+// The no-load latency is the Limiter's, probed anew every hundred windows'
+// time (see [Window]). At a capacity of 2 it holds the limit between 2 and
+// 3, and docs/adaptive/results.md measures its goodput below 0.9 of the best
+// fixed size's there, by design: it backs off to the capacity. The zero value is ready to use.
 type Vegas struct {
 	// Alpha and Beta bound the queue, as fractions of the limit; defaults
 	// 0.05 and 0.1. Beta is at least half a request.
@@ -122,7 +122,7 @@ func (v *Vegas) Next(w Window) float64 {
 // between the no-load latency and 1.1 times it, unless Mean is set: under
 // sustained overload an average left to itself follows the latency up and
 // the limit climbs with it; a backend whose latency drifts on its own moves
-// the no-load latency, which the Limiter probes every 100 windows, and the
+// the no-load latency, which the Limiter probes every hundred windows' time, and the
 // average with it. Of the three it is the one that meets every goal of
 // docs/adaptive/results.md but the one no algorithm meets at a capacity of
 // 2: choose it by default. The window's latency is its fastest request's

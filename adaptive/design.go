@@ -93,13 +93,19 @@ package adaptive
 // floor. A minimum that merely expires learns it, but under sustained
 // overload every window holds some queue, so each new minimum is a little
 // higher and the limit creeps up. So the Limiter probes, as BBR's ProbeRTT
-// does: every probeEvery windows it halves the limit for probeWindows
+// does: every probeEvery times the shortest window (a period in time, since
+// at a limit of a few requests a window waits for its samples, and a
+// hundred of them could last long enough to keep a limit that a latency
+// step pushed to its floor there for many seconds) it halves the limit for
+// probeWindows
 // windows, the first to drain the requests in flight, the last to measure,
 // and takes that window's fastest latency as the no-load latency; between
 // probes any faster window lowers it. Half the limit holds no queue while
 // the limit is near the capacity. The algorithm sees neither the window
-// that starts the probe nor the probe's. The price is a fiftieth of the
-// time at half the limit.
+// that starts the probe nor the probe's. The price is the probe's two
+// windows at half the limit each period: a few percent of the time at a
+// large limit, more at a capacity of 2, where a window waits for its
+// samples.
 //
 // Vegas, after TCP Vegas (Brakmo and Peterson, 1995): the no-load latency
 // is the Limiter's; with L the limit and r the window's

@@ -18,7 +18,8 @@
 // latency closest to the no-load latency and settles fastest; [AIMD] needs
 // only failures or a latency threshold and is the easiest to reason about.
 // All three learn the no-load latency anew when the backend becomes slower
-// for good: every 100 windows the Limiter probes it at half the limit.
+// for good: every hundred windows' time the Limiter probes it at half the
+// limit.
 //
 // Start waits while the limit is reached, but only while the wait pays:
 // the queue is bounded by a wait (a quarter of the no-load latency by

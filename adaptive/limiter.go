@@ -309,12 +309,13 @@ func (l *Limiter) closeWindow(now int64) {
 	mask := l.sample.Load()
 	l.sample.Store(samplingMask(uint64(measured) * (mask + 1)))
 	switch {
-	case l.noLoad.probeDue():
-		l.resize(max(l.min, l.estimate/2))
 	case probe: // the probe's windows say nothing of the limit
 		if l.noLoad.probing == 0 { // the probe ended
+			l.noLoad.probeEnded(now)
 			l.resize(l.estimate)
 		}
+	case l.noLoad.probeDue(now, l.winLen.Load()):
+		l.resize(max(l.min, l.estimate/2))
 	default:
 		w.Limit, w.NoLoadRTT = l.estimate, l.noLoad.rtt
 		next := l.alg.Next(w)

@@ -2,9 +2,13 @@ package adaptive
 
 import "time"
 
-// Every probeEvery windows the Limiter probes the no-load latency: it holds
-// the limit at half its value for probeWindows windows, the first to let
-// the requests in flight drain, the last to measure.
+// Every probeEvery times the shortest window the Limiter probes the no-load
+// latency: it holds the limit at half its value for probeWindows windows,
+// the first to let the requests in flight drain, the last to measure. The
+// period is in time, not in windows, since a window also waits for enough
+// samples, and at a limit of a few requests a hundred windows can last many
+// seconds: a limit that a latency step pushed to its floor would wait that
+// long to learn.
 const (
 	probeEvery   = 100
 	probeWindows = 2
@@ -21,7 +25,7 @@ const (
 // expired would.
 type noLoad struct {
 	rtt     time.Duration // the no-load latency; 0 until a window succeeds
-	windows int           // windows since the last probe ended
+	ended   int64         // Limiter.now() when the last probe ended, or rtt was first learnt
 	probing int           // windows of the probe left, 0 if none runs
 }
 
@@ -42,15 +46,22 @@ func (n *noLoad) learn(fastest time.Duration) (changed, probe bool) {
 	return n.rtt != old, probe
 }
 
-// probeDue reports whether the window that closes now is the last before a
-// probe, and starts the probe if so.
-func (n *noLoad) probeDue() bool {
-	if n.probing > 0 {
+// probeDue reports whether the window that closes at now, when the
+// shortest window is winLen, is the last before a probe, and starts the
+// probe if so.
+func (n *noLoad) probeDue(now, winLen int64) bool {
+	if n.rtt == 0 || n.probing > 0 {
 		return false
 	}
-	if n.windows++; n.windows < probeEvery {
+	if n.ended == 0 { // the first latency: the period starts
+		n.ended = now
+	}
+	if now-n.ended < probeEvery*winLen {
 		return false
 	}
-	n.windows, n.probing = 0, probeWindows
+	n.probing = probeWindows
 	return true
 }
+
+// probeEnded records that the probe ended at now.
+func (n *noLoad) probeEnded(now int64) { n.ended = now }

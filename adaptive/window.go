@@ -44,9 +44,9 @@ type Window struct {
 	// sampled requests that succeeded; both are 0 if none did.
 	MinRTT, MeanRTT time.Duration
 	// NoLoadRTT is the latency of a request that finds the backend idle:
-	// the lowest latency seen since the last probe, which every 100 windows
-	// holds the limit at half for two windows and takes the fastest latency
-	// of the second.
+	// the lowest latency seen since the last probe, which every hundred
+	// times the shortest window holds the limit at half for two windows and
+	// takes the fastest latency of the second.
 	NoLoadRTT time.Duration
 }
 

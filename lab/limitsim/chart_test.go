@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -86,12 +88,16 @@ func addLine(p *plot.Plot, xys plotter.XYs, name string, style draw.LineStyle) e
 	return nil
 }
 
+// longTicks is how many ticks each point of the long charts summarises.
+const longTicks = int(time.Second / limitsim.Tick)
+
 // writeLongCharts draws the limit of every contender over the 600 s run,
-// one chart per admission mode, into docs/adaptive.
+// one chart per admission mode, into docs/adaptive: the median of each
+// second, the measure of the limit's drift.
 func writeLongCharts(rows []limitsim.OpenRow) error {
 	for _, mode := range []string{"TryStart", "Start"} {
 		p := plot.New()
-		p.Title.Text = "Limit over " + limitsim.LongScenario.Length.String() + " at 2× capacity: " + mode
+		p.Title.Text = "Limit, median of each second: " + limitsim.LongScenario.Name + ", " + mode
 		p.X.Label.Text, p.Y.Label.Text = "seconds", "requests"
 		p.Add(plotter.NewGrid())
 		p.Legend.Top = true
@@ -101,9 +107,17 @@ func writeLongCharts(rows []limitsim.OpenRow) error {
 				continue
 			}
 			var xys plotter.XYs
-			for _, pt := range r.Result.Series {
-				xys = append(xys, plotter.XY{X: pt.T.Seconds(), Y: float64(pt.Limit)})
-				if capacity == nil || len(capacity) < len(r.Result.Series) {
+			for j, pt := range r.Result.Series {
+				if (j+1)%longTicks != 0 { // one point a second: the median of its ticks
+					continue
+				}
+				var second []float64
+				for _, q := range r.Result.Series[j+1-longTicks : j+1] {
+					second = append(second, float64(q.Limit))
+				}
+				slices.Sort(second)
+				xys = append(xys, plotter.XY{X: pt.T.Seconds(), Y: second[len(second)/2]})
+				if len(capacity) < len(xys) {
 					capacity = append(capacity, plotter.XY{X: pt.T.Seconds(), Y: float64(pt.Capacity)})
 				}
 			}

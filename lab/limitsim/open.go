@@ -1,10 +1,12 @@
 package limitsim
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing/synctest"
 	"time"
@@ -215,6 +217,7 @@ func (r *openRun) settle() {
 	for range refused {
 		r.failed()
 	}
+	slices.SortFunc(granted, func(a, b *request) int { return cmp.Compare(a.start, b.start) }) // woken in no fixed order
 	for _, req := range granted {
 		r.enter(req)
 	}

@@ -24,9 +24,20 @@ func NewLimiter(alg adaptive.Algorithm, initial int64, waits bool) Admitter {
 	if _, ok := alg.(fixed); ok { // nor halved by the no-load latency's probes
 		bounds = adaptive.WithBounds(initial, initial)
 	}
-	l := adaptive.New(weighted.New(1), initial, alg, bounds, adaptive.WithRand(rand.NewPCG(3, 4)))
+	var src rand.Source = rand.NewPCG(3, 4)
+	if waits {
+		src = everyOne{}
+	}
+	l := adaptive.New(weighted.New(1), initial, alg, bounds, adaptive.WithRand(src))
 	return limiter{l, waits}
 }
+
+// everyOne samples every request. The waiting mode uses it: the goroutines
+// that a grow of the limit wakes at once draw in no fixed order, so a seeded
+// source would sample different requests from run to run.
+type everyOne struct{}
+
+func (everyOne) Uint64() uint64 { return 0 }
 
 func (a limiter) Limit() int64 { return a.l.Limit() }
 
