@@ -35,5 +35,9 @@ func TestProbeRelearnsNoLoad(t *testing.T) {
 		require.Len(t, h.seen, seen, "the algorithm does not see the probe's windows")
 		round(t, l, 10, 2*noLoad, true)
 		assert.Equal(t, 2*noLoad, h.seen[len(h.seen)-1].NoLoadRTT, "the probe learnt the new no-load latency")
+		for range 10 {
+			round(t, l, 10, 2*noLoad, true)
+			assert.EqualValues(t, 20, l.Limit(), "no probe follows a probe at once")
+		}
 	})
 }

@@ -179,8 +179,8 @@ func OpenTable(rows []OpenRow) string {
 		if !strings.HasPrefix(r.Contender, "best") {
 			drift = fmt.Sprintf("%.0f%%", 100*r.Drift)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %.0f%% (%.0f/s) | %.0f%% | %.1f%% | %s | %s |\n", r.Scenario, r.Contender, r.Mode,
-			100*r.VsBest, r.Goodput, 100*r.VsPeer, 100*r.Failed, p99, drift)
+		fmt.Fprintf(&b, "| %s | %s | %s | %.0f%% | %.0f%% | %.0f%% | %s | %s |\n", r.Scenario, r.Contender, r.Mode,
+			100*r.VsBest, 100*r.VsPeer, 100*r.Failed, p99, drift)
 	}
 	return b.String()
 }
