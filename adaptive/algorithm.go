@@ -15,15 +15,20 @@ func appLimited(w Window) bool { return float64(w.InFlight)*2 < w.Limit }
 // The algorithms' defaults, taken by the fields left zero. design.go says
 // why each is what it is; the docs' adaptive page quotes this block.
 const (
-	aimdIncrease  = 1   // added per window without congestion
-	aimdBackoff   = 0.9 // multiplies the limit on congestion
-	aimdTolerance = 1.1 // the fastest request's latency over the no-load latency that is congestion
+	aimdIncrease   = 1   // added per window without congestion
+	aimdGrowth     = 0.1 // the most added per window, as a fraction of the limit
+	aimdLeastQueue = 0.5 // the least queue, in requests, that counts as congestion
+	aimdBackoff    = 0.9 // multiplies the limit on congestion
+	aimdTolerance  = 1.1 // the fastest request's latency over the no-load latency that is congestion
 
-	vegasAlpha = 0.05 // the least queue, as a fraction of the limit
-	vegasBeta  = 0.1  // the most queue, as a fraction of the limit
+	vegasAlpha     = 0.05 // the least queue, as a fraction of the limit
+	vegasBeta      = 0.1  // the most queue, as a fraction of the limit
+	vegasLeastBeta = 0.5  // the most queue is at least this many requests
 
 	gradientTolerance   = 1   // the window's latency over the long-term average that shrinks the limit
 	gradientQueueSize   = 2   // the growth per window while latency holds
+	gradientQueueShare  = 0.1 // the most growth per window, as a fraction of the limit
+	gradientHeadroom    = 1.1 // the most the average may be over the no-load latency
 	gradientSmoothing   = 0.2 // the fraction of the way to each new estimate
 	gradientLongWindows = 600 // the span of the long-term average, in windows
 	gradientWarmup      = 10  // windows averaged plainly before the average decays
@@ -40,10 +45,17 @@ func or(v, def float64) float64 {
 // AIMD grows the limit by a constant while requests succeed quickly and
 // multiplies it by a factor below one when one fails or the window's fastest
 // request was slower than Tolerance times the no-load latency: TCP's
-// additive increase, multiplicative decrease. The zero value is ready to
-// use.
+// additive increase, multiplicative decrease. At small limits it grows by at
+// most a tenth of the limit, backs off by at least one request, and counts
+// as congestion only a queue of at least half a request, so that jitter
+// does not move it. At a capacity of a few requests it backs off to the
+// capacity, where a backend with random arrivals and no queue sits idle
+// between requests: docs/adaptive/results.md measures it below 0.9 of the
+// best fixed size's goodput at a capacity of 2, by design. The zero value
+// is ready to use.
 type AIMD struct {
-	// Increase is added per window without congestion; default 1.
+	// Increase is added per window without congestion, at most a tenth of
+	// the limit; default 1.
 	Increase float64
 	// Backoff multiplies the limit on congestion; default 0.9.
 	Backoff float64
@@ -57,31 +69,35 @@ type AIMD struct {
 
 // Next implements [Algorithm].
 func (a *AIMD) Next(w Window) float64 {
-	slow := float64(w.MinRTT) > or(a.Tolerance, aimdTolerance)*float64(w.NoLoadRTT)
+	tolerance := max(or(a.Tolerance, aimdTolerance), 1+aimdLeastQueue/w.Limit)
+	slow := float64(w.MinRTT) > tolerance*float64(w.NoLoadRTT)
 	switch {
 	case w.Drops > 0 || slow || w.MinRTT == 0:
-		return w.Limit * or(a.Backoff, aimdBackoff)
+		return min(w.Limit*or(a.Backoff, aimdBackoff), w.Limit-1)
 	case appLimited(w):
 		return w.Limit
 	}
-	return w.Limit + or(a.Increase, aimdIncrease)
+	return w.Limit + min(or(a.Increase, aimdIncrease), aimdGrowth*w.Limit)
 }
 
 // Vegas estimates how many requests wait inside the backend, from how much
 // slower the window's fastest request was than the no-load latency
 // (limit × (1 − noLoad/min)), and keeps that queue between Alpha and Beta
 // times the limit: TCP Vegas's rule, with bounds that scale with the limit.
-// The zero value is ready to use.
+// The no-load latency is the Limiter's, probed anew every hundred windows'
+// time (see [Window]). At a capacity of 2 it holds the limit between 2 and
+// 3, and docs/adaptive/results.md measures its goodput below 0.9 of the best
+// fixed size's there, by design: it backs off to the capacity. The zero value is ready to use.
 type Vegas struct {
 	// Alpha and Beta bound the queue, as fractions of the limit; defaults
-	// 0.05 and 0.1. The bounds are at least 1 and 2 requests.
+	// 0.05 and 0.1. Beta is at least half a request.
 	Alpha, Beta float64
 }
 
 // Next implements [Algorithm].
 func (v *Vegas) Next(w Window) float64 {
-	alpha := max(1, or(v.Alpha, vegasAlpha)*w.Limit)
-	beta := max(2, or(v.Beta, vegasBeta)*w.Limit)
+	alpha := or(v.Alpha, vegasAlpha) * w.Limit
+	beta := max(vegasLeastBeta, or(v.Beta, vegasBeta)*w.Limit)
 	if w.MinRTT == 0 || w.Drops > 0 {
 		return w.Limit - beta
 	}
@@ -100,10 +116,17 @@ func (v *Vegas) Next(w Window) float64 {
 // with the latency of the last window. Their ratio, times Tolerance and
 // clamped to [0.5, 1], scales the limit, and QueueSize is added, so the
 // limit grows by QueueSize while the window is no slower than the average
-// and shrinks in proportion when it is. The result is smoothed. It needs no
-// no-load latency, so it follows a backend whose latency drifts on its own.
-// The window's latency is its fastest request's unless Mean is set. The
-// zero value is ready to use.
+// and shrinks in proportion when it is. The result is smoothed. The queue
+// added is at most a tenth of the limit, so that a capacity of a few
+// requests does not hold a queue as large as itself. The average is kept
+// between the no-load latency and 1.1 times it, unless Mean is set: under
+// sustained overload an average left to itself follows the latency up and
+// the limit climbs with it; a backend whose latency drifts on its own moves
+// the no-load latency, which the Limiter probes every hundred windows' time, and the
+// average with it. Of the three it is the one that meets every goal of
+// docs/adaptive/results.md but the one no algorithm meets at a capacity of
+// 2: choose it by default. The window's latency is its fastest request's
+// unless Mean is set. The zero value is ready to use.
 type Gradient struct {
 	// Tolerance is how much slower than the long-term average a window may
 	// be before the limit shrinks; default 1.
@@ -139,11 +162,14 @@ func (g *Gradient) Next(w Window) float64 {
 	if g.long > 2*short { // the backend recovered: forget the slow past faster
 		g.long *= 0.9
 	}
+	if noLoad := float64(w.NoLoadRTT); !g.Mean && noLoad > 0 {
+		g.long = min(max(g.long, noLoad), gradientHeadroom*noLoad)
+	}
 	if appLimited(w) {
 		return w.Limit
 	}
 	gradient := min(max(or(g.Tolerance, gradientTolerance)*g.long/short, 0.5), 1)
-	next := w.Limit*gradient + or(g.QueueSize, gradientQueueSize)
+	next := w.Limit*gradient + min(or(g.QueueSize, gradientQueueSize), gradientQueueShare*w.Limit)
 	return w.Limit + or(g.Smoothing, gradientSmoothing)*(next-w.Limit)
 }
 

@@ -67,16 +67,56 @@ package adaptive
 // half the limit was in use: a limit the callers do not reach says
 // nothing.
 //
+// The queue of Start. The wrapped semaphore's queue is unbounded: a
+// request waits until its context ends, so under sustained overload it
+// waits out the client's deadline and the backend serves requests their
+// clients have given up, as a fixed limit with a queue collapses. Start
+// therefore waits only while the wait pays. By Little's law the permits of
+// a limit L held for a mean latency r come back at L/r per unit of time, so
+// q permits queued ahead mean a wait of about q·r/L; Start refuses at once
+// when that exceeds its longest wait (a quarter of the no-load latency by
+// default, which keeps a request's wait and its service together within
+// the p99 the goals allow) or what the context's deadline leaves after one
+// mean latency for the request itself, and bounds the wait itself by the
+// same. CoDel (Nichols and Jacobson, 2012) drops at the head when the
+// sojourn time measured stays above a target; here the sojourn is predicted
+// at the tail, so a request that would be late is shed before it occupies a
+// place, and the caller learns at once. The wait's timer is the only
+// allocation, and only a request that waits pays it. A request that waited
+// longer than it then ran and failed failed because of the wait (its
+// client's deadline ran out in the queue), so it is not recorded as a
+// drop: otherwise the limit would chase its own queue down.
+//
+// The no-load latency. The lowest latency ever seen cannot learn that a
+// backend became slower for good (a slower disk, a farther replica): AIMD
+// and Vegas would read the new latency as a queue and hold the limit at its
+// floor. A minimum that merely expires learns it, but under sustained
+// overload every window holds some queue, so each new minimum is a little
+// higher and the limit creeps up. So the Limiter probes, as BBR's ProbeRTT
+// does: every probeEvery times the shortest window (a period in time, since
+// at a limit of a few requests a window waits for its samples, and a
+// hundred of them could last long enough to keep a limit that a latency
+// step pushed to its floor there for many seconds) it halves the limit for
+// probeWindows
+// windows, the first to drain the requests in flight, the last to measure,
+// and takes that window's fastest latency as the no-load latency; between
+// probes any faster window lowers it. Half the limit holds no queue while
+// the limit is near the capacity. The algorithm sees neither the window
+// that starts the probe nor the probe's. The price is the probe's two
+// windows at half the limit each period: a few percent of the time at a
+// large limit, more at a capacity of 2, where a window waits for its
+// samples.
+//
 // Vegas, after TCP Vegas (Brakmo and Peterson, 1995): the no-load latency
-// is the lowest latency ever seen; with L the limit and r the window's
+// is the Limiter's; with L the limit and r the window's
 // fastest latency, L × (1 − noLoad/r) estimates how many requests wait
 // inside the backend (Little's law: of L requests in r, L × noLoad/r are
 // being served). Below alpha the limit grows by alpha; above beta the
 // excess queue comes off at once; in between it holds. The bounds are
 // fractions of the limit, so the latency it keeps is the same fraction
-// above no-load at any scale. The no-load latency is never probed again: a
-// backend whose no-load latency rises for good holds Vegas low until the
-// Limiter is made anew.
+// above no-load at any scale; beta is at least half a request, so that at
+// a capacity of 2 the jitter of a window's fastest request does not read as
+// a queue.
 //
 // Gradient, after Netflix's Gradient2: a long-term exponential average of
 // the window's latency (600 windows, the first ten averaged plainly) stands
@@ -98,5 +138,13 @@ package adaptive
 // window's fastest request, the lowest percentile, which a tail does not
 // move (Mean restores the mean). Under steady overload the average follows
 // the latency up at the pace of its span, so the limit creeps up slowly; a
-// span of many windows is what keeps that creep small. The docs' adaptive
-// page shows each setting measured on the simulator.
+// span of many windows is what keeps that creep small, but does not stop
+// it: over a long overload the limit climbs far above the capacity. So the
+// average is held between the
+// no-load latency and gradientHeadroom times it, which makes the limit
+// settle at about the capacity times the headroom plus the allowance, and
+// the allowance is at most a tenth of the limit, so that at a capacity of 2
+// it is not a queue of the capacity's size. A backend whose latency drifts
+// on its own moves the no-load latency at the next probe, and the average
+// follows. The docs' adaptive page shows each setting measured on the
+// simulator.

@@ -12,16 +12,29 @@
 // Choose it when the right size depends on a backend whose capacity you do
 // not know or that changes: a database, a downstream service, a pool of
 // workers shared with others. Keep a fixed size when the capacity is known
-// and steady. Of the algorithms, [Vegas] holds latency closest to the
-// no-load latency and settles fastest; [AIMD] needs only failures or a
-// latency threshold and is the easiest to reason about; [Gradient], Netflix's
-// Gradient2, needs no no-load latency, so it follows a backend whose latency
-// drifts on its own, at the price of a queue of a couple of requests that
-// grows slowly with its long-term average. The docs' adaptive page compares
-// them on a simulated backend.
+// and steady. Of the algorithms, [Gradient], after Netflix's Gradient2, is
+// the default choice: it is the one that meets the goals of the docs'
+// adaptive page in every scenario, capacities of 2 included; [Vegas] holds
+// latency closest to the no-load latency and settles fastest; [AIMD] needs
+// only failures or a latency threshold and is the easiest to reason about.
+// All three learn the no-load latency anew when the backend becomes slower
+// for good: every hundred windows' time the Limiter probes it at half the
+// limit.
 //
-//	l := adaptive.New(weighted.New(1), 10, &adaptive.Vegas{}, adaptive.WithBounds(2, 200))
-//	tok, err := l.Start(ctx, 1) // waits while the limit is reached
+// Start waits while the limit is reached, but only while the wait pays:
+// the queue is bounded by a wait (a quarter of the no-load latency by
+// default; [WithMaxWait]) and by the context's deadline, and a request that
+// would wait longer is refused at once with [ErrLimitExceeded], as CoDel
+// drops a packet whose queue delay says it will be late; one that waited
+// its longest wait fails with [ErrQueueTimeout]. A request that waited
+// longer than it then ran and failed failed because of the queue, and does
+// not count against the backend. [Limiter.Limit], [Limiter.InFlight],
+// [Limiter.Queued], [Limiter.Refused] and [WithOnLimitChange] are what a
+// service's metrics read. [Limiter.TryStartClass] and [Limiter.StartClass]
+// divide requests into priority classes, the lower refused first.
+//
+//	l := adaptive.New(weighted.New(1), 10, &adaptive.Gradient{}, adaptive.WithBounds(2, 200))
+//	tok, err := l.Start(ctx, 1) // waits while the limit is reached and the wait pays
 //	if err != nil {
 //		return err
 //	}

@@ -48,11 +48,19 @@ type Limiter struct {
 	_   cacheLine
 	win window
 
-	closing  sync.Mutex // taken with TryLock by the goroutine closing a window
-	estimate float64    // the unrounded limit; under closing
-	noLoad   time.Duration
-	min, max float64
-	smooth   float64
+	queued  atomic.Int64 // permits asked for by Starts that wait
+	refused atomic.Int64 // requests TryStart or Start refused
+	meanRTT atomic.Int64 // the last window's mean latency, in nanoseconds
+	budget  atomic.Int64 // the longest wait in Start, in nanoseconds; -1 until known
+
+	closing    sync.Mutex // taken with TryLock by the goroutine closing a window
+	estimate   float64    // the unrounded limit; under closing
+	noLoad     noLoad     // under closing
+	min, max   float64
+	smooth     float64
+	maxWait    time.Duration        // WithMaxWait's; -1 for the default
+	classShare float64              // WithClassShare's
+	onChange   func(old, new int64) // WithOnLimitChange's; nil if none
 }
 
 // An Option adjusts a [Limiter] made by [New].
@@ -78,6 +86,14 @@ func WithSmoothing(f float64) Option {
 	return func(l *Limiter) { l.smooth = f }
 }
 
+// WithOnLimitChange calls f with the old and the new limit each time the
+// limit changes, from the goroutine that ended the request which closed the
+// window, one call at a time and in order. f must return quickly: requests
+// that end meanwhile do not wait for it, but the next change does.
+func WithOnLimitChange(f func(old, new int64)) Option {
+	return func(l *Limiter) { l.onChange = f }
+}
+
 // WithRand draws the requests the Limiter samples from src, in place of
 // math/rand/v2's generator, so that a simulation that seeds src samples the
 // same requests at every run. src is called by every goroutine that starts
@@ -98,7 +114,8 @@ func New(s Resizable, initial int64, alg Algorithm, opts ...Option) *Limiter {
 	if alg == nil {
 		panic(string(pkg) + ": New: nil Algorithm")
 	}
-	l := &Limiter{s: s, alg: alg, epoch: time.Now(), min: 1, max: 1 << 20, smooth: 1}
+	l := &Limiter{s: s, alg: alg, epoch: time.Now(), min: 1, max: 1 << 20, smooth: 1, maxWait: -1,
+		classShare: defaultClassShare}
 	for _, o := range opts {
 		o(l)
 	}
@@ -106,6 +123,7 @@ func New(s Resizable, initial int64, alg Algorithm, opts ...Option) *Limiter {
 		panic(fmt.Sprintf("%s: New: initial limit %d outside the bounds [%v, %v]", pkg, initial, l.min, l.max))
 	}
 	l.estimate = float64(initial)
+	l.budget.Store(int64(l.maxWait))
 	l.size.Store(initial)
 	l.win.reset(0)
 	s.Resize(initial)
@@ -114,6 +132,18 @@ func New(s Resizable, initial int64, alg Algorithm, opts ...Option) *Limiter {
 
 // Limit reports the size the Limiter last gave the wrapped semaphore.
 func (l *Limiter) Limit() int64 { return l.size.Load() }
+
+// InFlight reports the permits held now, through tokens or Acquire.
+func (l *Limiter) InFlight() int64 { return max(0, l.size.Load()-l.s.Available()) }
+
+// Queued reports the permits that requests waiting in Start ask for now.
+func (l *Limiter) Queued() int64 { return l.queued.Load() }
+
+// Refused reports how many requests TryStart and Start have refused since
+// the Limiter was made: a full limit for TryStart, one of [ErrLimitExceeded]
+// and [ErrQueueTimeout] for Start. Requests whose context ended are not
+// counted.
+func (l *Limiter) Refused() int64 { return l.refused.Load() }
 
 // Acquire takes n permits from the wrapped semaphore, with its semantics:
 // see [sem.Semaphore]. The request reports no latency. A request larger
@@ -149,15 +179,27 @@ func renamePanic() {
 	}
 }
 
-// Start acquires n permits as Acquire does and returns a Token that measures
-// the request from now on. Call exactly one of its Done or Report methods
-// when the request ends: that gives the permits back.
+// Start admits a request of n permits and returns a Token that measures it
+// from now on. Call exactly one of its Done or Report methods when the
+// request ends: that gives the permits back.
+//
+// When the limit is reached, Start waits in a queue, but only while the
+// wait pays: it refuses at once with [ErrLimitExceeded] if the requests
+// queued ahead, at the pace permits come back, would keep it waiting longer
+// than the longest wait allowed (a quarter of the no-load latency unless
+// [WithMaxWait] says otherwise) or than ctx's deadline leaves for the
+// request itself, and with [ErrQueueTimeout] if it has waited that long. If
+// ctx ends first it returns ctx.Err(); a request larger than the limit fails
+// with an error wrapping [sem.ErrExceedsSize]. It panics if n < 0.
 func (l *Limiter) Start(ctx context.Context, n int64) (Token, error) {
 	pkg.PanicIfNegative("Start", n)
-	if err := l.s.Acquire(ctx, n); err != nil {
+	if err := ctx.Err(); err != nil {
 		return Token{}, err
 	}
-	return l.started(n), nil
+	if l.s.TryAcquire(n) {
+		return l.started(n), nil
+	}
+	return l.wait(ctx, n)
 }
 
 // TryStart is Start without waiting: ok is false, and the Token is of no
@@ -165,6 +207,7 @@ func (l *Limiter) Start(ctx context.Context, n int64) (Token, error) {
 func (l *Limiter) TryStart(n int64) (t Token, ok bool) {
 	pkg.PanicIfNegative("TryStart", n)
 	if !l.s.TryAcquire(n) {
+		l.refused.Add(1)
 		return Token{}, false
 	}
 	return l.started(n), true
@@ -198,7 +241,8 @@ type Token struct {
 	l       *Limiter
 	n       int64
 	sampled bool  // the request's latency is measured
-	start   int64 // l.now() when the permits were granted, if sampled
+	start   int64 // l.now() when the permits were granted, if sampled or waited
+	waited  int64 // the time the request waited in Start's queue
 }
 
 // Done ends the request: it reports the time since the permits were
@@ -230,6 +274,10 @@ func (t Token) Report(latency time.Duration, ok bool) {
 // and closes the window if it is due.
 func (t Token) finish(now int64, latency time.Duration, ok bool) {
 	l := t.l
+	if !ok && t.waited > now-t.start { // the queue's failure, not the backend's
+		l.Release(t.n)
+		return
+	}
 	l.win.record(latency, ok, t.sampled, l.size.Load()-l.s.Available())
 	l.Release(t.n)
 	if l.win.due(now, l.winLen.Load()) {
@@ -248,20 +296,45 @@ func (l *Limiter) closeWindow(now int64) {
 		return
 	}
 	w, measured := l.win.take(now)
-	if w.MinRTT > 0 && (l.noLoad == 0 || w.MinRTT < l.noLoad) {
-		l.noLoad = w.MinRTT
-		l.winLen.Store(max(int64(windowRTTs*l.noLoad), int64(minWindow)))
+	changed, probe := l.noLoad.learn(w.MinRTT)
+	if changed {
+		l.winLen.Store(max(int64(windowRTTs*l.noLoad.rtt), int64(minWindow)))
+		if l.maxWait < 0 {
+			l.budget.Store(int64(l.noLoad.rtt / defaultWaitDivisor))
+		}
+	}
+	if w.MinRTT > 0 {
+		l.meanRTT.Store(int64(w.MeanRTT))
 	}
 	mask := l.sample.Load()
 	l.sample.Store(samplingMask(uint64(measured) * (mask + 1)))
-	w.Limit, w.NoLoadRTT = l.estimate, l.noLoad
-	next := l.alg.Next(w)
-	if math.IsNaN(next) {
-		next = l.estimate
+	switch {
+	case probe: // the probe's windows say nothing of the limit
+		if l.noLoad.probing == 0 { // the probe ended
+			l.noLoad.probeEnded(now)
+			l.resize(l.estimate)
+		}
+	case l.noLoad.probeDue(now, l.winLen.Load()):
+		l.resize(max(l.min, l.estimate/2))
+	default:
+		w.Limit, w.NoLoadRTT = l.estimate, l.noLoad.rtt
+		next := l.alg.Next(w)
+		if math.IsNaN(next) {
+			next = l.estimate
+		}
+		l.estimate = min(max(l.estimate+l.smooth*(next-l.estimate), l.min), l.max)
+		l.resize(l.estimate)
 	}
-	l.estimate = min(max(l.estimate+l.smooth*(next-l.estimate), l.min), l.max)
-	if size := int64(math.Round(l.estimate)); size != l.size.Load() {
+}
+
+// resize gives the wrapped semaphore the size limit, rounded, if that
+// changes it.
+func (l *Limiter) resize(limit float64) {
+	if size, old := int64(math.Round(limit)), l.size.Load(); size != old {
 		l.size.Store(size)
 		l.s.Resize(size)
+		if l.onChange != nil {
+			l.onChange(old, size)
+		}
 	}
 }

@@ -169,7 +169,7 @@ func TestVegas(t *testing.T) {
 	// 40 × (1 − 1/2) = 20 queued, beta 4: down by 16.
 	assert.Equal(t, 24.0, v.Next(ms(40, 40, 2*noLoad, 0)), "above beta: the excess comes off")
 	assert.Equal(t, 36.0, v.Next(ms(40, 40, noLoad, 1)), "a failure: − beta")
-	assert.Equal(t, 11.0, v.Next(ms(10, 10, noLoad, 0)), "alpha is at least 1 request")
+	assert.Equal(t, 10.5, v.Next(ms(10, 10, noLoad, 0)), "alpha scales with the limit")
 	custom := &adaptive.Vegas{Alpha: 0.1, Beta: 0.5}
 	assert.Equal(t, 44.0, custom.Next(ms(40, 40, noLoad, 0)))
 	assert.Equal(t, 40.0, custom.Next(ms(40, 40, 2*noLoad, 0)), "20 queued is within 50%")

@@ -78,7 +78,8 @@ func TestLimitMovesUnderLoad(t *testing.T) {
 				began := w.resizes()
 				release, err := grant(l, r, n)
 				if err != nil {
-					if !errors.Is(err, context.DeadlineExceeded) {
+					if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, adaptive.ErrLimitExceeded) &&
+						!errors.Is(err, adaptive.ErrQueueTimeout) {
 						problems <- err.Error()
 					}
 					continue

@@ -43,8 +43,10 @@ type Window struct {
 	// MinRTT and MeanRTT are the lowest and the mean latency of the
 	// sampled requests that succeeded; both are 0 if none did.
 	MinRTT, MeanRTT time.Duration
-	// NoLoadRTT is the lowest latency seen since the Limiter was made: the
-	// latency of a request that finds the backend idle.
+	// NoLoadRTT is the latency of a request that finds the backend idle:
+	// the lowest latency seen since the last probe, which every hundred
+	// times the shortest window holds the limit at half for two windows and
+	// takes the fastest latency of the second.
 	NoLoadRTT time.Duration
 }
 

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -83,5 +85,57 @@ func addLine(p *plot.Plot, xys plotter.XYs, name string, style draw.LineStyle) e
 	l.LineStyle = style
 	p.Add(l)
 	p.Legend.Add(name, l)
+	return nil
+}
+
+// longTicks is how many ticks each point of the long charts summarises.
+const longTicks = int(time.Second / limitsim.Tick)
+
+// writeLongCharts draws the limit of every contender over the 600 s run,
+// one chart per admission mode, into docs/adaptive: the median of each
+// second, the measure of the limit's drift.
+func writeLongCharts(rows []limitsim.OpenRow) error {
+	for _, mode := range []string{"TryStart", "Start"} {
+		p := plot.New()
+		p.Title.Text = "Limit, median of each second: " + limitsim.LongScenario.Name + ", " + mode
+		p.X.Label.Text, p.Y.Label.Text = "seconds", "requests"
+		p.Add(plotter.NewGrid())
+		p.Legend.Top = true
+		var capacity plotter.XYs
+		for i, r := range rows {
+			if r.Mode != mode || strings.HasPrefix(r.Contender, "best") {
+				continue
+			}
+			var xys plotter.XYs
+			for j, pt := range r.Result.Series {
+				if (j+1)%longTicks != 0 { // one point a second: the median of its ticks
+					continue
+				}
+				var second []float64
+				for _, q := range r.Result.Series[j+1-longTicks : j+1] {
+					second = append(second, float64(q.Limit))
+				}
+				slices.Sort(second)
+				xys = append(xys, plotter.XY{X: pt.T.Seconds(), Y: second[len(second)/2]})
+				if len(capacity) < len(xys) {
+					capacity = append(capacity, plotter.XY{X: pt.T.Seconds(), Y: float64(pt.Capacity)})
+				}
+			}
+			if err := addLine(p, xys, r.Contender, draw.LineStyle{Color: chart.Color(i), Width: vg.Points(1)}); err != nil {
+				return err
+			}
+		}
+		style := draw.LineStyle{Color: chart.Color(7), Width: vg.Points(1), Dashes: []vg.Length{vg.Points(6), vg.Points(3)}}
+		if err := addLine(p, capacity, "capacity", style); err != nil {
+			return err
+		}
+		var b bytes.Buffer
+		if err := chart.WriteSVG(&b, p); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(docsDir, "long-limit-"+strings.ToLower(mode)+".svg"), b.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
 	return nil
 }

@@ -108,16 +108,28 @@ func Evaluate(sc Scenario, res Result, adapts bool) Measure {
 	return m
 }
 
-// phaseSeries is the part of series recorded in phase i.
+// phaseSeries is the part of series recorded in phase i, each point's
+// limit the median of the limits of the medianTicks points around it, so
+// that the probes of the no-load latency, which halve the limit for two
+// windows, do not count as the limit's swing.
 func phaseSeries(series []Point, i int) []Point {
 	var out []Point
-	for _, p := range series {
-		if p.phaseIndex == i {
-			out = append(out, p)
+	for j, p := range series {
+		if p.phaseIndex != i {
+			continue
 		}
+		var around []time.Duration // limits, as durations to reuse percentile
+		for _, q := range series[max(0, j-medianTicks/2):min(len(series), j+medianTicks/2+1)] {
+			around = append(around, time.Duration(q.Limit))
+		}
+		p.Limit = int64(percentile(around, 0.5))
+		out = append(out, p)
 	}
 	return out
 }
+
+// medianTicks is how many ticks the limit's median spans: 250 ms.
+const medianTicks = 5
 
 // off is how far the limit at p is from capacity, as a fraction of it.
 func off(p Point, capacity float64) float64 {

@@ -103,6 +103,7 @@ type request struct {
 	deadline  time.Duration // when its client gives up
 	answered  bool          // the client has its answer, or gave up
 	tok       adaptive.Token
+	done      func(ok bool) // ends an open-loop request
 	refusedAt time.Duration // for refused requests: when the refusal arrives
 }
 
@@ -153,9 +154,13 @@ type run struct {
 // Run simulates sc with a limit that starts at initial and moves by alg.
 // It must be called inside a synctest bubble.
 func Run(sc Scenario, alg adaptive.Algorithm, initial int64) Result {
+	bounds := adaptive.WithBounds(1, 1000)
+	if _, ok := alg.(fixed); ok { // nor halved by the no-load latency's probes
+		bounds = adaptive.WithBounds(initial, initial)
+	}
 	r := &run{
 		sc: sc,
-		l: adaptive.New(weighted.New(1), initial, alg, adaptive.WithBounds(1, 1000),
+		l: adaptive.New(weighted.New(1), initial, alg, bounds,
 			adaptive.WithRand(rand.NewPCG(3, 4))), // the same requests sampled at every run
 		rng:    rand.New(rand.NewPCG(1, 2)),
 		begin:  time.Now(),

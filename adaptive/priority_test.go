@@ -1,0 +1,46 @@
+package adaptive_test
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/semacat/sem/adaptive"
+	"github.com/semacat/sem/weighted"
+)
+
+// TestClasses: at a limit of 10, a request of class c must find c more
+// permits free than it takes, so as the limit fills the lowest class is
+// refused first and class 0 keeps the whole limit.
+func TestClasses(t *testing.T) {
+	synctest.Test(t, testClasses)
+}
+
+func testClasses(t *testing.T) {
+	l := adaptive.New(weighted.New(1), 10, &adaptive.Gradient{})
+	toks := started(t, l, 7) // 3 free
+	_, ok := l.TryStartClass(3, 1)
+	assert.False(t, ok, "class 3 needs 4 free")
+	_, err := l.StartClass(context.Background(), 3, 1)
+	assert.ErrorIs(t, err, adaptive.ErrLimitExceeded, "a lower class does not wait")
+	tok, ok := l.TryStartClass(2, 1)
+	require.True(t, ok, "class 2 needs 3 free")
+	assert.EqualValues(t, 8, l.InFlight(), "the class's extra permits came back")
+	toks = append(toks, tok)
+	_, ok = l.TryStartClass(2, 1)
+	assert.False(t, ok, "2 free: class 2 is refused")
+	for range 2 {
+		tok, err := l.StartClass(context.Background(), 0, 1)
+		require.NoError(t, err, "class 0 takes the last permits")
+		toks = append(toks, tok)
+	}
+	assert.EqualValues(t, 3, l.Refused())
+	for _, tok := range toks {
+		tok.Done(true)
+	}
+	assert.Panics(t, func() { l.TryStartClass(-1, 1) })
+	assert.Panics(t, func() { adaptive.WithClassShare(1) })
+}

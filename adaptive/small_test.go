@@ -1,0 +1,41 @@
+package adaptive_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/semacat/sem/adaptive"
+)
+
+// TestSmallLimits: at a capacity of 2, one request more is a queue of 50%:
+// each algorithm tells it from the jitter of a window's fastest request,
+// and moves by less than a request per window, so that it neither climbs
+// over nor backs off under the capacity on noise.
+func TestSmallLimits(t *testing.T) {
+	a := &adaptive.AIMD{}
+	assert.InDelta(t, 2.2, a.Next(ms(2, 2, 12*noLoad/10, 0)), 1e-9,
+		"AIMD: 1.2× at a limit of 2 is less than half a request of queue; it grows by a tenth of the limit")
+	assert.Equal(t, 2.0, a.Next(ms(3, 3, 15*noLoad/10, 0)), "AIMD: the backoff takes off at least one request")
+	assert.Equal(t, 21.0, a.Next(ms(20, 20, noLoad, 0)), "AIMD: Increase caps the growth")
+
+	v := &adaptive.Vegas{}
+	assert.Equal(t, 2.0, v.Next(ms(2, 2, 12*noLoad/10, 0)), "Vegas: a third of a request of queue is within beta")
+	assert.Equal(t, 2.5, v.Next(ms(3, 3, 15*noLoad/10, 0)), "Vegas: a queue of one request is above beta")
+
+	g := &adaptive.Gradient{}
+	assert.InDelta(t, 2.04, g.Next(latencies(2, noLoad, noLoad)), 1e-9, "Gradient: the queue allowed is a tenth of a small limit")
+}
+
+// TestGradientHeadroom: under sustained overload the window's latency stays
+// twice the no-load latency; Gradient's average may not follow it above
+// 1.1 times the no-load latency, so the limit keeps shrinking instead of
+// climbing back as the average catches up.
+func TestGradientHeadroom(t *testing.T) {
+	g := &adaptive.Gradient{Smoothing: 1}
+	limit := 100.0
+	for range 2000 {
+		limit = max(g.Next(latencies(100, 2*noLoad, 2*noLoad)), 1)
+	}
+	assert.InDelta(t, 100*0.55+2, limit, 1e-9, "the gradient stays 1.1/2")
+}

@@ -1,0 +1,256 @@
+package limitsim
+
+import (
+	"cmp"
+	"container/heap"
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing/synctest"
+	"time"
+)
+
+// The open-loop backend: requests arrive at random (Poisson) whatever
+// happens to the earlier ones, the backend shares itself among the requests
+// in service as the closed-loop one does, without ever refusing, and a
+// client gives up ClientDeadline after it sent its request, while the
+// backend goes on with the abandoned work.
+const (
+	// Service is a request's mean time on an idle backend; each takes
+	// between 0.8 and 1.2 times it, uniformly.
+	Service = 10 * time.Millisecond
+	// ClientDeadline is how long a client waits, from the arrival of its
+	// request, before it gives up.
+	ClientDeadline = 150 * time.Millisecond
+)
+
+// UnloadedP99 is the p99 of a request's time on an idle backend, before a
+// latency step.
+const UnloadedP99 = Service * 1196 / 1000
+
+// Open is a scenario of open-loop arrivals.
+type Open struct {
+	Name     string
+	Length   time.Duration
+	Capacity int     // requests the backend serves at full speed
+	Load     float64 // arrivals over what the backend can serve
+	// Step multiplies every request's time on the backend from StepAt on,
+	// whatever the load: a slower disk, a farther replica. 0 is none.
+	Step   float64
+	StepAt time.Duration
+}
+
+// measured is the span of s whose successes the measures count: from the
+// settling time on, or from 10 s after a latency step.
+func (s Open) measured() (from, to time.Duration) {
+	if s.Step != 0 {
+		return s.StepAt + 10*time.Second, s.Length
+	}
+	return 5 * time.Second, s.Length
+}
+
+// unloaded is the p99 of the time on an idle backend in the measured span.
+func (s Open) unloaded() time.Duration {
+	if s.Step != 0 {
+		return time.Duration(float64(UnloadedP99) * s.Step)
+	}
+	return UnloadedP99
+}
+
+// Admitter is what the open-loop simulator drives: a Limiter in one of its
+// admission modes, or a peer.
+type Admitter interface {
+	// Admit admits a request, waiting until ctx ends if the mode waits, and
+	// returns what ends it: ok reports whether the client got its answer.
+	Admit(ctx context.Context) (done func(ok bool), err error)
+	Limit() int64
+}
+
+// openRun is the state of one open-loop simulation.
+type openRun struct {
+	sc      Open
+	a       Admitter
+	waits   bool
+	rng     *rand.Rand
+	begin   time.Time
+	virtual float64
+	service byFinish
+	waiting byDeadline
+	arrival time.Duration   // the next arrival
+	ctx     context.Context // the waiting goroutines', canceled at the end
+
+	mu      sync.Mutex
+	granted []*request // admitted by waiting goroutines, not yet in service
+	refused int        // refusals by waiting goroutines, not yet counted
+
+	res  Result
+	tick Point
+	lat  []time.Duration
+}
+
+// RunOpen simulates sc with a, whose Admit waits if waits is set; seed
+// draws the arrivals and the work, the same for every admitter. It must be
+// called inside a synctest bubble.
+func RunOpen(sc Open, a Admitter, waits bool, seed uint64) Result {
+	r := &openRun{sc: sc, a: a, waits: waits, rng: rand.New(rand.NewPCG(seed, 7)), begin: time.Now()}
+	ctx, cancel := context.WithCancel(context.Background())
+	r.ctx = ctx
+	r.arrival = r.interArrival()
+	nextTick := Tick
+	for r.now() < sc.Length {
+		next, ev := r.next(min(nextTick, sc.Length))
+		r.advance(next)
+		switch {
+		case ev.kind == served:
+			heap.Pop(&r.service)
+			r.serve(ev.req)
+		case ev.kind == timedOut:
+			heap.Pop(&r.waiting)
+			ev.req.answered = true
+			ev.req.done(false)
+			r.failed()
+		case r.now() >= r.arrival:
+			r.arrive()
+		}
+		r.settle()
+		if r.now() >= nextTick {
+			r.record()
+			nextTick += Tick
+		}
+	}
+	cancel() // the waiting goroutines end
+	r.settle()
+	for _, req := range r.service {
+		if !req.answered {
+			req.done(true)
+		}
+	}
+	return r.res
+}
+
+func (r *openRun) now() time.Duration { return time.Since(r.begin) }
+
+func (r *openRun) interArrival() time.Duration {
+	rate := r.sc.Load * float64(r.sc.Capacity) / float64(Service) // per ns
+	return time.Duration(math.Ceil(r.rng.ExpFloat64() / rate))
+}
+
+func (r *openRun) rate() float64 {
+	if k := len(r.service); k > r.sc.Capacity {
+		return float64(r.sc.Capacity) / float64(k)
+	}
+	return 1
+}
+
+// next returns the time of the first event before limit and the event.
+func (r *openRun) next(limit time.Duration) (time.Duration, event) {
+	now, next, ev := r.now(), min(limit, r.arrival), event{}
+	if len(r.service) > 0 {
+		left := (r.service[0].finish - r.virtual) / r.rate()
+		if at := now + time.Duration(math.Ceil(max(left, 0))); at < next {
+			next, ev = at, event{served, r.service[0]}
+		}
+	}
+	for len(r.waiting) > 0 && r.waiting[0].answered {
+		heap.Pop(&r.waiting)
+	}
+	if len(r.waiting) > 0 && r.waiting[0].deadline < next {
+		next, ev = r.waiting[0].deadline, event{timedOut, r.waiting[0]}
+	}
+	return next, ev
+}
+
+func (r *openRun) advance(at time.Duration) {
+	if d := at - r.now(); d > 0 {
+		r.virtual += float64(d) * r.rate()
+		time.Sleep(d)
+	}
+}
+
+// arrive admits the request that arrives now, at once or by a goroutine
+// that waits, and draws the next arrival.
+func (r *openRun) arrive() {
+	req := &request{start: r.now(), deadline: r.now() + ClientDeadline}
+	req.finish = float64(Service) * (0.8 + 0.4*r.rng.Float64())
+	if r.sc.Step != 0 && req.start >= r.sc.StepAt {
+		req.finish *= r.sc.Step
+	}
+	r.arrival = r.now() + r.interArrival()
+	if !r.waits {
+		done, err := r.a.Admit(context.Background())
+		if err != nil {
+			r.failed()
+			return
+		}
+		req.done = done
+		r.enter(req)
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithDeadline(r.ctx, r.begin.Add(req.deadline))
+		done, err := r.a.Admit(ctx)
+		cancel()
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if err != nil {
+			r.refused++
+			return
+		}
+		req.done = done
+		r.granted = append(r.granted, req)
+	}()
+}
+
+// settle lets the waiting goroutines run, then puts the requests they were
+// granted in service and counts their refusals.
+func (r *openRun) settle() {
+	if !r.waits {
+		return
+	}
+	synctest.Wait()
+	r.mu.Lock()
+	granted, refused := r.granted, r.refused
+	r.granted, r.refused = nil, 0
+	r.mu.Unlock()
+	for range refused {
+		r.failed()
+	}
+	slices.SortFunc(granted, func(a, b *request) int { return cmp.Compare(a.start, b.start) }) // woken in no fixed order
+	for _, req := range granted {
+		r.enter(req)
+	}
+}
+
+// enter puts req, whose finish holds its work, in service.
+func (r *openRun) enter(req *request) {
+	req.finish += r.virtual
+	heap.Push(&r.service, req)
+	heap.Push(&r.waiting, req)
+}
+
+func (r *openRun) serve(req *request) {
+	if req.answered {
+		return
+	}
+	req.answered = true
+	req.done(true)
+	latency := r.now() - req.start
+	r.res.Successes = append(r.res.Successes, Sample{req.start, latency})
+	r.tick.Successes++
+	r.lat = append(r.lat, latency)
+}
+
+func (r *openRun) failed() {
+	r.res.Failures++
+	r.tick.Timeouts++
+}
+
+func (r *openRun) record() {
+	p := r.tick
+	p.T, p.Limit, p.InService, p.Capacity = r.now(), r.a.Limit(), len(r.service), r.sc.Capacity
+	p.P99 = percentile(r.lat, 0.99)
+	r.res.Series = append(r.res.Series, p)
+	r.tick, r.lat = Point{}, r.lat[:0]
+}
