@@ -11,6 +11,9 @@
 //	size                 Size()                 the number of permits
 //	available            Available()            the free permits (negative after a shrink below those held)
 //	limit                Limit()                an adaptive.Limiter's current limit
+//	in_flight            InFlight()             the requests it holds now
+//	queued               Queued()               the requests waiting in its queue now
+//	refused              Refused()              the requests it has refused so far
 //	waiting_requests     Waiting()              Acquire calls waiting now (sem.Observer)
 //	waiting_permits      Waiting()              the permits they ask for
 //	waits                OnWait                 Acquire calls that had to wait, since Publish
@@ -74,7 +77,7 @@ func Var(s sem.Semaphore, opts ...Option) expvar.Func {
 	}
 	if len(e.gauges) == 0 && e.observer == nil {
 		panic(fmt.Sprintf("semexpvar: Var(%T): the semaphore reports nothing "+
-			"(no Size, Available, Limit, Waiting or OnWait method) and no Gauge was given", s))
+			"(no Size, Available, Limit, InFlight, Queued, Refused, Waiting or OnWait method) and no Gauge was given", s))
 	}
 	e.mustNameOnce(s)
 	if e.observer != nil {
@@ -106,6 +109,9 @@ type (
 	sizer      interface{ Size() int64 }
 	availabler interface{ Available() int64 }
 	limiter    interface{ Limit() int64 }
+	inFlighter interface{ InFlight() int64 }
+	queuer     interface{ Queued() int64 }
+	refuser    interface{ Refused() int64 }
 )
 
 // exporter reads the numbers of one semaphore.
@@ -131,6 +137,15 @@ func (e *exporter) probe(s sem.Semaphore) {
 	}
 	if v, ok := s.(limiter); ok {
 		e.gauges = append(e.gauges, gauge{"limit", v.Limit})
+	}
+	if v, ok := s.(inFlighter); ok {
+		e.gauges = append(e.gauges, gauge{"in_flight", v.InFlight})
+	}
+	if v, ok := s.(queuer); ok {
+		e.gauges = append(e.gauges, gauge{"queued", v.Queued})
+	}
+	if v, ok := s.(refuser); ok {
+		e.gauges = append(e.gauges, gauge{"refused", v.Refused})
 	}
 	e.observer, _ = s.(sem.Observer)
 }

@@ -75,10 +75,15 @@ func TestExportsSizeAvailableAndWaits(t *testing.T) {
 	})
 }
 
-func TestExportsTheLimitOfAnAdaptiveLimiter(t *testing.T) {
-	l := adaptive.New(weighted.New(1), 7, &adaptive.AIMD{})
-	m := read(t, semexpvar.Var(l))
-	assert.Equal(t, map[string]any{"limit": 7.0}, m)
+func TestExportsTheNumbersOfAnAdaptiveLimiter(t *testing.T) {
+	l := adaptive.New(weighted.New(16), 7, &adaptive.AIMD{})
+	v := semexpvar.Var(l)
+	tok, ok := l.TryStart(3)
+	require.True(t, ok)
+	_, ok = l.TryStart(5)
+	require.False(t, ok)
+	assert.Equal(t, map[string]any{"limit": 7.0, "in_flight": 3.0, "queued": 0.0, "refused": 1.0}, read(t, v))
+	tok.Done(true)
 }
 
 func TestGaugeAddsNumbers(t *testing.T) {
@@ -108,7 +113,7 @@ type bare struct{ sem.Semaphore }
 
 func TestBadInputPanics(t *testing.T) {
 	assert.PanicsWithValue(t, "semexpvar: Var(semexpvar_test.bare): the semaphore reports nothing "+
-		"(no Size, Available, Limit, Waiting or OnWait method) and no Gauge was given",
+		"(no Size, Available, Limit, InFlight, Queued, Refused, Waiting or OnWait method) and no Gauge was given",
 		func() { semexpvar.Var(bare{}) })
 	assert.NotPanics(t, func() { semexpvar.Var(bare{}, semexpvar.Gauge("x", func() int64 { return 0 })) })
 	assert.PanicsWithValue(t, `semexpvar: Gauge("", f): want a name and a non-nil f`,

@@ -167,7 +167,7 @@ func main() {
 	fmt.Println("group ran", len(total), "functions")
 
 	l := adaptive.New(weighted.New(16), 4, &adaptive.Gradient{})
-	semexpvar.Publish("limiter", weighted.New(1), semexpvar.Gauge("limit", l.Limit))
+	semexpvar.Publish("limiter", l)
 	h := semhttp.Limit(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}), l)
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil))
