@@ -130,7 +130,9 @@ func TestReplicasOnCluster(t *testing.T) {
 	rdb := c.client(t)
 	ctx := context.Background()
 	name := uniqueName(t)
-	s, err := redissem.New(context.Background(), rdb, name, 2, redissem.WithReplicas(1, 300*time.Millisecond),
+	// The wait is long enough for a replica that a loaded machine has just
+	// synced to confirm; the dead replica's grants cost it six times.
+	s, err := redissem.New(context.Background(), rdb, name, 2, redissem.WithReplicas(1, time.Second),
 		redissem.WithPrefix("app:sem:"))
 	require.NoError(t, err)
 	defer s.Close()
