@@ -286,17 +286,28 @@ func TestRedisStall(t *testing.T) {
 	srv := servers.StartRedis(t, t.TempDir(), "--enable-debug-command", "local")
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
-			r := newRun(t, "redis")
-			r.start(currentMode().workers, nil, []string{srv.Addr()},
-				append([]option{func(s *worker.Spec) { s.ReadTimeout = stallReadTimeout }}, v.opts...)...)
-			stalls := max(currentMode().faults, int(r.duration/(v.stall+holdTime)))
-			for range stalls {
-				time.Sleep(holdTime)
-				r.fault(history.FaultStall, "redis")
-				require.NoError(t, servers.Stall(srv.Addr(), v.stall))
-				r.fault(history.FaultStallEnd, "redis")
+			play := func() *checker.Report {
+				r := newRun(t, "redis")
+				r.start(currentMode().workers, nil, []string{srv.Addr()},
+					append([]option{func(s *worker.Spec) { s.ReadTimeout = stallReadTimeout }}, v.opts...)...)
+				stalls := max(currentMode().faults, int(r.duration/(v.stall+holdTime)))
+				for range stalls {
+					time.Sleep(holdTime)
+					r.fault(history.FaultStall, "redis")
+					require.NoError(t, servers.Stall(srv.Addr(), v.stall))
+					r.fault(history.FaultStallEnd, "redis")
+				}
+				return r.finish()
 			}
-			v.expect(t, r.finish())
+			rep := play()
+			// The broken variant is caught only when a stall ends a grant
+			// that a worker holds; a loaded machine can leave the workers
+			// between grants at every stall, so it plays again, twice at
+			// most, before its expectation is judged.
+			for try := 0; v.name == "broken-ignores-done" && rep.Count(checker.DoneNotFired) == 0 && try < 2; try++ {
+				rep = play()
+			}
+			v.expect(t, rep)
 		})
 	}
 }
