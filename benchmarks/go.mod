@@ -6,18 +6,12 @@ require (
 	codeberg.org/go-fonts/dejavu v0.4.0
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/semacat/sem v0.1.0
-	github.com/sourcegraph/conc v0.3.0
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
 	golang.org/x/image v0.30.0
 	golang.org/x/perf v0.0.0-20250813145418-2f7363a06fe1
 	golang.org/x/sync v0.22.0
 	gonum.org/v1/plot v0.17.0
-)
-
-require (
-	go.uber.org/atomic v1.7.0 // indirect
-	go.uber.org/multierr v1.9.0 // indirect
 )
 
 require (

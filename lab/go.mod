@@ -14,6 +14,7 @@ require (
 	github.com/semacat/sem/benchmarks v0.1.0
 	github.com/semacat/sem/etcdsem v0.1.0
 	github.com/semacat/sem/redissem v0.1.0
+	github.com/sourcegraph/conc v0.3.0
 	github.com/stretchr/testify v1.12.1
 	go.etcd.io/etcd/client/v3 v3.6.16
 	go.etcd.io/etcd/server/v3 v3.6.16
