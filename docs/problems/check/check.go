@@ -29,8 +29,9 @@
 //     returns context.DeadlineExceeded, and the run reports who was still
 //     waiting.
 //
-// A failing verdict names its seed. Set the environment variable
-// CHECK_SEED to that seed to run that run alone, again, with its whole log
+// A failing verdict names its seed, and the command that replays it with
+// the SEMACAT_ and CHECK_ variables the test ran with. Set the environment
+// variable CHECK_SEED to that seed to run that run alone, again, with its whole log
 // printed (go test -v); CHECK_SEEDS=n makes n runs instead of the
 // problem's own count.
 //
@@ -47,6 +48,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -129,14 +131,41 @@ func (p Problem[S]) Verify(t *testing.T, solution S) error {
 		}
 		failed++
 		if first == nil {
-			first = fmt.Errorf("seed %d (%s): %w\n(run it again alone, with its log: CHECK_SEED=%d go test -v -run '%s')",
-				seed, describe(seed), err, seed, runPattern(t.Name()))
+			first = fmt.Errorf("seed %d (%s): %w\n(run it again alone, with its log: %sCHECK_SEED=%d go test -v -run '%s')",
+				seed, describe(seed), err, replayEnv(), seed, runPattern(t.Name()))
 		}
 	}
 	if first != nil {
 		return fmt.Errorf("%w\n(%d of %d runs failed)", first, failed, len(seeds))
 	}
 	return nil
+}
+
+// replayEnv returns the SEMACAT_ and CHECK_ variables of this run's
+// environment, but the seeds' and the table's, as "NAME=value " words: the
+// replay needs them too (a workspace test skips without SEMACAT_EXERCISE).
+func replayEnv() string {
+	var b strings.Builder
+	for _, kv := range slices.Sorted(slices.Values(os.Environ())) {
+		name, _, _ := strings.Cut(kv, "=")
+		switch {
+		case name == "CHECK_SEED", name == "CHECK_SEEDS", name == "CHECK_TABLE":
+		case strings.HasPrefix(name, "SEMACAT_"), strings.HasPrefix(name, "CHECK_"):
+			b.WriteString(shellQuote(kv) + " ")
+		}
+	}
+	return b.String()
+}
+
+// plainWord matches an environment entry a shell reads as it is.
+var plainWord = regexp.MustCompile(`^[A-Za-z0-9_]+=[A-Za-z0-9_./:,+-]*$`)
+
+// shellQuote quotes kv for a shell if it holds anything but plain words.
+func shellQuote(kv string) string {
+	if plainWord.MatchString(kv) {
+		return kv
+	}
+	return "'" + strings.ReplaceAll(kv, "'", `'\''`) + "'"
 }
 
 // runPattern returns the go test -run pattern that matches the test named

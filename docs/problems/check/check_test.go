@@ -2,6 +2,7 @@ package check_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -137,4 +138,17 @@ func TestWeakSemaphoreServesTheNewest(t *testing.T) {
 		order = append(order, e.Who)
 	}
 	assert.Equal(t, []string{"third", "second", "first"}, order)
+}
+
+// A verdict's replay line carries the environment the test needs: a
+// workspace test skips without SEMACAT_EXERCISE.
+func TestReplayLineCarriesTheEnvironment(t *testing.T) {
+	t.Setenv("SEMACAT_EXERCISE", "1")
+	t.Setenv("CHECK_SEEDS", "2")
+	err := scenario(5, noRules).Verify(t, func(r *check.Run) {
+		r.Go("a", func(context.Context) error { return errors.New("no") })
+	})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "SEMACAT_EXERCISE=1 CHECK_SEED=0 go test -v -run '^TestReplayLineCarriesTheEnvironment$'")
+	assert.NotContains(t, err.Error(), "CHECK_SEEDS=", "the replay chooses its one seed")
 }
