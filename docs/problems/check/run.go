@@ -51,6 +51,7 @@ type Run struct {
 
 	events []Event
 	errs   []error
+	watch  *watchdog // nil outside Verify
 }
 
 // goroutine is one goroutine of a run.
@@ -170,6 +171,9 @@ func (r *Run) schedule() {
 		}
 		g := r.pick()
 		r.current = g
+		if r.watch != nil {
+			r.watch.turn(g)
+		}
 		g.wake <- struct{}{}
 		<-r.yielded
 		r.current = nil
