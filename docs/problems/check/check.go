@@ -31,9 +31,9 @@
 //
 // A failing verdict names its seed, and the command that replays it with
 // the SEMACAT_ and CHECK_ variables the test ran with. Set the environment
-// variable CHECK_SEED to that seed to run that run alone, again, with its whole log
-// printed (go test -v); CHECK_SEEDS=n makes n runs instead of the
-// problem's own count.
+// variable CHECK_SEED to that seed to run that run alone, again, with its
+// whole log printed (go test -v); CHECK_SEEDS=n makes n runs instead of
+// the problem's own count.
 //
 // A solution must wait only on its semaphores: a goroutine blocked on
 // anything else holds up the whole run. If it waits on a channel, a
