@@ -29,14 +29,24 @@
 //     returns context.DeadlineExceeded, and the run reports who was still
 //     waiting.
 //
-// A failing verdict names its seed. Set the environment variable
-// CHECK_SEED to that seed to run that run alone, again, with its whole log
-// printed (go test -v); CHECK_SEEDS=n makes n runs instead of the
-// problem's own count.
+// A failing verdict names its seed, and the command that replays it with
+// the SEMACAT_ and CHECK_ variables the test ran with. Set the environment
+// variable CHECK_SEED to that seed to run that run alone, again, with its
+// whole log printed (go test -v); CHECK_SEEDS=n makes n runs instead of
+// the problem's own count.
 //
 // A solution must wait only on its semaphores: a goroutine blocked on
-// anything else holds up the whole run, and the testing/synctest bubble the
-// run is in then fails the test with no verdict.
+// anything else holds up the whole run. If it waits on a channel, a
+// sync.WaitGroup or a select, the run rejects the solution with its name;
+// if it waits on a sync.Mutex or spins on a plain variable, a watchdog on
+// real time rejects it after [DefaultStall] (CHECK_STALL sets another
+// limit) and ends the test binary, as nothing can stop the goroutine.
+// A wait on something else that ends by itself (time.Sleep, a channel
+// another goroutine of the solution sends on) is not seen at all: the
+// checker is blind to it, as it is to data races (the problem book's
+// README says how to look for those). A goroutine whose TryAcquire
+// fails 16 times in a row, with nothing else between, busy-waits, and the
+// run rejects it.
 //
 // Goroutines that serve forever (a barber, a cook, Santa) are started with
 // [Run.Serve]: their context is done once every goroutine started with
@@ -47,6 +57,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -110,15 +121,7 @@ func (p Problem[S]) Verify(t *testing.T, solution S) error {
 	var first error
 	failed := 0
 	for _, seed := range seeds {
-		var err error
-		var log []Event
-		synctest.Test(t, func(*testing.T) {
-			r := newRun(seed, p.Laggards)
-			p.Scenario(r, solution)
-			r.schedule()
-			log = r.events
-			err = r.verdict(p.Rules)
-		})
+		log, err := p.run(t, seed, solution)
 		if replay {
 			for _, e := range log {
 				t.Logf("%v", e)
@@ -129,14 +132,76 @@ func (p Problem[S]) Verify(t *testing.T, solution S) error {
 		}
 		failed++
 		if first == nil {
-			first = fmt.Errorf("seed %d (%s): %w\n(run it again alone, with its log: CHECK_SEED=%d go test -v -run '%s')",
-				seed, describe(seed), err, seed, runPattern(t.Name()))
+			first = fmt.Errorf("seed %d (%s): %w\n%s", seed, describe(seed), err, replayLine(t, seed))
 		}
 	}
 	if first != nil {
 		return fmt.Errorf("%w\n(%d of %d runs failed)", first, failed, len(seeds))
 	}
 	return nil
+}
+
+// run makes the run of one seed in a testing/synctest bubble, and returns
+// its log and its verdict (see watchdog.go for the runs that end without
+// one of the scheduler's own).
+func (p Problem[S]) run(t *testing.T, seed uint64, solution S) (log []Event, err error) {
+	w := watch(t, func(who string, stall time.Duration) string {
+		return fmt.Sprintf("seed %d (%s): %s kept the turn for %v of real time without reaching a scheduling point: it waits on something other than the semaphores the run gave it (a sync.Mutex, a sync.Cond), or spins on a plain variable; use only the run's semaphores, and wait with Acquire\n%s",
+			seed, describe(seed), who, stall, replayLine(t, seed))
+	})
+	defer w.stop()
+	defer func() {
+		v := recover()
+		if v == nil {
+			return
+		}
+		if e, ok := v.(error); !ok || !strings.HasPrefix(e.Error(), "deadlock: ") {
+			panic(v)
+		}
+		// Only the bubble's deadlock: the blocked goroutines stay blocked.
+		err = fmt.Errorf("%s waited on something other than the semaphores the run gave it (a channel, a sync.WaitGroup, a select): no other goroutine of the run goes while it waits, so it waits forever; use only the run's semaphores", w.holder())
+	}()
+	synctest.Test(t, func(*testing.T) {
+		r := newRun(seed, p.Laggards)
+		r.watch = w
+		p.Scenario(r, solution)
+		r.schedule()
+		log = r.events
+		err = r.verdict(p.Rules)
+	})
+	return log, err
+}
+
+// replayLine says how to make the run of seed again, alone, with its log.
+func replayLine(t *testing.T, seed uint64) string {
+	return fmt.Sprintf("(run it again alone, with its log: %sCHECK_SEED=%d go test -v -run '%s')", replayEnv(), seed, runPattern(t.Name()))
+}
+
+// replayEnv returns the SEMACAT_ and CHECK_ variables of this run's
+// environment, but the seeds' and the table's, as "NAME=value " words: the
+// replay needs them too (a workspace test skips without SEMACAT_EXERCISE).
+func replayEnv() string {
+	var b strings.Builder
+	for _, kv := range slices.Sorted(slices.Values(os.Environ())) {
+		name, _, _ := strings.Cut(kv, "=")
+		switch {
+		case name == "CHECK_SEED", name == "CHECK_SEEDS", name == "CHECK_TABLE":
+		case strings.HasPrefix(name, "SEMACAT_"), strings.HasPrefix(name, "CHECK_"):
+			b.WriteString(shellQuote(kv) + " ")
+		}
+	}
+	return b.String()
+}
+
+// plainWord matches an environment entry a shell reads as it is.
+var plainWord = regexp.MustCompile(`^[A-Za-z0-9_]+=[A-Za-z0-9_./:,+-]*$`)
+
+// shellQuote quotes kv for a shell if it holds anything but plain words.
+func shellQuote(kv string) string {
+	if plainWord.MatchString(kv) {
+		return kv
+	}
+	return "'" + strings.ReplaceAll(kv, "'", `'\''`) + "'"
 }
 
 // runPattern returns the go test -run pattern that matches the test named

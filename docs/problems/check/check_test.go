@@ -2,6 +2,7 @@ package check_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -43,7 +44,30 @@ func TestVerdicts(t *testing.T) {
 		{"Panic", func(r *check.Run) {
 			s := r.NewSemaphore(1, 1)
 			r.Go("a", func(context.Context) error { s.Release(1); return nil })
-		}, "a: panic: "},
+		}, "a: panic: check: Release(1) of the semaphore made at check_test.go:"},
+		{"BusyWait", func(r *check.Run) {
+			s := r.NewSemaphore(1, 0)
+			r.Go("poller", func(ctx context.Context) error {
+				for !s.TryAcquire(1) && ctx.Err() == nil {
+				}
+				return nil
+			})
+			r.Go("releaser", func(context.Context) error { r.Sleep(100 * check.Tick); s.Release(1); return nil })
+		}, "poller: busy-waits: its TryAcquire failed 16 times in a row"},
+		{"TriesAndWaits", func(r *check.Run) {
+			s := r.NewSemaphore(1, 0)
+			r.Go("trier", func(ctx context.Context) error {
+				for range 15 {
+					s.TryAcquire(1)
+				}
+				r.Record("trier", "gives up trying", 0)
+				for range 15 {
+					s.TryAcquire(1)
+				}
+				return s.Acquire(ctx, 1)
+			})
+			r.Go("releaser", func(context.Context) error { r.Sleep(100 * check.Tick); s.Release(1); return nil })
+		}, ""},
 		{"ServerStopsWhenWorkersReturn", func(r *check.Run) {
 			s := r.NewSemaphore(1, 0)
 			r.Serve("server", func(ctx context.Context) error { return s.Acquire(ctx, 1) })
@@ -137,4 +161,17 @@ func TestWeakSemaphoreServesTheNewest(t *testing.T) {
 		order = append(order, e.Who)
 	}
 	assert.Equal(t, []string{"third", "second", "first"}, order)
+}
+
+// A verdict's replay line carries the environment the test needs: a
+// workspace test skips without SEMACAT_EXERCISE.
+func TestReplayLineCarriesTheEnvironment(t *testing.T) {
+	t.Setenv("SEMACAT_EXERCISE", "1")
+	t.Setenv("CHECK_SEEDS", "2")
+	err := scenario(5, noRules).Verify(t, func(r *check.Run) {
+		r.Go("a", func(context.Context) error { return errors.New("no") })
+	})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "SEMACAT_EXERCISE=1 CHECK_SEED=0 go test -v -run '^TestReplayLineCarriesTheEnvironment$'")
+	assert.NotContains(t, err.Error(), "CHECK_SEEDS=", "the replay chooses its one seed")
 }

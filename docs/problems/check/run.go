@@ -18,6 +18,12 @@ const (
 	slowFactor = 6
 )
 
+// maxFailedTries bounds the TryAcquires in a row that fail, with nothing
+// else between them, of one goroutine: one that fails more often waits by
+// polling (busy-waits), and is rejected. A solution that tries a few
+// semaphores, one after the other, stays far below it.
+const maxFailedTries = 16
+
 // maxSteps bounds the scheduling points of one run: a solution that spins
 // (TryAcquire in a loop while nobody can release) is stopped there.
 const maxSteps = 1_000_000
@@ -51,6 +57,7 @@ type Run struct {
 
 	events []Event
 	errs   []error
+	watch  *watchdog // nil outside Verify
 }
 
 // goroutine is one goroutine of a run.
@@ -62,6 +69,22 @@ type goroutine struct {
 	wakeAt time.Duration // while sleeping
 	err    error         // why a wait ended, if not with its permits
 	sem    *semaphore    // the semaphore it waits on, while blocked
+
+	failedTries int // TryAcquires that failed since its last other operation
+}
+
+// busyWait is the panic that stops a goroutine that busy-waits.
+type busyWait struct{}
+
+func (b busyWait) Error() string {
+	return fmt.Sprintf("busy-waits: its TryAcquire failed %d times in a row with nothing else between; a goroutine that must wait blocks in Acquire", maxFailedTries)
+}
+
+// tried counts a TryAcquire of g that failed, and stops g if it busy-waits.
+func (r *Run) tried(g *goroutine) {
+	if g.failedTries++; g.failedTries == maxFailedTries {
+		panic(busyWait{})
+	}
 }
 
 func newRun(seed uint64, laggards bool) *Run {
@@ -139,7 +162,11 @@ func (r *Run) start(who string, server bool, f func(ctx context.Context) error) 
 // call runs f, turning a panic into an error.
 func (r *Run) call(ctx context.Context, f func(ctx context.Context) error) (err error) {
 	defer func() {
-		if v := recover(); v != nil {
+		switch v := recover().(type) {
+		case nil:
+		case busyWait:
+			err = v
+		default:
 			err = fmt.Errorf("panic: %v", v)
 		}
 	}()
@@ -170,6 +197,9 @@ func (r *Run) schedule() {
 		}
 		g := r.pick()
 		r.current = g
+		if r.watch != nil {
+			r.watch.turn(g)
+		}
 		g.wake <- struct{}{}
 		<-r.yielded
 		r.current = nil
@@ -293,6 +323,9 @@ func (r *Run) Sleep(d time.Duration) {
 
 // Record logs that who did what, at once.
 func (r *Run) Record(who, what string, n int) {
+	if r.current != nil {
+		r.current.failedTries = 0
+	}
 	r.events = append(r.events, Event{At: r.now, Who: who, What: what, N: n})
 }
 

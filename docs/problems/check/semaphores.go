@@ -3,6 +3,8 @@ package check
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"runtime"
 	"slices"
 
 	"github.com/semacat/sem"
@@ -54,7 +56,11 @@ func (r *Run) newSemaphore(size, available int64, o order) *semaphore {
 	if size < 1 || available < 0 || available > size {
 		panic(fmt.Sprintf("check: NewSemaphore(%d, %d): want 0 <= available <= size and size >= 1", size, available))
 	}
-	return &semaphore{r: r, size: size, free: available, order: o}
+	made := "an unknown place"
+	if _, file, line, ok := runtime.Caller(2); ok { // the solution's call of NewSemaphore
+		made = fmt.Sprintf("%s:%d", filepath.Base(file), line)
+	}
+	return &semaphore{r: r, size: size, free: available, order: o, made: made}
 }
 
 // semaphore is a semaphore whose waiters are goroutines of a run.
@@ -63,6 +69,7 @@ type semaphore struct {
 	size    int64
 	free    int64
 	order   order
+	made    string   // where the solution made it, file:line, for verdicts
 	waiters []waiter // the oldest first
 }
 
@@ -79,6 +86,7 @@ func (s *semaphore) Acquire(ctx context.Context, n int64) error {
 		return fmt.Errorf("check: semaphore.Acquire(%d) on a semaphore of size %d: %w", n, s.size, sem.ErrExceedsSize)
 	}
 	g := s.r.running("Acquire")
+	g.failedTries = 0
 	s.r.pause()
 	if err := s.r.waitErr(g, ctx); err != nil {
 		return err
@@ -107,7 +115,12 @@ func (s *semaphore) TryAcquire(n int64) bool {
 	if ok {
 		s.free -= n
 	}
-	if s.r.current != nil {
+	if g := s.r.current; g != nil {
+		if ok {
+			g.failedTries = 0
+		} else {
+			s.r.tried(g)
+		}
 		s.r.pause()
 	}
 	return ok
@@ -118,11 +131,12 @@ func (s *semaphore) Release(n int64) {
 		panic(fmt.Sprintf("check: semaphore.Release(%d): negative weight", n))
 	}
 	if s.free+n > s.size {
-		panic(fmt.Sprintf("check: semaphore.Release(%d) with %d of %d permits free: released more than was acquired (make the semaphore bigger if it must count that high)", n, s.free, s.size))
+		panic(fmt.Sprintf("check: Release(%d) of the semaphore made at %s, with %d of its %d permits free: released more than was acquired (make the semaphore bigger if it must count that high)", n, s.made, s.free, s.size))
 	}
 	s.free += n
 	s.serve()
-	if s.r.current != nil {
+	if g := s.r.current; g != nil {
+		g.failedTries = 0
 		s.r.pause()
 	}
 }

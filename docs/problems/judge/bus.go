@@ -30,12 +30,14 @@ const boardingTime = 10 * check.Tick
 // Problem24 is the Senate bus. The scenario: six riders come at once, and
 // the first bus at 40 takes four; two riders arrive while it boards; the
 // second bus takes the four left; three riders at random times, a third
-// bus, and a fourth that finds nobody.
+// bus, and a fourth that finds nobody; then a late rider, after every bus
+// so far has left (a bus that let on more riders than were waiting left
+// her a way on with no bus there), and a fifth bus for her.
 var Problem24 = check.Problem[func(check.NewSemaphore) BusStop]{
 	Seeds: seeds,
 	Scenario: func(r *check.Run, newStop func(check.NewSemaphore) BusStop) {
 		s := newStop(r.NewSemaphore)
-		riders := []int{0, 1, 2, 3, 4, 5, 65, 70, 150 + r.Rand(40), 150 + r.Rand(40), 150 + r.Rand(40)}
+		riders := []int{0, 1, 2, 3, 4, 5, 65, 70, 150 + r.Rand(40), 150 + r.Rand(40), 150 + r.Rand(40), 400}
 		for i, at := range riders {
 			who := name("rider", i)
 			r.Go(who, func(ctx context.Context) error {
@@ -44,7 +46,7 @@ var Problem24 = check.Problem[func(check.NewSemaphore) BusStop]{
 				return s.Rider(ctx, func() { r.Work(who, "board", 0, boardingTime) })
 			})
 		}
-		for i, at := range []int{40, 120, 250, 350} {
+		for i, at := range []int{40, 120, 250, 350, 450} {
 			who := name("bus", i)
 			r.Go(who, func(ctx context.Context) error {
 				r.Sleep(time.Duration(at) * check.Tick)

@@ -100,7 +100,7 @@ func herdsAndGroups(log []check.Event) error {
 			hitched = 0
 		case "help elves":
 			if len(needHelp) < ElfGroup {
-				return fmt.Errorf("%v while only %d elves need help", e, len(needHelp))
+				return fmt.Errorf("%v with %s waiting for help, not a group of %d", e, elves(len(needHelp)), ElfGroup)
 			}
 			if helped < ElfGroup {
 				return fmt.Errorf("%v again while %d elves of the last group have not got help yet", e, ElfGroup-helped)
@@ -146,4 +146,12 @@ func latest(times map[string]time.Duration) time.Duration {
 		last = max(last, t)
 	}
 	return last
+}
+
+// elves counts n elves in words: "1 elf", "2 elves".
+func elves(n int) string {
+	if n == 1 {
+		return "1 elf"
+	}
+	return fmt.Sprintf("%d elves", n)
 }

@@ -15,15 +15,16 @@ type Signal interface {
 }
 
 // Problem1 is signalling. The scenario:
-// A does a1 and signals; B waits for the signal and does b1. A starts a
-// little late, so that B reaches its wait first.
+// A does a1 and signals; B waits for the signal and does b1. A starts
+// late, so that B reaches its wait first and waits a while (long enough
+// for a B that polls to be seen busy-waiting).
 var Problem1 = check.Problem[func(check.NewSemaphore) Signal]{
 	Seeds:    seeds,
 	Laggards: true,
 	Scenario: func(r *check.Run, newSignal func(check.NewSemaphore) Signal) {
 		s := newSignal(r.NewSemaphore)
 		r.Go("A", func(context.Context) error {
-			r.Sleep(time.Duration(1+r.Rand(3)) * check.Tick)
+			r.Sleep(time.Duration(30+r.Rand(3)) * check.Tick)
 			r.Act("A", "a1", 0)
 			s.Send()
 			return nil

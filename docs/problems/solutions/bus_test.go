@@ -76,7 +76,48 @@ func TestSenateBus(t *testing.T) {
 			Name:     "LeavesAtOnce",
 			Solution: newOpen(false),
 			Want:     "rider",
+		},
+		check.Wrong[solution]{
+			Name: "ReleasesEverySeat",
+			Solution: func(n check.NewSemaphore) judge.BusStop {
+				return &everySeat{mutex: n(1, 1), bus: n(16, 0), boarded: n(16, 0)}
+			},
+			Want: "with no bus at the stop",
 		})
+}
+
+// everySeat is the bus stop whose bus lets on BusCapacity riders however
+// few wait: it waits for those it counted, and leaves the spare permits to
+// whoever comes next, bus or no bus.
+type everySeat struct {
+	mutex, bus, boarded sem.Semaphore
+	waiting             int
+}
+
+func (s *everySeat) Rider(ctx context.Context, board func()) error {
+	if err := s.mutex.Acquire(ctx, 1); err != nil {
+		return err
+	}
+	s.waiting++
+	s.mutex.Release(1)
+	if err := s.bus.Acquire(ctx, 1); err != nil {
+		return err
+	}
+	board()
+	s.boarded.Release(1)
+	return nil
+}
+
+func (s *everySeat) Bus(ctx context.Context, depart func()) error {
+	if err := s.mutex.Acquire(ctx, 1); err != nil {
+		return err
+	}
+	defer depart()
+	defer s.mutex.Release(1)
+	n := int64(min(s.waiting, judge.BusCapacity))
+	s.bus.Release(judge.BusCapacity)
+	s.waiting -= int(n)
+	return s.boarded.Acquire(ctx, n)
 }
 
 // allAtOnce is the bus stop whose bus, holding the mutex, lets its share
