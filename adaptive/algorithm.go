@@ -30,7 +30,7 @@ const (
 	gradientQueueShare  = 0.1 // the most growth per window, as a fraction of the limit
 	gradientHeadroom    = 1.1 // the most the average may be over the no-load latency
 	gradientSmoothing   = 0.2 // the fraction of the way to each new estimate
-	gradientLongWindows = 600 // the span of the long-term average, in windows
+	gradientLongWindows = 600 // the span of the long-term average, in windows; the first gradientWarmup are averaged plainly
 	gradientWarmup      = 10  // windows averaged plainly before the average decays
 )
 
@@ -137,9 +137,6 @@ type Gradient struct {
 	// Smoothing moves the limit this fraction of the way to each new
 	// estimate; default 0.2.
 	Smoothing float64
-	// LongWindows is the span, in windows, of the long-term exponential
-	// average; default 600. The first ten windows are averaged plainly.
-	LongWindows float64
 	// Mean makes the window's mean latency, not its lowest, the latency
 	// compared with the average, as in Gradient2's default window. A slow
 	// tail moves the mean from window to window and holds the limit low.
@@ -180,5 +177,5 @@ func (g *Gradient) average(short float64) {
 		g.long += (short - g.long) / float64(g.warmed)
 		return
 	}
-	g.long += (short - g.long) * 2 / (or(g.LongWindows, gradientLongWindows) + 1)
+	g.long += (short - g.long) * 2 / (gradientLongWindows + 1)
 }

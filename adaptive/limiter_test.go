@@ -245,6 +245,17 @@ func TestShrinkFailsHeavyWaiter(t *testing.T) {
 	})
 }
 
+// TestNewTakesTheSize: the size the wrapped semaphore was made with is
+// replaced by the initial limit, whole: New(weighted.New(1), 10) admits 10.
+func TestNewTakesTheSize(t *testing.T) {
+	s := weighted.New(1)
+	l := adaptive.New(s, 10, &adaptive.AIMD{})
+	assert.EqualValues(t, 10, s.Size())
+	assert.EqualValues(t, 10, l.Limit())
+	require.True(t, l.TryAcquire(10), "the whole initial limit is free")
+	l.Release(10)
+}
+
 func TestBadInput(t *testing.T) {
 	s := weighted.New(1)
 	assert.PanicsWithValue(t, "adaptive: New(0): size must be at least 1", func() { adaptive.New(s, 0, &adaptive.AIMD{}) })
@@ -254,6 +265,10 @@ func TestBadInput(t *testing.T) {
 	assert.Panics(t, func() { adaptive.WithBounds(5, 4) })
 	assert.Panics(t, func() { adaptive.WithSmoothing(0) })
 	assert.Panics(t, func() { adaptive.WithSmoothing(1.5) })
+	held := weighted.New(3)
+	require.True(t, held.TryAcquire(1))
+	assert.PanicsWithValue(t, "adaptive: New: 1 of 10 permits of the semaphore are held; wrap a semaphore nobody uses",
+		func() { adaptive.New(held, 10, &adaptive.AIMD{}) })
 	l := adaptive.New(s, 1, &adaptive.AIMD{})
 	assert.PanicsWithValue(t, "adaptive: Start(-1): negative weight", func() { l.Start(context.Background(), -1) })
 }
