@@ -9,12 +9,21 @@ type Algorithm interface {
 }
 
 // appLimited reports whether the callers, not the limit, held concurrency
-// down during w: then no signal says the limit could be higher.
-func appLimited(w Window) bool { return float64(w.InFlight)*2 < w.Limit }
+// down during w: the most permits held stayed more than a tenth of the
+// limit, and at least one request, below it. Then no signal says the limit
+// could be higher, and a limit grown unused is a burst let in whole later:
+// TCP's congestion window validation (RFC 7661) grows only a window in use.
+// Netflix's limiters test for half the limit, which lets a limit that a
+// load of 0.6 of the capacity fills only at its peaks climb to twice it.
+func appLimited(w Window) bool {
+	return float64(w.InFlight) < w.Limit-max(1, appLimitedSlack*w.Limit)
+}
 
 // The algorithms' defaults, taken by the fields left zero. design.go says
 // why each is what it is; the docs' adaptive page quotes this block.
 const (
+	appLimitedSlack = 0.1 // the share of the limit left unused that makes a window app-limited
+
 	aimdIncrease   = 1   // added per window without congestion
 	aimdGrowth     = 0.1 // the most added per window, as a fraction of the limit
 	aimdLeastQueue = 0.5 // the least queue, in requests, that counts as congestion

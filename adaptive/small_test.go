@@ -39,3 +39,14 @@ func TestGradientHeadroom(t *testing.T) {
 	}
 	assert.InDelta(t, 100*0.55+2, limit, 1e-9, "the gradient stays 1.1/2")
 }
+
+// TestAppLimitedHolds: a limit whose peak use stayed more than a tenth
+// below it, as at 0.6 of the capacity between bursts, is not grown by any
+// algorithm, however fast the requests; one used to within a tenth is.
+func TestAppLimitedHolds(t *testing.T) {
+	for _, alg := range []adaptive.Algorithm{&adaptive.AIMD{}, &adaptive.Vegas{}, &adaptive.Gradient{}} {
+		assert.Equal(t, 55.0, alg.Next(ms(55, 40, noLoad, 0)), "%T: 40 of 55 in use at most", alg)
+		assert.Greater(t, alg.Next(ms(55, 50, noLoad, 0)), 55.0, "%T: 50 of 55 in use", alg)
+		assert.Equal(t, 3.0, alg.Next(ms(3, 1, noLoad, 0)), "%T: 1 of 3 in use at most", alg)
+	}
+}
