@@ -63,9 +63,10 @@ package adaptive
 // the queue, the top of the tooth is about the capacity times the
 // tolerance and the bottom that times the backoff, so the defaults (1.1
 // and 0.9) keep the tooth within a fifth of the capacity; a wider
-// tolerance or a deeper backoff widens it. It grows only when at least
-// half the limit was in use: a limit the callers do not reach says
-// nothing.
+// tolerance or a deeper backoff widens it. Like every algorithm, it grows
+// only when the window's peak use came within a tenth of the limit: a limit
+// the callers do not reach says nothing, and one grown unused lets the next
+// burst in whole.
 //
 // The queue of Start. The wrapped semaphore's queue is unbounded: a
 // request waits until its context ends, so under sustained overload it
@@ -143,7 +144,7 @@ package adaptive
 // average is held between the
 // no-load latency and gradientHeadroom times it, which makes the limit
 // settle at about the capacity times the headroom plus the allowance, and
-// the allowance is at most a tenth of the limit, so that at a capacity of 2
+// the allowance is at most a twentieth of the limit, so that at a capacity of 2
 // it is not a queue of the capacity's size. A backend whose latency drifts
 // on its own moves the no-load latency at the next probe, and the average
 // follows. The docs' adaptive page shows each setting measured on the
