@@ -41,6 +41,8 @@ const (
 	gradientSmoothing   = 0.2  // the fraction of the way to each new estimate
 	gradientLongWindows = 600  // the span of the long-term average, in windows; the first gradientWarmup are averaged plainly
 	gradientWarmup      = 10   // windows averaged plainly before the average decays
+	gradientDropRate    = 0.1  // the share of sampled requests failed that is congestion
+	gradientBackoff     = 0.9  // multiplies the limit on congestion
 )
 
 // or returns v, or def when v is zero (a field left unset).
@@ -135,7 +137,11 @@ func (v *Vegas) Next(w Window) float64 {
 // average with it. Of the three it is the one that meets every goal of
 // docs/adaptive/results.md but the one no algorithm meets at a capacity of
 // 2: choose it by default. The window's latency is its fastest request's
-// unless Mean is set. The zero value is ready to use.
+// unless Mean is set. A window in which more than a tenth of the sampled
+// requests failed multiplies the limit by 0.9, whatever the latency: a
+// backend that fails fast when full answers its failures faster than its
+// work, and would otherwise let the limit climb while half the requests
+// fail. The zero value is ready to use.
 type Gradient struct {
 	// Tolerance is how much slower than the long-term average a window may
 	// be before the limit shrinks; default 1.
@@ -157,6 +163,9 @@ type Gradient struct {
 
 // Next implements [Algorithm].
 func (g *Gradient) Next(w Window) float64 {
+	if w.DropRate > gradientDropRate { // a backend that fails fast is not faster
+		return w.Limit * gradientBackoff
+	}
 	if w.MinRTT == 0 { // no success, no latency to learn from
 		return w.Limit
 	}

@@ -100,7 +100,7 @@ func TestWindow(t *testing.T) {
 		require.Empty(t, r.seen, "9 samples close no window")
 		round(t, l, 1, noLoad, false) // the tenth closes it: no window was known yet
 		require.Len(t, r.seen, 1)
-		assert.Equal(t, adaptive.Window{Limit: 20, InFlight: 9, Samples: 10, Drops: 1,
+		assert.Equal(t, adaptive.Window{Limit: 20, InFlight: 9, Samples: 10, Drops: 1, DropRate: 0.1,
 			MinRTT: noLoad, MeanRTT: noLoad, NoLoadRTT: noLoad}, r.seen[0], "a failure counts as a drop, not a latency")
 		assert.EqualValues(t, 30, l.Limit(), "the proposal is taken")
 

@@ -64,3 +64,16 @@ func TestAppLimitedHolds(t *testing.T) {
 		assert.Equal(t, 3.0, alg.Next(ms(3, 1, noLoad, 0)), "%T: 1 of 3 in use at most", alg)
 	}
 }
+
+// TestGradientFailFast: a backend that fails at once when full answers
+// quickly, so the latency says nothing; a window in which more than a
+// tenth of the sampled requests failed must shrink Gradient's limit, and
+// one with a few failures must not.
+func TestGradientFailFast(t *testing.T) {
+	g := &adaptive.Gradient{}
+	w := latencies(96, noLoad, noLoad)
+	w.Drops, w.DropRate = 10, 0.5
+	assert.InDelta(t, 96*0.9, g.Next(w), 1e-9, "half the sampled requests failed")
+	w.DropRate = 0.05
+	assert.Greater(t, g.Next(w), 96.0, "a twentieth failed: the latency rules")
+}
