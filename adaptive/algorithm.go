@@ -36,8 +36,8 @@ const (
 
 	gradientTolerance   = 1    // the window's latency over the long-term average that shrinks the limit
 	gradientQueueSize   = 2    // the growth per window while latency holds
-	gradientQueueShare  = 0.05 // the most growth per window, as a fraction of the limit
-	gradientHeadroom    = 1.05 // the most the average may be over the no-load latency
+	gradientQueueShare  = 0.1  // the most growth per window, as a fraction of the limit
+	gradientHeadroom    = 1.02 // the most the average may be over the no-load latency
 	gradientSmoothing   = 0.2  // the fraction of the way to each new estimate
 	gradientLongWindows = 600  // the span of the long-term average, in windows; the first gradientWarmup are averaged plainly
 	gradientWarmup      = 10   // windows averaged plainly before the average decays
@@ -128,9 +128,9 @@ func (v *Vegas) Next(w Window) float64 {
 // clamped to [0.5, 1], scales the limit, and QueueSize is added, so the
 // limit grows by QueueSize while the window is no slower than the average
 // and shrinks in proportion when it is. The result is smoothed. The queue
-// added is at most a twentieth of the limit, so that a capacity of a few
+// added is at most a tenth of the limit, so that a capacity of a few
 // requests does not hold a queue as large as itself. The average is kept
-// between the no-load latency and 1.05 times it, unless Mean is set: under
+// between the no-load latency and 1.02 times it, unless Mean is set: under
 // sustained overload an average left to itself follows the latency up and
 // the limit climbs with it; a backend whose latency drifts on its own moves
 // the no-load latency, which the Limiter probes every hundred windows' time, and the

@@ -144,7 +144,7 @@ package adaptive
 // average is held between the
 // no-load latency and gradientHeadroom times it, which makes the limit
 // settle at about the capacity times the headroom plus the allowance, and
-// the allowance is at most a twentieth of the limit, so that at a capacity of 2
+// the allowance is at most a tenth of the limit, so that at a capacity of 2
 // it is not a queue of the capacity's size. A backend whose latency drifts
 // on its own moves the no-load latency at the next probe, and the average
 // follows. The docs' adaptive page shows each setting measured on the

@@ -196,8 +196,8 @@ func TestGradient(t *testing.T) {
 
 	tolerant := &adaptive.Gradient{Tolerance: 2, QueueSize: 10, Smoothing: 1}
 	tolerant.Next(latencies(100, noLoad, noLoad))
-	assert.InDelta(t, 105, tolerant.Next(latencies(100, 3*noLoad/2, 3*noLoad/2)), 1e-9,
-		"within the tolerance: + QueueSize, at most a twentieth of the limit")
+	assert.InDelta(t, 110, tolerant.Next(latencies(100, 3*noLoad/2, 3*noLoad/2)), 1e-9,
+		"within the tolerance: + QueueSize, at most a tenth of the limit")
 }
 
 // TestGradientMean: with Mean set, a window whose mean doubles while its
