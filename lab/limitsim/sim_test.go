@@ -98,9 +98,11 @@ func TestScenarios(t *testing.T) {
 			for _, r := range s.Rows {
 				swept = append(swept, r.Measure)
 			}
-			assert.Equal(t, defaults, swept, "the docs say the setting that meets every goal is Gradient's defaults")
+			if s.Gradient.QueueSize == 2 {
+				assert.Equal(t, defaults, swept, "the docs say the setting with a queue of 2 is Gradient's defaults")
+			}
 		}
-		assert.Equal(t, []string{"queue 2"}, meetAll,
+		assert.Equal(t, []string{"queue 4", "queue 2"}, meetAll,
 			"the docs say which settings of Gradient meet every goal")
 	})
 }
