@@ -9,12 +9,21 @@ type Algorithm interface {
 }
 
 // appLimited reports whether the callers, not the limit, held concurrency
-// down during w: then no signal says the limit could be higher.
-func appLimited(w Window) bool { return float64(w.InFlight)*2 < w.Limit }
+// down during w: the most permits held stayed more than a tenth of the
+// limit, and at least one request, below it. Then no signal says the limit
+// could be higher, and a limit grown unused is a burst let in whole later:
+// TCP's congestion window validation (RFC 7661) grows only a window in use.
+// Netflix's limiters test for half the limit, which lets a limit that a
+// load of 0.6 of the capacity fills only at its peaks climb to twice it.
+func appLimited(w Window) bool {
+	return float64(w.InFlight) < w.Limit-max(1, appLimitedSlack*w.Limit)
+}
 
 // The algorithms' defaults, taken by the fields left zero. design.go says
 // why each is what it is; the docs' adaptive page quotes this block.
 const (
+	appLimitedSlack = 0.1 // the share of the limit left unused that makes a window app-limited
+
 	aimdIncrease   = 1   // added per window without congestion
 	aimdGrowth     = 0.1 // the most added per window, as a fraction of the limit
 	aimdLeastQueue = 0.5 // the least queue, in requests, that counts as congestion
@@ -25,13 +34,15 @@ const (
 	vegasBeta      = 0.1  // the most queue, as a fraction of the limit
 	vegasLeastBeta = 0.5  // the most queue is at least this many requests
 
-	gradientTolerance   = 1   // the window's latency over the long-term average that shrinks the limit
-	gradientQueueSize   = 2   // the growth per window while latency holds
-	gradientQueueShare  = 0.1 // the most growth per window, as a fraction of the limit
-	gradientHeadroom    = 1.1 // the most the average may be over the no-load latency
-	gradientSmoothing   = 0.2 // the fraction of the way to each new estimate
-	gradientLongWindows = 600 // the span of the long-term average, in windows
-	gradientWarmup      = 10  // windows averaged plainly before the average decays
+	gradientTolerance   = 1    // the window's latency over the long-term average that shrinks the limit
+	gradientQueueSize   = 2    // the growth per window while latency holds
+	gradientQueueShare  = 0.1  // the most growth per window, as a fraction of the limit
+	gradientHeadroom    = 1.02 // the most the average may be over the no-load latency
+	gradientSmoothing   = 0.2  // the fraction of the way to each new estimate
+	gradientLongWindows = 600  // the span of the long-term average, in windows; the first gradientWarmup are averaged plainly
+	gradientWarmup      = 10   // windows averaged plainly before the average decays
+	gradientDropRate    = 0.1  // the share of sampled requests failed that is congestion
+	gradientBackoff     = 0.9  // multiplies the limit on congestion
 )
 
 // or returns v, or def when v is zero (a field left unset).
@@ -119,14 +130,18 @@ func (v *Vegas) Next(w Window) float64 {
 // and shrinks in proportion when it is. The result is smoothed. The queue
 // added is at most a tenth of the limit, so that a capacity of a few
 // requests does not hold a queue as large as itself. The average is kept
-// between the no-load latency and 1.1 times it, unless Mean is set: under
+// between the no-load latency and 1.02 times it, unless Mean is set: under
 // sustained overload an average left to itself follows the latency up and
 // the limit climbs with it; a backend whose latency drifts on its own moves
 // the no-load latency, which the Limiter probes every hundred windows' time, and the
 // average with it. Of the three it is the one that meets every goal of
 // docs/adaptive/results.md but the one no algorithm meets at a capacity of
 // 2: choose it by default. The window's latency is its fastest request's
-// unless Mean is set. The zero value is ready to use.
+// unless Mean is set. A window in which more than a tenth of the sampled
+// requests failed multiplies the limit by 0.9, whatever the latency: a
+// backend that fails fast when full answers its failures faster than its
+// work, and would otherwise let the limit climb while half the requests
+// fail. The zero value is ready to use.
 type Gradient struct {
 	// Tolerance is how much slower than the long-term average a window may
 	// be before the limit shrinks; default 1.
@@ -137,9 +152,6 @@ type Gradient struct {
 	// Smoothing moves the limit this fraction of the way to each new
 	// estimate; default 0.2.
 	Smoothing float64
-	// LongWindows is the span, in windows, of the long-term exponential
-	// average; default 600. The first ten windows are averaged plainly.
-	LongWindows float64
 	// Mean makes the window's mean latency, not its lowest, the latency
 	// compared with the average, as in Gradient2's default window. A slow
 	// tail moves the mean from window to window and holds the limit low.
@@ -151,6 +163,9 @@ type Gradient struct {
 
 // Next implements [Algorithm].
 func (g *Gradient) Next(w Window) float64 {
+	if w.DropRate > gradientDropRate { // a backend that fails fast is not faster
+		return w.Limit * gradientBackoff
+	}
 	if w.MinRTT == 0 { // no success, no latency to learn from
 		return w.Limit
 	}
@@ -180,5 +195,5 @@ func (g *Gradient) average(short float64) {
 		g.long += (short - g.long) / float64(g.warmed)
 		return
 	}
-	g.long += (short - g.long) * 2 / (or(g.LongWindows, gradientLongWindows) + 1)
+	g.long += (short - g.long) * 2 / (gradientLongWindows + 1)
 }

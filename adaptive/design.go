@@ -63,9 +63,10 @@ package adaptive
 // the queue, the top of the tooth is about the capacity times the
 // tolerance and the bottom that times the backoff, so the defaults (1.1
 // and 0.9) keep the tooth within a fifth of the capacity; a wider
-// tolerance or a deeper backoff widens it. It grows only when at least
-// half the limit was in use: a limit the callers do not reach says
-// nothing.
+// tolerance or a deeper backoff widens it. Like every algorithm, it grows
+// only when the window's peak use came within a tenth of the limit: a limit
+// the callers do not reach says nothing, and one grown unused lets the next
+// burst in whole.
 //
 // The queue of Start. The wrapped semaphore's queue is unbounded: a
 // request waits until its context ends, so under sustained overload it

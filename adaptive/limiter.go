@@ -104,11 +104,15 @@ func WithRand(src rand.Source) Option {
 }
 
 // New returns a Limiter that wraps s, sets its size to initial at once, and
-// then moves it as alg proposes. s must not be resized by anyone else, and
-// alg must not be shared with another Limiter: it keeps state.
+// then moves it as alg proposes. The size s was made with is replaced, not
+// kept: the Limiter owns the size from then on, so make s with any size
+// (weighted.New(1) will do) and give the starting limit as initial. s must
+// not be in use, nor resized by anyone else, and alg must not be shared
+// with another Limiter: it keeps state.
 //
-// New panics if initial is outside the bounds (at least 1 by default) or alg
-// is nil.
+// New panics if initial is outside the bounds (at least 1 by default), if
+// alg is nil, or if permits of s are held, which a limit of its own could
+// not account for.
 func New(s Resizable, initial int64, alg Algorithm, opts ...Option) *Limiter {
 	pkg.PanicIfBadSize("New", initial, check.Unbounded)
 	if alg == nil {
@@ -127,6 +131,9 @@ func New(s Resizable, initial int64, alg Algorithm, opts ...Option) *Limiter {
 	l.size.Store(initial)
 	l.win.reset(0)
 	s.Resize(initial)
+	if free := s.Available(); free != initial {
+		panic(fmt.Sprintf("%s: New: %d of %d permits of the semaphore are held; wrap a semaphore nobody uses", pkg, initial-free, initial))
+	}
 	return l
 }
 

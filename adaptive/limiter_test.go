@@ -100,7 +100,7 @@ func TestWindow(t *testing.T) {
 		require.Empty(t, r.seen, "9 samples close no window")
 		round(t, l, 1, noLoad, false) // the tenth closes it: no window was known yet
 		require.Len(t, r.seen, 1)
-		assert.Equal(t, adaptive.Window{Limit: 20, InFlight: 9, Samples: 10, Drops: 1,
+		assert.Equal(t, adaptive.Window{Limit: 20, InFlight: 9, Samples: 10, Drops: 1, DropRate: 0.1,
 			MinRTT: noLoad, MeanRTT: noLoad, NoLoadRTT: noLoad}, r.seen[0], "a failure counts as a drop, not a latency")
 		assert.EqualValues(t, 30, l.Limit(), "the proposal is taken")
 
@@ -196,7 +196,8 @@ func TestGradient(t *testing.T) {
 
 	tolerant := &adaptive.Gradient{Tolerance: 2, QueueSize: 10, Smoothing: 1}
 	tolerant.Next(latencies(100, noLoad, noLoad))
-	assert.InDelta(t, 110, tolerant.Next(latencies(100, 3*noLoad/2, 3*noLoad/2)), 1e-9, "within the tolerance: + QueueSize")
+	assert.InDelta(t, 110, tolerant.Next(latencies(100, 3*noLoad/2, 3*noLoad/2)), 1e-9,
+		"within the tolerance: + QueueSize, at most a tenth of the limit")
 }
 
 // TestGradientMean: with Mean set, a window whose mean doubles while its
@@ -245,6 +246,17 @@ func TestShrinkFailsHeavyWaiter(t *testing.T) {
 	})
 }
 
+// TestNewTakesTheSize: the size the wrapped semaphore was made with is
+// replaced by the initial limit, whole: New(weighted.New(1), 10) admits 10.
+func TestNewTakesTheSize(t *testing.T) {
+	s := weighted.New(1)
+	l := adaptive.New(s, 10, &adaptive.AIMD{})
+	assert.EqualValues(t, 10, s.Size())
+	assert.EqualValues(t, 10, l.Limit())
+	require.True(t, l.TryAcquire(10), "the whole initial limit is free")
+	l.Release(10)
+}
+
 func TestBadInput(t *testing.T) {
 	s := weighted.New(1)
 	assert.PanicsWithValue(t, "adaptive: New(0): size must be at least 1", func() { adaptive.New(s, 0, &adaptive.AIMD{}) })
@@ -254,6 +266,10 @@ func TestBadInput(t *testing.T) {
 	assert.Panics(t, func() { adaptive.WithBounds(5, 4) })
 	assert.Panics(t, func() { adaptive.WithSmoothing(0) })
 	assert.Panics(t, func() { adaptive.WithSmoothing(1.5) })
+	held := weighted.New(3)
+	require.True(t, held.TryAcquire(1))
+	assert.PanicsWithValue(t, "adaptive: New: 1 of 10 permits of the semaphore are held; wrap a semaphore nobody uses",
+		func() { adaptive.New(held, 10, &adaptive.AIMD{}) })
 	l := adaptive.New(s, 1, &adaptive.AIMD{})
 	assert.PanicsWithValue(t, "adaptive: Start(-1): negative weight", func() { l.Start(context.Background(), -1) })
 }

@@ -11,6 +11,14 @@ import (
 // otherwise.
 const defaultClassShare = 0.1
 
+// maxClassReserve is the most of the limit that any class leaves free: a
+// class whose share would reserve more reserves this much, so that a class
+// is refused only while at least half the limit is in use, never on an idle
+// Limiter. With a class share f, classes 0 to ceil(maxClassReserve/f) are
+// distinct, six with the default share; the classes below them are refused
+// like the last of those.
+const maxClassReserve = 0.5
+
 // WithClassShare sets the share of the limit, in (0, 1), that each priority
 // class of [Limiter.TryStartClass] and [Limiter.StartClass] leaves free for
 // the classes above it; the default is a tenth. New panics if f is outside
@@ -27,12 +35,16 @@ func WithClassShare(f float64) Option {
 // class share of the limit (rounded up) are free, which it takes with its
 // own and gives back at once. So when the limit fills, the lowest classes
 // are refused first and class 0 keeps the whole limit: priorities from the
-// weights that a weighted semaphore grants whole or not at all. While the
+// weights that a weighted semaphore grants whole or not at all. No class
+// leaves more than half the limit free, nor so much that its own n permits
+// would not fit in an idle limit: a request is refused for its class only
+// while at least half the limit is in use, and the number of distinct
+// classes is 1 + 1/(2 × share), rounded up: six by default. While the
 // borrowed permits are held, for an instant, another request may find them
 // taken. It panics if n < 0 or c < 0.
 func (l *Limiter) TryStartClass(c int, n int64) (Token, bool) {
 	pkg.PanicIfNegative("TryStartClass", n)
-	extra := l.reserve("TryStartClass", c)
+	extra := l.reserve("TryStartClass", c, n)
 	if !l.s.TryAcquire(n + extra) {
 		l.refused.Add(1)
 		return Token{}, false
@@ -45,7 +57,7 @@ func (l *Limiter) TryStartClass(c int, n int64) (Token, bool) {
 
 // StartClass is Start for a request of priority class c, 0 the highest.
 // Class 0 waits as Start does; a lower class is admitted only as
-// TryStartClass admits it, and refused at once with [ErrLimitExceeded]
+// TryStartClass admits it, and refused at once with [ErrClassRefused]
 // otherwise, so that it never waits ahead of a higher class. It panics if
 // n < 0 or c < 0.
 func (l *Limiter) StartClass(ctx context.Context, c int, n int64) (Token, error) {
@@ -59,13 +71,17 @@ func (l *Limiter) StartClass(ctx context.Context, c int, n int64) (Token, error)
 	if t, ok := l.TryStartClass(c, n); ok {
 		return t, nil
 	}
-	return Token{}, ErrLimitExceeded
+	return Token{}, ErrClassRefused
 }
 
-// reserve returns the permits that a request of class c leaves free.
-func (l *Limiter) reserve(method string, c int) int64 {
+// reserve returns the permits that a request of class c and n permits
+// leaves free: its share of the limit, at most maxClassReserve of it and
+// at most what n leaves of it.
+func (l *Limiter) reserve(method string, c int, n int64) int64 {
 	if c < 0 {
 		panic(fmt.Sprintf("%s: %s: class %d: want 0 or more", pkg, method, c))
 	}
-	return int64(math.Ceil(float64(c) * l.classShare * float64(l.size.Load())))
+	size := l.size.Load()
+	share := min(float64(c)*l.classShare, maxClassReserve)
+	return max(0, min(int64(math.Ceil(share*float64(size))), size-n))
 }

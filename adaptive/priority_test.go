@@ -25,7 +25,8 @@ func testClasses(t *testing.T) {
 	_, ok := l.TryStartClass(3, 1)
 	assert.False(t, ok, "class 3 needs 4 free")
 	_, err := l.StartClass(context.Background(), 3, 1)
-	assert.ErrorIs(t, err, adaptive.ErrLimitExceeded, "a lower class does not wait")
+	assert.ErrorIs(t, err, adaptive.ErrClassRefused, "a lower class does not wait")
+	assert.ErrorIs(t, err, adaptive.ErrLimitExceeded, "a class refusal is a full limit too")
 	tok, ok := l.TryStartClass(2, 1)
 	require.True(t, ok, "class 2 needs 3 free")
 	assert.EqualValues(t, 8, l.InFlight(), "the class's extra permits came back")
@@ -43,4 +44,32 @@ func testClasses(t *testing.T) {
 	}
 	assert.Panics(t, func() { l.TryStartClass(-1, 1) })
 	assert.Panics(t, func() { adaptive.WithClassShare(1) })
+}
+
+// TestClassesIdle: no class leaves more than half the limit free, nor more
+// than its own request leaves of it, so an idle Limiter admits every class,
+// at every limit, and the lowest classes are refused only once half the
+// limit is in use.
+func TestClassesIdle(t *testing.T) {
+	for _, limit := range []int64{1, 2, 5, 10, 40} {
+		l := adaptive.New(weighted.New(1), limit, &adaptive.Gradient{})
+		for c := range 30 {
+			tok, ok := l.TryStartClass(c, 1)
+			require.True(t, ok, "idle limit %d: class %d refused", limit, c)
+			tok.Done(true)
+			tok, err := l.StartClass(context.Background(), c, limit)
+			require.NoError(t, err, "idle limit %d: class %d of the whole limit refused", limit, c)
+			tok.Done(true)
+		}
+		assert.Zero(t, l.Refused())
+	}
+	l := adaptive.New(weighted.New(1), 10, &adaptive.Gradient{})
+	toks := started(t, l, 4)
+	tok, ok := l.TryStartClass(29, 1)
+	require.True(t, ok, "4 of 10 in use: the lowest class still fits beside half the limit")
+	_, err := l.StartClass(context.Background(), 29, 1)
+	assert.ErrorIs(t, err, adaptive.ErrClassRefused, "half the limit in use: the lowest class is refused")
+	for _, tok := range append(toks, tok) {
+		tok.Done(true)
+	}
 }

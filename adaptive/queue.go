@@ -20,6 +20,12 @@ var (
 	// itself, and no permit came back. Shed it further up, or allow a
 	// longer wait with WithMaxWait.
 	ErrQueueTimeout = errors.New("adaptive: waited the longest wait allowed for a permit; shed the request or raise WithMaxWait")
+	// ErrClassRefused is returned by StartClass for a class other than 0
+	// when the permits free, less those the class leaves to the classes
+	// above it, do not hold the request: at least half the limit is in
+	// use. It wraps ErrLimitExceeded. Shed the request, or give it a
+	// higher class.
+	ErrClassRefused = fmt.Errorf("adaptive: too little of the limit free for the request's priority class, which leaves part of it to higher classes; shed the request or raise its class: %w", ErrLimitExceeded)
 )
 
 // defaultWaitDivisor makes the longest wait in Start, unless WithMaxWait

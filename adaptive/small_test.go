@@ -29,7 +29,7 @@ func TestSmallLimits(t *testing.T) {
 
 // TestGradientHeadroom: under sustained overload the window's latency stays
 // twice the no-load latency; Gradient's average may not follow it above
-// 1.1 times the no-load latency, so the limit keeps shrinking instead of
+// 1.02 times the no-load latency, so the limit keeps shrinking instead of
 // climbing back as the average catches up.
 func TestGradientHeadroom(t *testing.T) {
 	g := &adaptive.Gradient{Smoothing: 1}
@@ -37,5 +37,43 @@ func TestGradientHeadroom(t *testing.T) {
 	for range 2000 {
 		limit = max(g.Next(latencies(100, 2*noLoad, 2*noLoad)), 1)
 	}
-	assert.InDelta(t, 100*0.55+2, limit, 1e-9, "the gradient stays 1.1/2")
+	assert.InDelta(t, 100*0.51+2, limit, 1e-9, "the gradient stays 1.02/2")
+}
+
+// TestGradientBandAtEight: a limit of 9.5 over a capacity of 8 makes the
+// fastest request 9.5/8 of the no-load latency in a processor-sharing
+// backend; Gradient must shrink it, or the jitter of arrivals carries it
+// out of ±25% of the capacity: the headroom times the capacity plus the
+// queue allowance must stay under 9.5.
+func TestGradientBandAtEight(t *testing.T) {
+	g := &adaptive.Gradient{}
+	var limit float64
+	for range 50 {
+		limit = g.Next(latencies(9.5, 95*noLoad/80, 95*noLoad/80))
+	}
+	assert.Less(t, limit, 9.5)
+}
+
+// TestAppLimitedHolds: a limit whose peak use stayed more than a tenth
+// below it, as at 0.6 of the capacity between bursts, is not grown by any
+// algorithm, however fast the requests; one used to within a tenth is.
+func TestAppLimitedHolds(t *testing.T) {
+	for _, alg := range []adaptive.Algorithm{&adaptive.AIMD{}, &adaptive.Vegas{}, &adaptive.Gradient{}} {
+		assert.Equal(t, 55.0, alg.Next(ms(55, 40, noLoad, 0)), "%T: 40 of 55 in use at most", alg)
+		assert.Greater(t, alg.Next(ms(55, 50, noLoad, 0)), 55.0, "%T: 50 of 55 in use", alg)
+		assert.Equal(t, 3.0, alg.Next(ms(3, 1, noLoad, 0)), "%T: 1 of 3 in use at most", alg)
+	}
+}
+
+// TestGradientFailFast: a backend that fails at once when full answers
+// quickly, so the latency says nothing; a window in which more than a
+// tenth of the sampled requests failed must shrink Gradient's limit, and
+// one with a few failures must not.
+func TestGradientFailFast(t *testing.T) {
+	g := &adaptive.Gradient{}
+	w := latencies(96, noLoad, noLoad)
+	w.Drops, w.DropRate = 10, 0.5
+	assert.InDelta(t, 96*0.9, g.Next(w), 1e-9, "half the sampled requests failed")
+	w.DropRate = 0.05
+	assert.Greater(t, g.Next(w), 96.0, "a twentieth failed: the latency rules")
 }

@@ -40,6 +40,10 @@ type Window struct {
 	// Samples counts the sampled requests that ended and every failed one,
 	// Drops the failed ones.
 	Samples, Drops int64
+	// DropRate is the share of the window's sampled requests that failed:
+	// unlike Drops over Samples, it is not raised by failures being counted
+	// whether sampled or not. It is 0 if none was sampled.
+	DropRate float64
 	// MinRTT and MeanRTT are the lowest and the mean latency of the
 	// sampled requests that succeeded; both are 0 if none did.
 	MinRTT, MeanRTT time.Duration
@@ -59,6 +63,7 @@ type window struct {
 	start          atomic.Int64 // Limiter.now() when the window opened
 	samples, drops atomic.Int64
 	measured       atomic.Int64 // sampled requests, failed or not
+	measuredDrops  atomic.Int64 // sampled requests that failed
 	sumRTT, minRTT atomic.Int64 // over successes; minRTT is MaxInt64 if none
 	maxInFlight    atomic.Int64
 }
@@ -72,6 +77,9 @@ func (w *window) record(rtt time.Duration, ok, measured bool, inFlight int64) {
 	}
 	if !ok {
 		w.drops.Add(1)
+		if measured {
+			w.measuredDrops.Add(1)
+		}
 	} else {
 		w.sumRTT.Add(int64(rtt))
 		lower(&w.minRTT, int64(rtt))
@@ -88,7 +96,11 @@ func (w *window) due(now, length int64) bool {
 // window and how many of its requests were sampled.
 func (w *window) take(now int64) (s Window, measured int64) {
 	measured = w.measured.Swap(0)
+	if drops := w.measuredDrops.Swap(0); measured > 0 {
+		s.DropRate = float64(drops) / float64(measured)
+	}
 	s = Window{
+		DropRate: s.DropRate,
 		Samples:  w.samples.Swap(0),
 		Drops:    w.drops.Swap(0),
 		InFlight: w.maxInFlight.Swap(0),

@@ -40,6 +40,11 @@ type Open struct {
 	// whatever the load: a slower disk, a farther replica. 0 is none.
 	Step   float64
 	StepAt time.Duration
+	// FailFast makes the backend fail a request at once, in place of
+	// serving it, when Capacity requests are in service already: a server
+	// that rejects what it cannot start, whose failures are faster than
+	// its work.
+	FailFast bool
 }
 
 // measured is the span of s whose successes the measures count: from the
@@ -223,8 +228,15 @@ func (r *openRun) settle() {
 	}
 }
 
-// enter puts req, whose finish holds its work, in service.
+// enter puts req, whose finish holds its work, in service, or fails it at
+// once if the backend fails fast and is full.
 func (r *openRun) enter(req *request) {
+	if r.sc.FailFast && len(r.service) >= r.sc.Capacity {
+		req.answered = true
+		req.done(false)
+		r.failed()
+		return
+	}
 	req.finish += r.virtual
 	heap.Push(&r.service, req)
 	heap.Push(&r.waiting, req)

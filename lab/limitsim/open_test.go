@@ -26,15 +26,20 @@ const openSeed = 1
 // defaults there, whose limit of many times the capacity buys the last
 // requests at a p99 many times the unloaded one; and after a latency step
 // of ×2 Gradient's limit in the waiting mode stays lower than the capacity
-// for more than a quarter of it.
+// for more than a quarter of it. Gradient's headroom, held low enough that
+// its limit stays within ±25% of a capacity of 8, costs it the goodput
+// goal at a capacity of 2 too. On the fail-fast backend every algorithm
+// with TryStart backs off below the capacity after each burst of
+// failures, and serves a few percent less than failsafe-go's defaults.
 var knownOpenMisses = []string{
 	"step ×2/Gradient/Start: drift",
 	"capacity 2/AIMD/TryStart: goodput", "capacity 2/AIMD/TryStart: peer",
 	"capacity 2/Vegas/TryStart: goodput", "capacity 2/Vegas/TryStart: peer",
-	"capacity 2/Gradient/TryStart: peer",
+	"capacity 2/Gradient/TryStart: goodput", "capacity 2/Gradient/TryStart: peer",
 	"capacity 2/AIMD/Start: goodput", "capacity 2/AIMD/Start: peer",
 	"capacity 2/Vegas/Start: goodput", "capacity 2/Vegas/Start: peer",
-	"capacity 2/Gradient/Start: peer",
+	"capacity 2/Gradient/Start: goodput", "capacity 2/Gradient/Start: peer",
+	"fail-fast 2×/AIMD/TryStart: peer", "fail-fast 2×/Vegas/TryStart: peer", "fail-fast 2×/Gradient/TryStart: peer",
 }
 
 // unseeded masks the numbers of the rows of failsafe-go's queueing in a
@@ -55,7 +60,11 @@ func openResults(rows []limitsim.OpenRow) string {
 	b.WriteString("\n## Open-loop arrivals\n\n")
 	fmt.Fprintf(&b, "Requests arrive at random (Poisson) at the load times what the backend can serve, the same arrivals for every contender (seed %d); "+
 		"a request takes %v ±20%% on an idle backend, which shares itself among the requests beyond its capacity and never refuses; "+
-		"a client gives up %v after its request arrived, and the backend goes on with the abandoned work. "+
+		"a client gives up %v after its request arrived, and the backend goes on with the abandoned work; "+
+		"the fail-fast backend instead fails at once every request that finds its capacity in service. "+
+		"The best fixed size is, of 0.75, 1, 1.25 and 1.5 times the capacity (rounded), the one with the most goodput with TryStart, "+
+		"the lower p99 between sizes within a thousandth: on this backend a size past 1.5 times the capacity breaks the p99 goal, "+
+		"so it is the best size that meets that goal. "+
 		"Every contender starts at a limit of %d. TryStart refuses at once when the limit is reached; Start waits as the Limiter allows, "+
 		"and failsafe-go's queueing waits in AcquirePermit until the client's deadline; its rejections come from math/rand's global source, "+
 		"which no seed fixes, so its rows vary a little from run to run and the test that checks this page ignores their numbers. "+

@@ -15,13 +15,15 @@ import (
 const OpenInitial = 20
 
 // OpenScenarios are the open-loop scenarios the docs report: sustained
-// overload, a latency step that load did not cause, and a capacity of 2.
+// overload, a latency step that load did not cause, a capacity of 2, and a
+// backend that fails at once when full.
 var OpenScenarios = []Open{
 	{Name: "overload 1.5×", Length: 30 * time.Second, Capacity: 32, Load: 1.5},
 	{Name: "overload 3×", Length: 30 * time.Second, Capacity: 32, Load: 3},
 	{Name: "step ×1.15", Length: 30 * time.Second, Capacity: 32, Load: 2, Step: 1.15, StepAt: 10 * time.Second},
 	{Name: "step ×2", Length: 30 * time.Second, Capacity: 32, Load: 2, Step: 2, StepAt: 10 * time.Second},
 	{Name: "capacity 2", Length: 30 * time.Second, Capacity: 2, Load: 2},
+	{Name: "fail-fast 2×", Length: 30 * time.Second, Capacity: 32, Load: 2, FailFast: true},
 }
 
 // LongScenario is the run of 600 s that shows whether a limit drifts under

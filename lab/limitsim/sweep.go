@@ -15,14 +15,13 @@ import (
 var GradientSettings = []adaptive.Gradient{
 	gradient2(true, 4), gradient2(true, 3), gradient2(true, 2), gradient2(true, 1),
 	gradient2(false, 4), gradient2(false, 3), gradient2(false, 2), gradient2(false, 1),
-	{Mean: true, QueueSize: 4, Tolerance: 1.5, Smoothing: 0.2, LongWindows: 600},
-	{QueueSize: 2, Tolerance: 1, Smoothing: 0.2, LongWindows: 100},
+	{Mean: true, QueueSize: 4, Tolerance: 1.5, Smoothing: 0.2},
 }
 
 // gradient2 is Gradient2's published setting but for the latency it reads
 // and its queue size.
 func gradient2(mean bool, queue float64) adaptive.Gradient {
-	return adaptive.Gradient{Mean: mean, QueueSize: queue, Tolerance: 1, Smoothing: 0.2, LongWindows: 600}
+	return adaptive.Gradient{Mean: mean, QueueSize: queue, Tolerance: 1, Smoothing: 0.2}
 }
 
 // Setting is one of GradientSettings measured in every scenario.
@@ -60,8 +59,8 @@ func bestOf(rows []Row, sc string) Row {
 // of each measure over the scenarios and the goals missed.
 func SweepTable(settings []Setting) string {
 	var b strings.Builder
-	b.WriteString("| latency read | queue size | tolerance | smoothing | long windows | lowest goodput vs best fixed | highest p99 vs unloaded | settle after halving | widest swing | goals missed |\n")
-	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
+	b.WriteString("| latency read | queue size | tolerance | smoothing | lowest goodput vs best fixed | highest p99 vs unloaded | settle after halving | widest swing | goals missed |\n")
+	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
 	for _, s := range settings {
 		g := s.Gradient
 		read := "lowest"
@@ -83,8 +82,8 @@ func SweepTable(settings []Setting) string {
 				missed = append(missed, strings.Replace(m, "/"+r.Contender, "", 1))
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %v | %v | %v | %v | %.0f%% | %.2f× | %s | ±%.0f%% | %s |\n", read,
-			g.QueueSize, g.Tolerance, g.Smoothing, g.LongWindows,
+		fmt.Fprintf(&b, "| %s | %v | %v | %v | %.0f%% | %.2f× | %s | ±%.0f%% | %s |\n", read,
+			g.QueueSize, g.Tolerance, g.Smoothing,
 			100*vsBest, p99, settle, 100*swing, cmp.Or(strings.Join(missed, ", "), "none"))
 	}
 	return b.String()
