@@ -19,8 +19,10 @@
 # step 2 is undone, go.work.new is removed, and every tag of VERSION is
 # deleted, the one being made when the interrupt came included (none
 # existed at the start). The undo runs only once the shell's foreground git
-# command has ended, so a lock file left then on a ref this run writes is
-# stale and is removed; one there before the run makes it refuse to start.
+# command has ended, so a lock file left then on a tag's ref is stale and is
+# removed (one of the index, HEAD or the branch, which another git command
+# may hold, is named instead); one there before the run makes it refuse to
+# start.
 # The undo ignores further interrupts and checks each step, naming what is
 # left if one fails. Once every tag exists, interrupts are ignored until the
 # success is printed. Nothing is pushed:
@@ -84,10 +86,15 @@ if [ -n "$dry" ]; then
 	exit 0
 fi
 
-# locks prints the lock files of the refs and index a release writes.
+# taglocks prints the lock files of the tags' refs, which only this run
+# writes; locks adds those of the index, HEAD and the branch, which another
+# git command may hold.
+taglocks() {
+	for tag in $tags; do git rev-parse --git-path "refs/tags/$tag.lock"; done
+}
 locks() {
 	for ref in HEAD index "$(git symbolic-ref -q HEAD || echo HEAD)"; do git rev-parse --git-path "$ref.lock"; done
-	for tag in $tags; do git rev-parse --git-path "refs/tags/$tag.lock"; done
+	taglocks
 }
 for lock in $(locks); do
 	if [ -e "$lock" ]; then
@@ -104,13 +111,16 @@ undo() {
 	trap '' INT TERM HUP
 	set +e
 	left=""
-	rm -f $(locks) go.work.new || left="$left lock files or go.work.new;"
+	rm -f $(taglocks) go.work.new || left="$left lock files of tags or go.work.new;"
 	for tag in $tags; do
 		if git rev-parse -q --verify "refs/tags/$tag" >/dev/null; then
 			git tag -d "$tag" >/dev/null || left="$left tag $tag;"
 		fi
 	done
 	git reset -q --hard "$start" || left="$left HEAD at $(git rev-parse --short HEAD) instead of $(git rev-parse --short "$start"), or a changed tree;"
+	for lock in $(locks); do
+		[ ! -e "$lock" ] || left="$left $lock (remove it once no git command runs);"
+	done
 	if [ -z "$left" ]; then
 		echo "release.sh: the release $version failed; the repository is as it was (no tag, no commit)" >&2
 	else

@@ -3,7 +3,8 @@
 # throwaway repository of the tree and checks that it undoes everything,
 # and that a trailing -n stays a dry run. The interrupts come from a
 # reference-transaction hook (as the tag is written, and again as the
-# undo deletes one) and from a sed on PATH that writes go.work.new.
+# undo deletes one) and from a sed on PATH that writes go.work.new; the hook
+# also plays a git that died holding a lock, and one that refuses to delete.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
@@ -47,6 +48,29 @@ for second in "" 1; do
 	SECOND=$second sh "$r/tools/release.sh" v0.2.0 >"$tmp/tag$second.out" 2>&1 || true
 	expect "tag$second" "a TERM while tagging${second:+, and one in the undo}"
 done
+
+# A git killed while it held a tag's lock leaves the lock (here made by the
+# hook), which the undo removes.
+fresh stale; hook; before=$(state)
+sed -i 's|^\*" refs/tags/etcdsem/"\*) kill|*" refs/tags/etcdsem/"*) mkdir -p "$GIT_DIR/refs/tags/redissem"; touch "$GIT_DIR/refs/tags/redissem/v0.2.0.lock"; kill|' "$r/.git/hooks/reference-transaction"
+grep -q 'v0.2.0.lock' "$r/.git/hooks/reference-transaction"
+SECOND="" sh "$r/tools/release.sh" v0.2.0 >"$tmp/stale.out" 2>&1 || true
+expect stale "a TERM while tagging, with a stale lock of a tag"
+
+# An undo that cannot delete a tag says so, and names it.
+fresh refuse; hook; before=$(state)
+cat >"$r/.git/hooks/reference-transaction" <<'SH'
+#!/bin/sh
+in=$(cat)
+case "$1 $in" in
+"prepared "*" 0000000000000000000000000000000000000000 refs/tags/"*) echo "refusing to delete" >&2; exit 1 ;;
+"committed "*" refs/tags/etcdsem/"*) kill -TERM "$(ps -o ppid= -p $PPID | tr -d ' ')" ;;
+esac
+SH
+sh "$r/tools/release.sh" v0.2.0 >"$tmp/refuse.out" 2>&1 || true
+if grep -q "as it was" "$tmp/refuse.out" || ! grep -q "undoing it failed too; left: tag v0.2.0; tag etcdsem/v0.2.0;" "$tmp/refuse.out"; then
+	echo "FAIL refuse: an undo that could not delete a tag did not name it:"; sed 's/^/    out: /' "$tmp/refuse.out"; fails=$((fails + 1))
+fi
 
 fresh gowork; before=$(state)
 mkdir "$tmp/bin"
