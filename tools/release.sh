@@ -16,20 +16,33 @@
 #
 # No tag exists until every other step has succeeded, and a failure at any
 # step (or an interrupt) puts the repository back as it was: the commit of
-# step 2 is undone and the tags made so far are deleted. Nothing is pushed:
+# step 2 is undone, go.work.new is removed, and every tag of VERSION is
+# deleted, the one being made when the interrupt came included (none
+# existed at the start). The undo runs only once the shell's foreground git
+# command has ended, so a lock file left then on a tag's ref is stale and is
+# removed (one of the index, HEAD or the branch, which another git command
+# may hold, is named instead); one there before the run makes it refuse to
+# start.
+# The undo ignores further interrupts and checks each step, naming what is
+# left if one fails. Once every tag exists, interrupts are ignored until the
+# success is printed. Nothing is pushed:
 # the script ends by printing the push command. With -n it only says what
 # it would do. tools/releasecheck.sh runs it on a throwaway copy of the tree.
 set -eu
+usage() {
+	echo "usage: tools/release.sh [-n] vMAJOR.MINOR.PATCH (for instance v0.2.0; -n: say what it would do)" >&2
+	exit 2
+}
 dry=""
-if [ "${1:-}" = -n ]; then
-	dry=1
-	shift
-fi
-version=${1:-}
-case "$version" in
-v[0-9]*.[0-9]*.[0-9]*) ;;
-*) echo "usage: tools/release.sh [-n] vMAJOR.MINOR.PATCH (for instance v0.2.0; -n: say what it would do)" >&2; exit 2 ;;
-esac
+version=""
+for arg; do
+	case "$arg" in
+	-n) dry=1 ;;
+	v[0-9]*.[0-9]*.[0-9]*) [ -z "$version" ] || usage; version=$arg ;;
+	*) usage ;;
+	esac
+done
+[ -n "$version" ] || usage
 cd "$(dirname "$0")/.."
 published="etcdsem redissem benchmarks"
 tags="$version$(for m in $published; do printf ' %s' "$m/$version"; done)"
@@ -73,15 +86,46 @@ if [ -n "$dry" ]; then
 	exit 0
 fi
 
+# taglocks prints the lock files of the tags' refs, which only this run
+# writes; locks adds those of the index, HEAD and the branch, which another
+# git command may hold.
+taglocks() {
+	for tag in $tags; do git rev-parse --git-path "refs/tags/$tag.lock"; done
+}
+locks() {
+	for ref in HEAD index "$(git symbolic-ref -q HEAD || echo HEAD)"; do git rev-parse --git-path "$ref.lock"; done
+	taglocks
+}
+for lock in $(locks); do
+	if [ -e "$lock" ]; then
+		echo "release.sh: $lock exists: another git command runs, or one died; remove it once none runs" >&2
+		exit 1
+	fi
+done
+
 # From here on a failure undoes everything done so far.
 start=$(git rev-parse HEAD)
-made=""
 finished=""
 undo() {
 	[ -z "$finished" ] || return 0
-	for tag in $made; do git tag -d "$tag" >/dev/null 2>&1 || true; done
-	git reset -q --hard "$start"
-	echo "release.sh: the release $version failed; the repository is as it was (no tag, no commit)" >&2
+	trap '' INT TERM HUP
+	set +e
+	left=""
+	rm -f $(taglocks) go.work.new || left="$left lock files of tags or go.work.new;"
+	for tag in $tags; do
+		if git rev-parse -q --verify "refs/tags/$tag" >/dev/null; then
+			git tag -d "$tag" >/dev/null || left="$left tag $tag;"
+		fi
+	done
+	git reset -q --hard "$start" || left="$left HEAD at $(git rev-parse --short HEAD) instead of $(git rev-parse --short "$start"), or a changed tree;"
+	for lock in $(locks); do
+		[ ! -e "$lock" ] || left="$left $lock (remove it once no git command runs);"
+	done
+	if [ -z "$left" ]; then
+		echo "release.sh: the release $version failed; the repository is as it was (no tag, no commit)" >&2
+	else
+		echo "release.sh: the release $version failed, and undoing it failed too; left:$left remove them by hand" >&2
+	fi
 }
 trap undo EXIT
 trap 'exit 1' INT TERM HUP
@@ -111,8 +155,8 @@ for tag in $tags; do
 	*) what=github.com/semacat/sem/${tag%/*} ;;
 	esac
 	git tag -a "$tag" -m "$what $version"
-	made="$made $tag"
 done
+trap '' INT TERM HUP
 finished=1
 say "tagged $(git rev-parse --short HEAD): $tags"
 say "publish with: git push origin HEAD $tags"

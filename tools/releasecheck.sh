@@ -11,6 +11,8 @@
 #   v0.2.0  after a change (a commit adding a file to the root module):
 #           release.sh moves every requirement to v0.2.0 in a commit.
 #
+# First tools/release_test.sh interrupts release.sh at exact moments (while
+# it tags, writes go.work.new, and undoes) and checks that nothing is left.
 # Before each, release.sh -n must change nothing; before v0.2.0, a release
 # whose tagging is made to fail midway (a git hook refuses one tag) must
 # leave no tag and no commit; after v0.1.0, a second release of it must be
@@ -49,6 +51,9 @@ step() { # step WHAT COMMAND...: run COMMAND, its output in $log
 summary=""
 row() { summary="$summary$(printf '  %-18s %-52s %s' "$1" "$2" "$3")
 "; }
+
+sh tools/release_test.sh >"$log" 2>&1 || fail "tools/release_test.sh"
+row "interrupted" "release.sh interrupted while tagging: nothing left" ""
 
 # The tree, as a fresh repository with one commit.
 mkdir "$tmp/repo"

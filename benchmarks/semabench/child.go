@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"regexp"
 	"runtime"
@@ -60,11 +61,34 @@ func round(o options, w io.Writer) error {
 					b.ReportAllocs()
 					pass.run(sc, b, c.New(sc.Size))
 				})
-				fmt.Fprintf(w, "Benchmark%s%s\t%s\t%s\n", name, procsSuffix(), r.String(), r.MemString())
+				line, err := resultLine(name, o.benchtime, r)
+				if err != nil {
+					fmt.Fprintln(os.Stderr, "semabench: skipped:", err)
+					continue
+				}
+				fmt.Fprint(w, line)
 			}
 		}
 	}
 	return nil
+}
+
+// resultLine is the go test -bench line of the result r of benchmark name,
+// or an error when r is no result: testing.Benchmark returns one of no
+// iteration when the benchmark failed, as a contended scenario does when
+// no op completed in its measurement (a -benchtime shorter than one op
+// of a long hold), and its line would say "0 NaN ns/op".
+func resultLine(name, benchtime string, r testing.BenchmarkResult) (string, error) {
+	if r.N <= 0 {
+		return "", fmt.Errorf("Benchmark%s failed or completed no op in -benchtime %s; "+
+			"a longer -benchtime lets every op of a long hold complete", name, benchtime)
+	}
+	for unit, x := range r.Extra {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return "", fmt.Errorf("Benchmark%s reported %v %s", name, x, unit)
+		}
+	}
+	return fmt.Sprintf("Benchmark%s%s\t%s\t%s\n", name, procsSuffix(), r.String(), r.MemString()), nil
 }
 
 // scenarios is the scenarios a run of o races.

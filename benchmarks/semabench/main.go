@@ -27,20 +27,32 @@
 //
 //	go test -run '^$' -bench Race -count 6 >race.txt
 //	go run github.com/semacat/sem/benchmarks/semabench@latest -from race.txt -out race
+//
+// It reads the input before it writes anything, and refuses to overwrite a
+// results.txt in -out that differs from it. A result of no iteration, or
+// with a NaN or infinite value, is dropped with a warning; a round prints
+// none (it says on stderr which benchmark it skipped).
+//
+// results.md quotes the command that made it: go run of semabench at its
+// module version when it was built from one, so that anyone can rerun it.
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/perf/benchfmt"
 	"gonum.org/v1/plot"
@@ -93,10 +105,22 @@ func run(o options, stdout io.Writer) error {
 	if _, err := contenders(o); err != nil {
 		return fmt.Errorf("-impl: %w", err)
 	}
+	results := filepath.Join(o.out, "results.txt")
+	if o.from != "" {
+		// Nothing is written before the input proves to be a race's results,
+		// and no other file is overwritten with it.
+		if _, err := parseResults(o.from, o.from); errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("-from: %w", err)
+		} else if err != nil {
+			return err
+		}
+		if err := mayCopy(o.from, results); err != nil {
+			return fmt.Errorf("-from: %w", err)
+		}
+	}
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
-	results := filepath.Join(o.out, "results.txt")
 	if o.from == "" {
 		if err := measure(o, results, stdout); err != nil {
 			return err
@@ -107,9 +131,49 @@ func run(o options, stdout io.Writer) error {
 	return writeReport(o, results, stdout)
 }
 
-// commandLine is semabench's command line, quoted for a shell where needed.
+// mayCopy refuses to copy from over to when to is another file with other
+// content: a results.txt of an earlier run, say.
+func mayCopy(from, to string) error {
+	dst, err := os.Stat(to)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	src, err := os.Stat(from)
+	if err != nil || os.SameFile(src, dst) {
+		return err
+	}
+	a, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(to)
+	if err != nil || bytes.Equal(a, b) {
+		return err
+	}
+	return fmt.Errorf("%s exists and differs from %s: give -out a new directory, or remove it", to, from)
+}
+
+// commandLine is semabench's command line, quoted for a shell where needed,
+// as a command that reruns it anywhere: go run of this module version when
+// the binary was built from one (go run ...@version), else semabench.
 func commandLine(args []string) string {
+	version := ""
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		version = bi.Main.Version
+	}
+	return commandLineAt(version, args)
+}
+
+// commandLineAt is commandLine for semabench of module version version
+// ("" or "(devel)" when unknown).
+func commandLineAt(version string, args []string) string {
 	words := []string{"semabench"}
+	if version != "" && version != "(devel)" {
+		words = []string{"go", "run", "github.com/semacat/sem/benchmarks/semabench@" + version}
+	}
 	for _, a := range args {
 		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`*?[]()|&;<>^{}~#!") {
 			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
@@ -168,7 +232,8 @@ func measure(o options, results string, stdout io.Writer) error {
 }
 
 // progress prints one line per scenario as its results arrive: the
-// scenario, and each contender's ns/op (or p99 wait, in the latency pass).
+// scenario, and each contender's ns/op (or p99 wait, in the latency pass),
+// wrapped onto indented lines within summaryWidth columns.
 type progress struct {
 	w     io.Writer
 	start time.Time
@@ -212,8 +277,18 @@ func (p *progress) flush() {
 	if p.key == "" {
 		return
 	}
-	fmt.Fprintf(p.w, "%s %6s %s  %s: %s\n", p.round, time.Since(p.start).Round(time.Second), p.left(),
-		p.key, strings.Join(p.cells, ", "))
+	line := fmt.Sprintf("%s %6s %s  %s:", p.round, time.Since(p.start).Round(time.Second), p.left(), p.key)
+	for i, c := range p.cells {
+		if i < len(p.cells)-1 {
+			c += ","
+		}
+		if utf8.RuneCountInString(line)+1+utf8.RuneCountInString(c) > summaryWidth {
+			fmt.Fprintln(p.w, line)
+			line = "   "
+		}
+		line += " " + c
+	}
+	fmt.Fprintln(p.w, line)
 	p.key, p.cells = "", nil
 }
 
@@ -249,23 +324,16 @@ func perRound(o options) int {
 // writeReport writes results.md and the charts from results, and prints the
 // summary table.
 func writeReport(o options, results string, stdout io.Writer) error {
-	f, err := os.Open(results)
+	what := results
+	if o.from != "" {
+		what = o.from
+	}
+	r, err := parseResults(results, what)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	r, err := report.Parse(f, results)
-	if err != nil {
-		return err
-	}
-	if len(r.Scenarios) == 0 {
-		what := results
-		if o.from != "" {
-			what = o.from
-		}
-		return fmt.Errorf("%s holds no benchmark results of semacat's race (sub-benchmarks named .../impl=NAME): "+
-			"give -from a results.txt that semabench wrote, or the go test -bench output of a benchmark "+
-			"of yours that calls benchmarks.Race", what)
+	for _, w := range r.Warnings {
+		fmt.Fprintln(stdout, "semabench: warning:", w)
 	}
 	old, _ := filepath.Glob(filepath.Join(o.out, "*.svg"))
 	for _, name := range old { // charts of an earlier run
@@ -303,6 +371,26 @@ func writeReport(o options, results string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "\nwrote %s and %d charts (*.svg) into %s;\n"+
 		"results.md has every figure, with the ratios to each reference\n", wrote, len(charts), o.out)
 	return nil
+}
+
+// parseResults reads the results file name, called what in errors, and
+// requires results of the race in it.
+func parseResults(name, what string) (*report.Run, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r, err := report.Parse(f, what)
+	if err != nil {
+		return nil, err
+	}
+	if len(r.Scenarios) == 0 {
+		return nil, fmt.Errorf("%s holds no benchmark results of semacat's race (sub-benchmarks named .../impl=NAME): "+
+			"give -from a results.txt that semabench wrote, or the go test -bench output of a benchmark "+
+			"of yours that calls benchmarks.Race", what)
+	}
+	return r, nil
 }
 
 // summaryWidth is the widest line of the summary printed on the terminal.

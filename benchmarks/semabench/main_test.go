@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -108,6 +110,66 @@ func TestCommandLine(t *testing.T) {
 	assert.Equal(t, "semabench -rounds 1 -bench '^Semaphore/uncontended/' -out 'my results'",
 		commandLine([]string{"-rounds", "1", "-bench", "^Semaphore/uncontended/", "-out", "my results"}))
 	assert.Equal(t, `semabench -impl 'it'\''s'`, commandLine([]string{"-impl", "it's"}))
+	assert.Equal(t, "semabench -out x", commandLineAt("(devel)", []string{"-out", "x"}))
+	assert.Equal(t, "go run github.com/semacat/sem/benchmarks/semabench@v0.2.0 -out x",
+		commandLineAt("v0.2.0", []string{"-out", "x"}), "built by go run ...@v0.2.0: rerunnable outside a clone")
+}
+
+// -from checks its input before it writes anything, and never overwrites
+// another results.txt with other content; reporting the same input again,
+// or results.txt in place, is fine.
+func TestReportFromKeepsResults(t *testing.T) {
+	keep := t.TempDir()
+	require.NoError(t, run(options{from: "testdata/results.txt", out: keep, command: "c"}, &bytes.Buffer{}))
+	want, err := os.ReadFile(filepath.Join(keep, "results.txt"))
+	require.NoError(t, err)
+	garbage := filepath.Join(t.TempDir(), "garbage.txt")
+	require.NoError(t, os.WriteFile(garbage, []byte("garbage\n"), 0o644))
+	assert.ErrorContains(t, run(options{from: garbage, out: keep, command: "c"}, &bytes.Buffer{}), "holds no benchmark results")
+	other := filepath.Join(t.TempDir(), "other.txt")
+	require.NoError(t, os.WriteFile(other, append(want, "BenchmarkSemaphore/s/impl=chan-2 1 5 ns/op\n"...), 0o644))
+	assert.ErrorContains(t, run(options{from: other, out: keep, command: "c"}, &bytes.Buffer{}), "exists and differs from "+other)
+	got, err := os.ReadFile(filepath.Join(keep, "results.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(got), "results.txt untouched")
+
+	require.NoError(t, run(options{from: "testdata/results.txt", out: keep, command: "c"}, &bytes.Buffer{}))
+	require.NoError(t, run(options{from: filepath.Join(keep, "results.txt"), out: keep, command: "c"}, &bytes.Buffer{}))
+	fresh := filepath.Join(t.TempDir(), "new")
+	assert.Error(t, run(options{from: garbage, out: fresh, command: "c"}, &bytes.Buffer{}))
+	assert.NoDirExists(t, fresh, "nothing written for bad input")
+}
+
+// A NaN result in the input is dropped with a warning, not fed to the
+// statistics.
+func TestReportFromWarnsOfNaN(t *testing.T) {
+	data, err := os.ReadFile("testdata/results.txt")
+	require.NoError(t, err)
+	nan := filepath.Join(t.TempDir(), "nan.txt")
+	bad := "BenchmarkSemaphore/goroutines=2/size=4/work=short/impl=chan-2\t0\tNaN ns/op\n"
+	require.NoError(t, os.WriteFile(nan, append(data, bad...), 0o644))
+	var out bytes.Buffer
+	require.NoError(t, run(options{from: nan, out: t.TempDir(), command: "c"}, &out))
+	assert.Contains(t, out.String(), "semabench: warning: "+nan+":")
+	assert.Contains(t, out.String(), "dropped BenchmarkSemaphore/goroutines=2/size=4/work=short/impl=chan-2: 0 iterations")
+}
+
+// Progress lines stay within summaryWidth columns, however many contenders.
+func TestProgressWidth(t *testing.T) {
+	var in strings.Builder
+	for _, impl := range []string{"xsync", "chan", "mutex", "chansem", "condsem", "condsem-fair", "spinsem", "weighted"} {
+		fmt.Fprintf(&in, "BenchmarkSemaphore/cancel/goroutines=16/size=1/timeout=10us/impl=%s-2  1000  1234567 ns/op\n", impl)
+	}
+	var out bytes.Buffer
+	p := &progress{w: &out, start: time.Now().Add(-time.Hour), round: "round 10/10", total: 1000, done: 1}
+	require.NoError(t, p.follow(strings.NewReader(in.String())))
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	require.Greater(t, len(lines), 1, "wrapped")
+	for _, line := range lines {
+		assert.LessOrEqual(t, utf8.RuneCountInString(line), summaryWidth, line)
+	}
+	assert.True(t, strings.HasPrefix(lines[1], "    "), "continuation lines are indented")
+	assert.Contains(t, out.String(), "weighted 1.23ms")
 }
 
 // One progress line per scenario and pass, with each contender's figure.
@@ -164,4 +226,17 @@ func TestRoundPrintsBenchmarkFormat(t *testing.T) {
 	results := filepath.Join(t.TempDir(), "results.txt")
 	require.NoError(t, os.WriteFile(results, out.Bytes(), 0o644))
 	require.NoError(t, run(options{from: results, out: filepath.Dir(results)}, &bytes.Buffer{}))
+}
+
+// A failed benchmark, or one that completed no op, prints no result line
+// (it would say "0 NaN ns/op"); neither does one reporting a NaN.
+func TestResultLineRefusesNoResult(t *testing.T) {
+	_, err := resultLine("Semaphore/s/impl=chan", "5ms", testing.BenchmarkResult{})
+	require.ErrorContains(t, err, "BenchmarkSemaphore/s/impl=chan failed or completed no op in -benchtime 5ms")
+	_, err = resultLine("Semaphore/s/impl=chan", "5ms", testing.BenchmarkResult{N: 1, T: time.Microsecond,
+		Extra: map[string]float64{"ns/op": math.NaN()}})
+	require.ErrorContains(t, err, "NaN ns/op")
+	line, err := resultLine("Semaphore/s/impl=chan", "5ms", testing.BenchmarkResult{N: 2, T: 2 * time.Microsecond})
+	require.NoError(t, err)
+	assert.Regexp(t, `^BenchmarkSemaphore/s/impl=chan(-\d+)?\t +2\t +1000 ns/op\t`, line)
 }

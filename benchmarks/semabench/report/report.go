@@ -17,6 +17,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 
@@ -78,6 +79,10 @@ type Run struct {
 	// every table start with the baselines of its ratios.
 	Scenarios []string
 	Impls     []string
+	// Warnings name the results Parse dropped: a result of no iteration,
+	// or with a value that is not a finite number (NaN, ±Inf), which would
+	// poison every statistic of its contender.
+	Warnings []string
 
 	values map[key][]float64
 }
@@ -125,6 +130,12 @@ func Parse(r io.Reader, fileName string) (*Run, error) {
 		if impl == "" {
 			continue // not one of ours
 		}
+		if why := unusable(res); why != "" {
+			_, line := res.Pos()
+			run.Warnings = append(run.Warnings, fmt.Sprintf("%s:%d: dropped Benchmark%s: %s",
+				fileName, line, res.Name.Full(), why))
+			continue
+		}
 		bench := passOf(res)
 		if other, ok := benchOf[bench]; !ok {
 			benchOf[bench] = name
@@ -167,6 +178,20 @@ func referencesFirst(impls []string) []string {
 
 // unitValue is v as the benchmark reported it: benchfmt tidies ns/op into
 // sec/op and p99-ns into p99-sec; the tables keep nanoseconds.
+// unusable says why res cannot be a sample: no iteration, or a value that
+// is not a finite number; "" when it can.
+func unusable(res *benchfmt.Result) string {
+	if res.Iters <= 0 {
+		return fmt.Sprintf("%d iterations", res.Iters)
+	}
+	for _, v := range res.Values {
+		if unit, x := unitValue(v); math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Sprintf("%v %s", x, unit)
+		}
+	}
+	return ""
+}
+
 func unitValue(v benchfmt.Value) (string, float64) {
 	if v.OrigUnit != "" {
 		return v.OrigUnit, v.OrigValue

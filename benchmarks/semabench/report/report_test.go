@@ -137,3 +137,26 @@ func TestRunLine(t *testing.T) {
 		"on Test CPU, linux/amd64, go1.26.0; every contender called through the `sem.Semaphore` interface.\n"}, blocks[0])
 	assert.NotContains(t, MarkdownBlocks(blocks), "make bench")
 }
+
+// A result of no iteration or with a NaN or infinite value is dropped with
+// a warning naming its line, so that no statistic sees it (a NaN sample
+// made the Mann-Whitney U test of Compare take every byte of memory).
+func TestParseDropsNonFinite(t *testing.T) {
+	const text = `BenchmarkSemaphore/s/impl=xsync-2	1	1890 ns/op
+BenchmarkSemaphore/s/impl=chan-2	0	NaN ns/op	0 B/op
+BenchmarkSemaphore/s/impl=chan-2	1	+Inf ns/op
+BenchmarkSemaphore/s/impl=chan-2	1	1521 ns/op	NaN B/op
+BenchmarkSemaphore/s/impl=xsync-2	1	1751 ns/op
+BenchmarkSemaphore/s/impl=chan-2	1	1500 ns/op
+BenchmarkSemaphore/s/impl=chan-2	1	1400 ns/op
+`
+	run, err := Parse(strings.NewReader(text), "nan.txt")
+	require.NoError(t, err)
+	require.Len(t, run.Warnings, 3)
+	assert.Equal(t, "nan.txt:2: dropped BenchmarkSemaphore/s/impl=chan-2: 0 iterations", run.Warnings[0])
+	assert.Contains(t, run.Warnings[1], "nan.txt:3: ")
+	assert.Contains(t, run.Warnings[2], "NaN B/op")
+	assert.ElementsMatch(t, []float64{1500, 1400}, run.Sample("s", "chan", NsPerOp).Values)
+	_, ok := run.Compare("s", "chan", "xsync")
+	assert.True(t, ok)
+}
