@@ -76,9 +76,10 @@ package weighted
 // done fails the head with the context's error instead and goes on to the
 // next. A grant once made is final. A waiter whose select sees its context
 // done takes the mutex: if it was granted in the meantime it returns nil
-// holding its permits, once it has received the wake-up that the grant
-// sends after its unlock (so that no wake-up outlives its node's use);
-// otherwise it leaves the queue, the waiters behind it that now fit are
+// holding its permits, and if a Resize or Close failed it in the meantime
+// it returns that failure, once it has received the wake-up that the grant
+// or failure sends after its unlock (so that no wake-up outlives its
+// node's use); otherwise it leaves the queue, the waiters behind it that now fit are
 // granted, and it returns ctx.Err() holding nothing. So no
 // waiter ever gives permits back on its way out, which could not be done
 // safely: between the grant and that moment another goroutine may legally

@@ -379,7 +379,6 @@ func (s *Semaphore) grant(st uint64) uint64 {
 			return st
 		}
 		st -= uint64(w.n) << 1
-		w.granted = true
 		s.done(w)
 	}
 }
@@ -433,12 +432,12 @@ func (s *Semaphore) retire(w *waiter) error {
 }
 
 // cancel withdraws the waiter w whose ctx is done and returns ctx.Err(),
-// unless w was granted its permits in the meantime: the grant came before
-// the cancellation (grant looks at the context), so it is final and cancel
-// returns nil. If w was failed in the meantime, the done context still
-// wins. A waiter granted or failed already has a wake-up coming, sent
-// after the unlock that follows the grant: cancel receives it before it
-// gives the node back, so that no token outlives its use.
+// unless w was granted or failed in the meantime: the grant or the failure
+// (by Resize or Close) was made under the mutex before this cancellation
+// took it, so it is final, and cancel returns what retire would have, nil
+// or the failure's error. A waiter granted or failed already has a wake-up
+// coming, sent after the unlock that follows the grant: cancel receives it
+// before it gives the node back, so that no token outlives its use.
 func (s *Semaphore) cancel(ctx context.Context, w *waiter) error {
 	s.mu.Lock()
 	if w.queued {
@@ -448,12 +447,7 @@ func (s *Semaphore) cancel(ctx context.Context, w *waiter) error {
 		s.q.put(w)
 		return ctx.Err()
 	}
-	granted := w.granted
 	s.unlock()
 	<-w.wake
-	s.q.put(w)
-	if granted {
-		return nil
-	}
-	return ctx.Err()
+	return s.retire(w)
 }
