@@ -48,7 +48,10 @@ package weighted
 // Resize, Close and observation cost the fast paths nothing: each begins by
 // setting the flag, so from then on every fast-path swap fails and every
 // caller meets the mutex, where the closed flag, the new size and the
-// permits owed are looked at. A shrink below the permits held cannot store a
+// permits owed are looked at. A TryAcquire that meets the flag takes the
+// mutex too and fails only if someone waits or the semaphore is closed, so
+// the moment in which a Resize or a Release under the mutex holds the flag
+// with nobody waiting makes no TryAcquire fail. A shrink below the permits held cannot store a
 // negative count in the word; it stores zero free permits, keeps the excess
 // as a debt that releases pay first, and leaves the flag set until the debt
 // is paid. A Release on the fast path reads the size after the state word;

@@ -72,6 +72,9 @@ type testHooks struct {
 	// frozen runs in freeze once the slow bit is set, before the caller
 	// stores the word it computes from the copy freeze returned.
 	frozen func()
+	// trySlow runs in TryAcquire once it has found the slow bit set,
+	// before it takes the mutex to decide.
+	trySlow func()
 	// wake runs in unlock, after the mutex is unlocked and before the
 	// waiters granted or failed under it are woken, when there are any.
 	wake func()
@@ -162,7 +165,8 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 
 // TryAcquire takes n permits only if it can do so at once, and reports
 // whether it did. It takes all n or none, and fails while any Acquire waits,
-// even when n permits are free, and once the semaphore is closed.
+// even when n permits are free, and once the semaphore is closed; it fails
+// for no other reason when n permits are free, even during a Resize.
 // TryAcquire(0) reports true until the semaphore is closed. It panics if
 // n < 0.
 func (s *Semaphore) TryAcquire(n int64) bool {
@@ -186,16 +190,43 @@ func (s *Semaphore) zeroWeight() error {
 
 // tryAcquire takes n permits if the slow bit is clear and they are free. No
 // more than the size is ever free, so a request above the size fails here.
+// The bit is also set for the moment a Resize or a Release under the mutex
+// works on the word, when nobody need wait: trySlow decides then.
 func (s *Semaphore) tryAcquire(n int64) bool {
 	for {
 		old := s.state.Load()
-		if old&slow != 0 || free(old) < n {
+		if old&slow != 0 {
+			if t := s.test; t != nil && t.trySlow != nil {
+				t.trySlow()
+			}
+			return s.trySlow(n)
+		}
+		if free(old) < n {
 			return false
 		}
 		if s.takeFrom(old, n) {
 			return true
 		}
 	}
+}
+
+// trySlow decides under the mutex a TryAcquire(n) that found the slow bit
+// set: it fails if anyone waits or the semaphore is closed, and otherwise
+// takes n permits if they are free. Only the uncontended fast path stays
+// free of the mutex; a TryAcquire that meets waiters pays for it.
+func (s *Semaphore) trySlow(n int64) bool {
+	s.mu.Lock()
+	defer s.unlock()
+	if s.closed || s.q.len > 0 {
+		return false
+	}
+	st := s.freeze()
+	ok := free(st) >= n
+	if ok {
+		st -= uint64(n) << 1
+	}
+	s.state.Store(s.grant(st))
+	return ok
 }
 
 // takeFrom takes n permits if the state is still old, in which they are
