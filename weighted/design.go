@@ -89,8 +89,12 @@ package weighted
 // have released them. An Acquire that takes free permits itself, on the
 // fast path or under the mutex before it would queue, looks at its context
 // after it loads the state word and before the swap that takes them from
-// that load, so that a swap that succeeds takes permits that were free
-// while the context was not yet done (see takeFrom).
+// that load, so that a Release after a cancellation it saw never serves
+// it. That is not airtight: the swap compares the word by value, so if
+// the context is canceled after the look while other goroutines take and
+// give back permits, leaving the word as it was, the swap succeeds and the
+// Acquire returns nil after its cancel returned. The permit count stays
+// right; only that order is lost (see takeFrom).
 //
 // Fairness, and what it costs
 //

@@ -128,7 +128,12 @@ func free(state uint64) int64 { return int64(state >> 1) }
 // done it returns ctx.Err() without acquiring, even when permits are free. If
 // ctx is done while it waits, before its permits are granted, it returns
 // ctx.Err() holding nothing, and the waiters behind it are served if they
-// now fit; once granted, it returns nil even if ctx is done by then. If n exceeds
+// now fit; once granted, it returns nil even if ctx is done by then. One
+// window is looser: an Acquire that takes free permits without waiting
+// looks at ctx and then swaps the state word, and if ctx is canceled in
+// between while other goroutines take and give back permits so that the
+// word is as it was, it returns nil holding n permits after the cancel
+// returned; the count of free permits stays right. If n exceeds
 // the size it returns at once an error wrapping sem.ErrExceedsSize. Once the
 // semaphore is closed it returns an error wrapping sem.ErrClosed.
 // Acquire(ctx, 0) returns ctx.Err() without blocking, or that error once
@@ -233,14 +238,17 @@ func (s *Semaphore) trySlow(n int64) bool {
 // free, and reports whether it did.
 //
 // An Acquire looks at its context between its load of old and this swap,
-// never before the load: if the swap succeeds, the state held old from the
-// load on, so the permits were free at the load, when the context was not
-// yet done, and the Acquire takes effect there, before any cancellation
-// that its look did not see. Looked at before the load, the context could
-// be canceled, and the permits freed by a Release, between the look and
-// the load: a grant after a cancellation that came first. What the swap
-// cannot see is a state that changed and changed back after the look,
-// permits taken and given back by others within those few instructions.
+// never before the load, on its fast path and in enqueue alike. Looked at before the load, the context could be
+// canceled, and the permits freed by a Release, between the look and the
+// load: a grant after a cancellation that came first. Looked at after it,
+// a swap that succeeds finds the word equal to old, but not necessarily
+// unchanged since the load: other goroutines may have taken permits and
+// given them back within those few instructions (the word compares by
+// value, with no generation in it). An Acquire whose context was canceled
+// after its look, and whose cancel returned before its swap, can then
+// still return nil holding its permits, though they were not free all the
+// time its context was not done. The permit count is never wrong: the swap
+// takes from a word that holds n free permits, as any grant does.
 func (s *Semaphore) takeFrom(old uint64, n int64) bool {
 	return s.state.CompareAndSwap(old, old-uint64(n)<<1)
 }
