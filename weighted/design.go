@@ -48,7 +48,10 @@ package weighted
 // Resize, Close and observation cost the fast paths nothing: each begins by
 // setting the flag, so from then on every fast-path swap fails and every
 // caller meets the mutex, where the closed flag, the new size and the
-// permits owed are looked at. A shrink below the permits held cannot store a
+// permits owed are looked at. A TryAcquire that meets the flag takes the
+// mutex too and fails only if someone waits or the semaphore is closed, so
+// the moment in which a Resize or a Release under the mutex holds the flag
+// with nobody waiting makes no TryAcquire fail. A shrink below the permits held cannot store a
 // negative count in the word; it stores zero free permits, keeps the excess
 // as a debt that releases pay first, and leaves the flag set until the debt
 // is paid. A Release on the fast path reads the size after the state word;
@@ -76,17 +79,22 @@ package weighted
 // done fails the head with the context's error instead and goes on to the
 // next. A grant once made is final. A waiter whose select sees its context
 // done takes the mutex: if it was granted in the meantime it returns nil
-// holding its permits, once it has received the wake-up that the grant
-// sends after its unlock (so that no wake-up outlives its node's use);
-// otherwise it leaves the queue, the waiters behind it that now fit are
+// holding its permits, and if a Resize or Close failed it in the meantime
+// it returns that failure, once it has received the wake-up that the grant
+// or failure sends after its unlock (so that no wake-up outlives its
+// node's use); otherwise it leaves the queue, the waiters behind it that now fit are
 // granted, and it returns ctx.Err() holding nothing. So no
 // waiter ever gives permits back on its way out, which could not be done
 // safely: between the grant and that moment another goroutine may legally
 // have released them. An Acquire that takes free permits itself, on the
 // fast path or under the mutex before it would queue, looks at its context
 // after it loads the state word and before the swap that takes them from
-// that load, so that a swap that succeeds takes permits that were free
-// while the context was not yet done (see takeFrom).
+// that load, so that a Release after a cancellation it saw never serves
+// it. That is not airtight: the swap compares the word by value, so if
+// the context is canceled after the look while other goroutines take and
+// give back permits, leaving the word as it was, the swap succeeds and the
+// Acquire returns nil after its cancel returned. The permit count stays
+// right; only that order is lost (see takeFrom).
 //
 // Fairness, and what it costs
 //

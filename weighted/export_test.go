@@ -20,6 +20,10 @@ func (s *Semaphore) SetTestHookWake(f func()) { s.hooks().wake = f }
 // state word it computes. Call it before s is shared.
 func (s *Semaphore) SetTestHookFrozen(f func()) { s.hooks().frozen = f }
 
+// SetTestHookTrySlow makes f run on s when a TryAcquire has found the slow
+// bit set, before it takes the mutex to decide. Call it before s is shared.
+func (s *Semaphore) SetTestHookTrySlow(f func()) { s.hooks().trySlow = f }
+
 func (s *Semaphore) hooks() *testHooks {
 	if s.test == nil {
 		s.test = new(testHooks)

@@ -60,13 +60,37 @@ func TestResizeRacingFastPaths(t *testing.T) {
 
 // A Resize computes the state word from a copy and stores it at the end;
 // in between the fast paths must be closed, or the store would overwrite
-// permits that a TryAcquire took meanwhile.
+// permits that a TryAcquire took meanwhile. Yet a TryAcquire that meets
+// the slow bit then, with its permits free and nobody waiting, must not
+// fail: it waits for the mutex and decides after the store. The frozen
+// hook starts a TryAcquire inside the Resize's critical section and holds
+// the Resize until that TryAcquire has seen the bit.
 func TestResizeClosesFastPathsUntilStored(t *testing.T) {
-	s := weighted.New(4)
-	require.True(t, s.TryAcquire(1))
-	var took bool
-	s.SetTestHookFrozen(func() { took = s.TryAcquire(1) })
-	s.Resize(6)
-	assert.False(t, took, "a TryAcquire took permits while Resize worked on its copy of the state")
-	assert.Equal(t, int64(5), s.Available())
+	synctest.Test(t, func(t *testing.T) {
+		s := weighted.New(4)
+		require.True(t, s.TryAcquire(1))
+		seen := make(chan struct{})
+		s.SetTestHookTrySlow(func() { close(seen) })
+		var took bool
+		returned := make(chan struct{})
+		fired := false
+		s.SetTestHookFrozen(func() {
+			if fired {
+				return
+			}
+			fired = true
+			go func() {
+				defer close(returned)
+				took = s.TryAcquire(1)
+			}()
+			<-seen
+		})
+		s.Resize(6)
+		<-returned
+		require.True(t, fired)
+		require.True(t, took, "TryAcquire(1) failed during a Resize with permits free and nobody waiting")
+		n, _ := s.Waiting()
+		assert.Zero(t, n)
+		assert.Equal(t, int64(4), s.Available(), "the Resize's store lost or duplicated the TryAcquire's permit")
+	})
 }

@@ -9,11 +9,10 @@ import (
 // under the semaphore's mutex while it is queued; once it is granted or
 // failed it belongs to its goroutine, which reads them after its wake-up.
 type waiter struct {
-	n       int64
-	ctx     context.Context
-	done    <-chan struct{} // ctx.Done(), nil if ctx can never be done
-	granted bool            // its permits were handed to it
-	err     error           // what it was failed with
+	n    int64
+	ctx  context.Context
+	done <-chan struct{} // ctx.Done(), nil if ctx can never be done
+	err  error           // what it was failed with, nil if granted
 
 	wake       chan struct{} // one token, sent when granted or failed
 	prev, next *waiter       // the queue's links
@@ -91,7 +90,7 @@ func (q *queue) get() *waiter {
 // put gives back w, which is out of the queue and whose wake-up, if it was
 // granted or failed, has been received. It needs no lock.
 func (q *queue) put(w *waiter) {
-	w.n, w.ctx, w.done, w.granted, w.err = 0, nil, nil, false, nil
+	w.n, w.ctx, w.done, w.err = 0, nil, nil, nil
 	for {
 		top := q.returned.Load()
 		w.link = top

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/semacat/sem"
 	"github.com/semacat/sem/internal/acquiretest"
 	"github.com/semacat/sem/weighted"
 )
@@ -50,39 +51,62 @@ func TestCanceledBeforeWakeKeepsGrant(t *testing.T) {
 	})
 }
 
-// The same for a waiter failed under the mutex, by a shrink below its
-// request, and canceled before its wake-up: it returns its context's error,
-// and no wake-up survives it to wake the next waiter on its node.
+// The same for a waiter failed under the mutex and canceled before its
+// wake-up: the failure was made first, so it is final, and the waiter
+// returns it, not its context's error, whichever case its select picks;
+// and no wake-up survives it to wake the next waiter on its node. The hook
+// cancels the waiter in the gap after the failure and lets it run into
+// cancel, where it waits for its wake-up.
 func TestCanceledBeforeWakeAfterFailure(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		s := weighted.New(2)
-		require.True(t, s.TryAcquire(2))
-		failed := acquiretest.Go(s, 2)
-		synctest.Wait()
-		fired := false
-		s.SetTestHookWake(func() {
-			if !fired {
-				fired = true
-				failed.Cancel()
+	for _, tc := range []struct {
+		name string
+		fail func(*weighted.Semaphore)
+		want error
+	}{
+		{"Resize", func(s *weighted.Semaphore) { s.Resize(1) }, sem.ErrExceedsSize},
+		{"Close", func(s *weighted.Semaphore) { require.NoError(t, s.Close()) }, sem.ErrClosed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := weighted.New(2)
+				require.True(t, s.TryAcquire(2))
+				var waits []sem.WaitEvent
+				s.OnWait(func(e sem.WaitEvent) { waits = append(waits, e) })
+				failed := acquiretest.Go(s, 2)
 				synctest.Wait()
-			}
+				fired := false
+				s.SetTestHookWake(func() {
+					if !fired {
+						fired = true
+						failed.Cancel()
+						synctest.Wait()
+					}
+				})
+				tc.fail(s)
+				synctest.Wait()
+				require.True(t, fired, "the failure woke nobody")
+				require.True(t, failed.Returned())
+				require.ErrorIs(t, failed.Err, tc.want, "a failure made before the cancellation was replaced")
+				require.Len(t, waits, 1)
+				require.ErrorIs(t, waits[0].Err, tc.want, "OnWait saw another error than Acquire returned")
+				s.OnWait(nil)
+				if tc.name == "Close" {
+					s.Release(2)
+					return
+				}
+				next := acquiretest.Go(s, 1)
+				synctest.Wait()
+				require.False(t, next.Returned(), "an Acquire returned with no permit free: woken by a stale wake-up")
+				s.Release(2)
+				synctest.Wait()
+				require.True(t, next.Returned())
+				require.NoError(t, next.Err)
+				s.Release(1)
+				next.Cancel()
+				assert.Equal(t, int64(1), s.Available())
+			})
 		})
-		s.Resize(1)
-		synctest.Wait()
-		require.True(t, fired, "the shrink woke nobody")
-		require.True(t, failed.Returned())
-		require.ErrorIs(t, failed.Err, context.Canceled)
-		next := acquiretest.Go(s, 1)
-		synctest.Wait()
-		require.False(t, next.Returned(), "an Acquire returned with no permit free: woken by a stale wake-up")
-		s.Release(2)
-		synctest.Wait()
-		require.True(t, next.Returned())
-		require.NoError(t, next.Err)
-		s.Release(1)
-		next.Cancel()
-		assert.Equal(t, int64(1), s.Available())
-	})
+	}
 }
 
 // In steady state a blocked Acquire allocates nothing: woken waiters give

@@ -72,6 +72,9 @@ type testHooks struct {
 	// frozen runs in freeze once the slow bit is set, before the caller
 	// stores the word it computes from the copy freeze returned.
 	frozen func()
+	// trySlow runs in TryAcquire once it has found the slow bit set,
+	// before it takes the mutex to decide.
+	trySlow func()
 	// wake runs in unlock, after the mutex is unlocked and before the
 	// waiters granted or failed under it are woken, when there are any.
 	wake func()
@@ -125,7 +128,12 @@ func free(state uint64) int64 { return int64(state >> 1) }
 // done it returns ctx.Err() without acquiring, even when permits are free. If
 // ctx is done while it waits, before its permits are granted, it returns
 // ctx.Err() holding nothing, and the waiters behind it are served if they
-// now fit; once granted, it returns nil even if ctx is done by then. If n exceeds
+// now fit; once granted, it returns nil even if ctx is done by then. One
+// window is looser: an Acquire that takes free permits without waiting
+// looks at ctx and then swaps the state word, and if ctx is canceled in
+// between while other goroutines take and give back permits so that the
+// word is as it was, it returns nil holding n permits after the cancel
+// returned; the count of free permits stays right. If n exceeds
 // the size it returns at once an error wrapping sem.ErrExceedsSize. Once the
 // semaphore is closed it returns an error wrapping sem.ErrClosed.
 // Acquire(ctx, 0) returns ctx.Err() without blocking, or that error once
@@ -162,7 +170,8 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 
 // TryAcquire takes n permits only if it can do so at once, and reports
 // whether it did. It takes all n or none, and fails while any Acquire waits,
-// even when n permits are free, and once the semaphore is closed.
+// even when n permits are free, and once the semaphore is closed; it fails
+// for no other reason when n permits are free, even during a Resize.
 // TryAcquire(0) reports true until the semaphore is closed. It panics if
 // n < 0.
 func (s *Semaphore) TryAcquire(n int64) bool {
@@ -186,10 +195,18 @@ func (s *Semaphore) zeroWeight() error {
 
 // tryAcquire takes n permits if the slow bit is clear and they are free. No
 // more than the size is ever free, so a request above the size fails here.
+// The bit is also set for the moment a Resize or a Release under the mutex
+// works on the word, when nobody need wait: trySlow decides then.
 func (s *Semaphore) tryAcquire(n int64) bool {
 	for {
 		old := s.state.Load()
-		if old&slow != 0 || free(old) < n {
+		if old&slow != 0 {
+			if t := s.test; t != nil && t.trySlow != nil {
+				t.trySlow()
+			}
+			return s.trySlow(n)
+		}
+		if free(old) < n {
 			return false
 		}
 		if s.takeFrom(old, n) {
@@ -198,18 +215,40 @@ func (s *Semaphore) tryAcquire(n int64) bool {
 	}
 }
 
+// trySlow decides under the mutex a TryAcquire(n) that found the slow bit
+// set: it fails if anyone waits or the semaphore is closed, and otherwise
+// takes n permits if they are free. Only the uncontended fast path stays
+// free of the mutex; a TryAcquire that meets waiters pays for it.
+func (s *Semaphore) trySlow(n int64) bool {
+	s.mu.Lock()
+	defer s.unlock()
+	if s.closed || s.q.len > 0 {
+		return false
+	}
+	st := s.freeze()
+	ok := free(st) >= n
+	if ok {
+		st -= uint64(n) << 1
+	}
+	s.state.Store(s.grant(st))
+	return ok
+}
+
 // takeFrom takes n permits if the state is still old, in which they are
 // free, and reports whether it did.
 //
 // An Acquire looks at its context between its load of old and this swap,
-// never before the load: if the swap succeeds, the state held old from the
-// load on, so the permits were free at the load, when the context was not
-// yet done, and the Acquire takes effect there, before any cancellation
-// that its look did not see. Looked at before the load, the context could
-// be canceled, and the permits freed by a Release, between the look and
-// the load: a grant after a cancellation that came first. What the swap
-// cannot see is a state that changed and changed back after the look,
-// permits taken and given back by others within those few instructions.
+// never before the load, on its fast path and in enqueue alike. Looked at before the load, the context could be
+// canceled, and the permits freed by a Release, between the look and the
+// load: a grant after a cancellation that came first. Looked at after it,
+// a swap that succeeds finds the word equal to old, but not necessarily
+// unchanged since the load: other goroutines may have taken permits and
+// given them back within those few instructions (the word compares by
+// value, with no generation in it). An Acquire whose context was canceled
+// after its look, and whose cancel returned before its swap, can then
+// still return nil holding its permits, though they were not free all the
+// time its context was not done. The permit count is never wrong: the swap
+// takes from a word that holds n free permits, as any grant does.
 func (s *Semaphore) takeFrom(old uint64, n int64) bool {
 	return s.state.CompareAndSwap(old, old-uint64(n)<<1)
 }
@@ -379,7 +418,6 @@ func (s *Semaphore) grant(st uint64) uint64 {
 			return st
 		}
 		st -= uint64(w.n) << 1
-		w.granted = true
 		s.done(w)
 	}
 }
@@ -433,12 +471,12 @@ func (s *Semaphore) retire(w *waiter) error {
 }
 
 // cancel withdraws the waiter w whose ctx is done and returns ctx.Err(),
-// unless w was granted its permits in the meantime: the grant came before
-// the cancellation (grant looks at the context), so it is final and cancel
-// returns nil. If w was failed in the meantime, the done context still
-// wins. A waiter granted or failed already has a wake-up coming, sent
-// after the unlock that follows the grant: cancel receives it before it
-// gives the node back, so that no token outlives its use.
+// unless w was granted or failed in the meantime: the grant or the failure
+// (by Resize or Close) was made under the mutex before this cancellation
+// took it, so it is final, and cancel returns what retire would have, nil
+// or the failure's error. A waiter granted or failed already has a wake-up
+// coming, sent after the unlock that follows the grant: cancel receives it
+// before it gives the node back, so that no token outlives its use.
 func (s *Semaphore) cancel(ctx context.Context, w *waiter) error {
 	s.mu.Lock()
 	if w.queued {
@@ -448,12 +486,7 @@ func (s *Semaphore) cancel(ctx context.Context, w *waiter) error {
 		s.q.put(w)
 		return ctx.Err()
 	}
-	granted := w.granted
 	s.unlock()
 	<-w.wake
-	s.q.put(w)
-	if granted {
-		return nil
-	}
-	return ctx.Err()
+	return s.retire(w)
 }
