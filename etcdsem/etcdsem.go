@@ -400,7 +400,7 @@ func (s *Semaphore) backoff(ctx context.Context, what string, err error, attempt
 }
 
 // retryPause is the pause before retry number attempt+1 of something that
-// failed attempt+1 times in a row: it grows by 50ms a failure up to a
+// failed attempt+1 times in a row: it grows by a twentieth of a second a failure up to a
 // second, and a random half of it is left out (jitter), so that handles
 // that failed together, on a member that lost its leader for instance, do
 // not retry together.

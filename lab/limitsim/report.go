@@ -128,7 +128,7 @@ func phaseSeries(series []Point, i int) []Point {
 	return out
 }
 
-// medianTicks is how many ticks the limit's median spans: 250 ms.
+// medianTicks is how many ticks the limit's median spans: a quarter of a second.
 const medianTicks = 5
 
 // off is how far the limit at p is from capacity, as a fraction of it.

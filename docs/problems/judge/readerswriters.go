@@ -163,7 +163,7 @@ func writersFirst(log []check.Event) error {
 }
 
 // writers says who writes and who waits to write, in the students' terms:
-// "writer 2 writing, writer 3 waiting since 140ms".
+// "writer 2 writing, writer 3 waiting since" and the simulated time.
 func writers(writing map[string]bool, waiting map[string]time.Duration) string {
 	var who []string
 	for _, w := range slices.Sorted(maps.Keys(writing)) {
