@@ -123,6 +123,10 @@ cache=$(go env GOMODCACHE)
 export GOWORK=off GOFLAGS= GONOSUMDB=github.com/semacat/sem GOMODCACHE="$tmp/modcache"
 export GOPROXY="file://$tmp/proxy,file://$cache/cache/download,$(go env GOPROXY)"
 export ETCDSEM_TEST_ETCD="${ETCDSEM_TEST_ETCD:-}"
+# The published tests run here in their default mode: the long mode
+# (SEMACAT_LONG, which make test sets) adds no check of a user's
+# dependency versions, and make test's own jobs run it from the workspace.
+unset SEMACAT_LONG
 
 consumer() { # consumer NAME: a fresh module to work in
 	mkdir -p "$tmp/$1" && cd "$tmp/$1" && go mod init "example.com/$1" >/dev/null 2>&1
@@ -288,22 +292,44 @@ before=$(state)
 sh "$tmp/repo/tools/release.sh" v0.1.0 >"$log" 2>&1 && fail "release.sh v0.1.0 ran again after v0.1.0 was released"
 grep -q "exists already" "$log" || fail "release.sh v0.1.0 again: not refused for its tags"
 [ "$(state)" = "$before" ] || fail "release.sh v0.1.0 again changed the repository"
-core v0.1.0 test
-clientuser redissem '"github.com/redis/go-redis/v9"' <<'GO'
+# The four users of v0.1.0 are independent: each works in its own
+# consumer module, so they run side by side (in the background, each with
+# its own log and summary rows), and the check fails with the first of
+# them, in this order, that failed.
+users="core redissem etcdsem bench"
+core_v010() { core v0.1.0 test; }
+redissem_v010() {
+	clientuser redissem '"github.com/redis/go-redis/v9"' <<'GO'
 	client := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
 GO
-row "redissem v0.1.0" "installs, builds, its tests pass" "$(modules) modules"
-clientuser etcdsem 'clientv3 "go.etcd.io/etcd/client/v3"' <<'GO'
+	row "redissem v0.1.0" "installs, builds, its tests pass" "$(modules) modules"
+}
+etcdsem_v010() {
+	clientuser etcdsem 'clientv3 "go.etcd.io/etcd/client/v3"' <<'GO'
 	client, err := clientv3.New(clientv3.Config{Endpoints: []string{"localhost:2379"}})
 	if err != nil {
 		panic(err)
 	}
 GO
-if go list -m all | grep -q '^go.etcd.io/etcd/server'; then
-	fail "etcdsem: the etcd server is in an etcdsem user's module graph: $(go mod why -m go.etcd.io/etcd/server/v3 | tr '\n' ' ')"
-fi
-row "etcdsem v0.1.0" "installs, builds, its tests pass, no etcd server" "$(modules) modules"
-bench v0.1.0
+	if go list -m all | grep -q '^go.etcd.io/etcd/server'; then
+		fail "etcdsem: the etcd server is in an etcdsem user's module graph: $(go mod why -m go.etcd.io/etcd/server/v3 | tr '\n' ' ')"
+	fi
+	row "etcdsem v0.1.0" "installs, builds, its tests pass, no etcd server" "$(modules) modules"
+}
+bench_v010() { bench v0.1.0; }
+for u in $users; do
+	(
+		log=$tmp/log-$u summary=""
+		"${u}_v010"
+		printf '%s' "$summary" >"$tmp/rows-$u"
+	) >"$tmp/out-$u" 2>&1 &
+done
+wait
+for u in $users; do
+	[ -e "$tmp/rows-$u" ] || { cat "$tmp/out-$u"; exit 1; }
+	summary="$summary$(cat "$tmp/rows-$u")
+"
+done
 
 # v0.2.0: a change, a release whose tagging fails midway, then the release.
 echo "a change after v0.1.0" >"$tmp/repo/released-after-v0.1.0.txt"

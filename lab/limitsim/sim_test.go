@@ -33,7 +33,17 @@ var knownMisses []string
 // TestScenarios runs every scenario once, in fake time, and the settings
 // of Gradient that results.md compares, and checks the committed results
 // against that run, and the goals.
+//
+// Under the race detector it runs only the smallest open-loop scenario,
+// for the detector to watch the simulator and the limiters at work, and
+// checks nothing against the committed results: the whole run takes
+// minutes there. make test runs this package a second time without the
+// detector, where the whole comparison runs.
 func TestScenarios(t *testing.T) {
+	if raceEnabled {
+		raceScenario(t)
+		return
+	}
 	var rows []limitsim.Row
 	var settings []limitsim.Setting
 	open := make([][]limitsim.OpenRow, len(limitsim.OpenScenarios))
@@ -105,6 +115,18 @@ func TestScenarios(t *testing.T) {
 		assert.Equal(t, []string{"queue 4", "queue 2"}, meetAll,
 			"the docs say which settings of Gradient meet every goal")
 	})
+}
+
+// raceScenario runs the open-loop scenario at a capacity of 2, the
+// quickest, with every contender.
+func raceScenario(t *testing.T) {
+	i := slices.IndexFunc(limitsim.OpenScenarios, func(sc limitsim.Open) bool { return sc.Capacity == 2 })
+	require.GreaterOrEqual(t, i, 0, "no open-loop scenario at a capacity of 2")
+	synctest.Test(t, func(t *testing.T) {
+		rows := limitsim.CompareOpen(limitsim.OpenScenarios[i], limitsim.OpenContenders(), openSeed)
+		require.NotEmpty(t, rows)
+	})
+	t.Log("the race detector is on: only the scenario at a capacity of 2 ran, and nothing was checked against docs/adaptive/results.md; run go test without -race for the whole comparison")
 }
 
 func results(rows []limitsim.Row, settings []limitsim.Setting) string {
