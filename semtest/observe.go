@@ -79,10 +79,26 @@ func expectEvents(t *testing.T, l *waitLog, ws []*waiter, minWait time.Duration)
 		if !sameError(e.Err, w.err) {
 			t.Errorf("the OnWait event of Acquire(%d) has Err %v; Acquire returned %v", w.n, e.Err, w.err)
 		}
-		if e.Start.IsZero() || e.End.Before(e.Start) || e.Waited() < minWait {
-			t.Errorf("the OnWait event of Acquire(%d) has Start %v, End %v; want End at least %v after a non-zero Start", w.n, e.Start, e.End, minWait)
+		// A context made before the wait began can end it less than
+		// minWait after its Start (in real time), but not before its
+		// deadline.
+		earliest := e.Start.Add(minWait)
+		if !w.deadline.IsZero() && w.deadline.Before(earliest) {
+			earliest = w.deadline
+		}
+		if e.Start.IsZero() || e.End.Before(e.Start) || e.End.Before(earliest) {
+			t.Errorf("the OnWait event of Acquire(%d) has Start %v, End %v; want End at least %v after a non-zero Start%s", w.n, e.Start, e.End, minWait, orDeadline(w.deadline))
 		}
 	}
+}
+
+// orDeadline words a waiter's context deadline, if it has one, as the
+// other end a wait may have.
+func orDeadline(deadline time.Time) string {
+	if deadline.IsZero() {
+		return ""
+	}
+	return fmt.Sprintf(", or at its context's deadline %v", deadline)
 }
 
 // sameError reports whether the error OnWait reported is the one Acquire

@@ -119,6 +119,9 @@ type waiter struct {
 	err      error // set before done
 	panic    any   // what Acquire panicked with, if it did; set before done
 	released bool  // the test gave back what the waiter acquired
+	// deadline is ctx's deadline, if it has one: a wait may end there,
+	// however little of it came after the wait's Start.
+	deadline time.Time
 }
 
 // served reports whether the Acquire returned nil.
@@ -147,6 +150,7 @@ func (sc *scene) goAcquire(ctx context.Context, s sem.Semaphore, n int64) *waite
 // the waiter's way to make it give up.
 func (sc *scene) goAcquireThen(ctx context.Context, cancel context.CancelFunc, s sem.Semaphore, n int64, then func()) *waiter {
 	w := &waiter{n: n, cancel: cancel}
+	w.deadline, _ = ctx.Deadline()
 	sc.waiters = append(sc.waiters, w)
 	go func() {
 		defer func() {
