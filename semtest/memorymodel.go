@@ -46,8 +46,8 @@ func (c *config) testMemoryModel(t *testing.T) {
 				if got != trial+1 {
 					t.Fatalf("trial %d: the Acquire(1) enabled by Release(1) saw %d; want %d, written before the Release (-1: Acquire failed)", trial, got, trial+1)
 				}
-			case <-time.After(stressLimit):
-				t.Fatalf("trial %d: the waiting Acquire(1) did not return within %v of Release(1)", trial, stressLimit)
+			case <-time.After(c.stallLimit):
+				t.Fatalf("trial %d: the waiting Acquire(1) did not return within %v of Release(1)", trial, c.stallLimit)
 			}
 		}
 		s.Release(1)
@@ -61,11 +61,11 @@ func (c *config) testMemoryModel(t *testing.T) {
 				handed = trial + 1
 				s.Release(1)
 			})
-			deadline := time.Now().Add(stressLimit)
+			deadline := time.Now().Add(c.stallLimit)
 			for !s.TryAcquire(1) { // the test takes the permit over for the next trial
 				if time.Now().After(deadline) {
 					wg.Wait()
-					t.Fatalf("trial %d: TryAcquire(1) still failed %v after another goroutine's Release(1)", trial, stressLimit)
+					t.Fatalf("trial %d: TryAcquire(1) still failed %v after another goroutine's Release(1)", trial, c.stallLimit)
 				}
 				runtime.Gosched()
 			}

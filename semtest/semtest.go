@@ -63,9 +63,9 @@ func WithStress(goroutines, ops int) Option {
 	return func(c *config) { c.goroutines, c.ops = goroutines, ops }
 }
 
-// WithStallLimit sets how long the stress checks wait for any call to
-// return before they report a lost wake-up or a deadlock; the default is
-// DefaultStallLimit. Lengthen it for an implementation whose calls can
+// WithStallLimit sets how long the stress and memory-model checks wait for
+// a call to return before they report a lost wake-up or a deadlock; the
+// default is DefaultStallLimit. Lengthen it for an implementation whose calls can
 // legitimately take that long (a distributed one on a slow server);
 // shorten it to report a known-stuck implementation sooner, as semtest's
 // own tests do for the broken implementations they run.
