@@ -24,19 +24,21 @@ func appLimited(w Window) bool {
 const (
 	appLimitedSlack = 0.1 // the share of the limit left unused that makes a window app-limited
 
-	aimdIncrease   = 1   // added per window without congestion
-	aimdGrowth     = 0.1 // the most added per window, as a fraction of the limit
-	aimdLeastQueue = 0.5 // the least queue, in requests, that counts as congestion
-	aimdBackoff    = 0.9 // multiplies the limit on congestion
-	aimdTolerance  = 1.1 // the fastest request's latency over the no-load latency that is congestion
+	aimdIncrease     = 1     // added per window without congestion
+	aimdGrowth       = 0.075 // the most added per window, as a fraction of the limit
+	aimdLeastQueue   = 0.6   // the least queue, in requests, that counts as congestion
+	aimdBackoff      = 0.9   // multiplies the limit on congestion
+	aimdLeastBackoff = 0.5   // the least taken off on congestion, in requests
+	aimdTolerance    = 1.1   // the fastest request's latency over the no-load latency that is congestion
 
 	vegasAlpha     = 0.05 // the least queue, as a fraction of the limit
 	vegasBeta      = 0.1  // the most queue, as a fraction of the limit
-	vegasLeastBeta = 0.5  // the most queue is at least this many requests
+	vegasLeastBeta = 0.75 // the most queue is at least this many requests
 
 	gradientTolerance   = 1    // the window's latency over the long-term average that shrinks the limit
 	gradientQueueSize   = 2    // the growth per window while latency holds
 	gradientQueueShare  = 0.1  // the most growth per window, as a fraction of the limit
+	gradientLeastQueue  = 0.5  // the least growth per window, in requests
 	gradientHeadroom    = 1.02 // the most the average may be over the no-load latency
 	gradientSmoothing   = 0.2  // the fraction of the way to each new estimate
 	gradientLongWindows = 600  // the span of the long-term average, in windows; the first gradientWarmup are averaged plainly
@@ -84,11 +86,16 @@ func (a *AIMD) Next(w Window) float64 {
 	slow := float64(w.MinRTT) > tolerance*float64(w.NoLoadRTT)
 	switch {
 	case w.Drops > 0 || slow || w.MinRTT == 0:
-		return min(w.Limit*or(a.Backoff, aimdBackoff), w.Limit-1)
+		return a.backoff(w)
 	case appLimited(w):
 		return w.Limit
 	}
 	return w.Limit + min(or(a.Increase, aimdIncrease), aimdGrowth*w.Limit)
+}
+
+// backoff returns the limit after congestion in w.
+func (a *AIMD) backoff(w Window) float64 {
+	return min(w.Limit*or(a.Backoff, aimdBackoff), w.Limit-aimdLeastBackoff)
 }
 
 // Vegas estimates how many requests wait inside the backend, from how much
@@ -184,7 +191,8 @@ func (g *Gradient) Next(w Window) float64 {
 		return w.Limit
 	}
 	gradient := min(max(or(g.Tolerance, gradientTolerance)*g.long/short, 0.5), 1)
-	next := w.Limit*gradient + min(or(g.QueueSize, gradientQueueSize), gradientQueueShare*w.Limit)
+	queue := min(or(g.QueueSize, gradientQueueSize), max(gradientQueueShare*w.Limit, gradientLeastQueue))
+	next := w.Limit*gradient + queue
 	return w.Limit + or(g.Smoothing, gradientSmoothing)*(next-w.Limit)
 }
 

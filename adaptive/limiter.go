@@ -322,7 +322,7 @@ func (l *Limiter) closeWindow(now int64) {
 			l.resize(l.estimate)
 		}
 	case l.noLoad.probeDue(now, l.winLen.Load()):
-		l.resize(max(l.min, l.estimate/2))
+		l.resize(max(l.min, math.Ceil(l.estimate/2)))
 	default:
 		w.Limit, w.NoLoadRTT = l.estimate, l.noLoad.rtt
 		next := l.alg.Next(w)
