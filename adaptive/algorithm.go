@@ -85,10 +85,12 @@ func (a *AIMD) Next(w Window) float64 {
 	tolerance := max(or(a.Tolerance, aimdTolerance), 1+aimdLeastQueue/w.Limit)
 	slow := float64(w.MinRTT) > tolerance*float64(w.NoLoadRTT)
 	switch {
-	case w.Drops > 0 || slow || w.MinRTT == 0:
+	case w.Drops > 0 || w.MinRTT == 0:
 		return a.backoff(w)
-	case appLimited(w):
+	case appLimited(w): // the callers, not the limit, made this latency
 		return w.Limit
+	case slow:
+		return a.backoff(w)
 	}
 	return w.Limit + min(or(a.Increase, aimdIncrease), aimdGrowth*w.Limit)
 }
@@ -119,11 +121,14 @@ func (v *Vegas) Next(w Window) float64 {
 	if w.MinRTT == 0 || w.Drops > 0 {
 		return w.Limit - beta
 	}
+	if appLimited(w) { // the callers, not the limit, made this latency
+		return w.Limit
+	}
 	queue := w.Limit * (1 - float64(w.NoLoadRTT)/float64(w.MinRTT))
 	switch {
 	case queue > beta:
 		return w.Limit - (queue - beta)
-	case queue < alpha && !appLimited(w):
+	case queue < alpha:
 		return w.Limit + alpha
 	}
 	return w.Limit
