@@ -10,11 +10,16 @@ type Algorithm interface {
 
 // appLimited reports whether the callers, not the limit, held concurrency
 // down during w: the most permits held stayed more than a tenth of the
-// limit, and at least one request, below it. Then no signal says the limit
+// limit, and at least one request, below it, and no request was refused
+// (a refusal raises w.InFlight to the limit). Then no signal says the limit
 // could be higher, and a limit grown unused is a burst let in whole later:
 // TCP's congestion window validation (RFC 7661) grows only a window in use.
-// Netflix's limiters test for half the limit, which lets a limit that a
-// load of 0.6 of the capacity fills only at its peaks climb to twice it.
+// Nor does the window's latency say the limit is too high, since the
+// callers' few requests made it: no algorithm moves the limit on the
+// latency of such a window, so that jitter, which could only shrink it,
+// does not sink it while it cannot grow back. Netflix's limiters test for
+// half the limit, which lets a limit that a load of 0.6 of the capacity
+// fills only at its peaks climb to twice it.
 func appLimited(w Window) bool {
 	return float64(w.InFlight) < w.Limit-max(1, appLimitedSlack*w.Limit)
 }
@@ -58,16 +63,24 @@ func or(v, def float64) float64 {
 // AIMD grows the limit by a constant while requests succeed quickly and
 // multiplies it by a factor below one when one fails or the window's fastest
 // request was slower than Tolerance times the no-load latency: TCP's
-// additive increase, multiplicative decrease. At small limits it grows by at
-// most a tenth of the limit, backs off by at least one request, and counts
-// as congestion only a queue of at least half a request, so that jitter
-// does not move it. At a capacity of a few requests it backs off to the
-// capacity, where a backend with random arrivals and no queue sits idle
-// between requests: docs/adaptive/results.md measures it below 0.9 of the
-// best fixed size's goodput at a capacity of 2, by design. The zero value
-// is ready to use.
+// additive increase, multiplicative decrease. A window that the callers
+// held below the limit moves it only on a failure. At small limits it grows
+// by at most 0.075 of the limit, backs off by at least half a request, and
+// counts as congestion only a queue of at least 0.6 of a request (the
+// fastest request's latency over the no-load latency, times the limit), so
+// that at a capacity of 2 a limit of 3, one request queued, is where it
+// turns. Its limit is a sawtooth, so there it spends part of the time at
+// 2, where random arrivals leave the backend idle between requests, and a
+// little at 4, which breaks the p99 goal while it lasts:
+// docs/adaptive/results.md measures it meeting the goodput and p99 goals
+// there, with less room than Vegas and Gradient. No algorithm meets the
+// goal of goodput as high as failsafe-go's defaults at a capacity of 2
+// while meeting the p99 goal, by design: the largest fixed size that meets
+// the p99 goal only about matches the peer there (results.md measures
+// both), and an adaptive limit must spend some time below it. The zero
+// value is ready to use.
 type AIMD struct {
-	// Increase is added per window without congestion, at most a tenth of
+	// Increase is added per window without congestion, at most 0.075 of
 	// the limit; default 1.
 	Increase float64
 	// Backoff multiplies the limit on congestion; default 0.9.
@@ -104,13 +117,20 @@ func (a *AIMD) backoff(w Window) float64 {
 // slower the window's fastest request was than the no-load latency
 // (limit × (1 − noLoad/min)), and keeps that queue between Alpha and Beta
 // times the limit: TCP Vegas's rule, with bounds that scale with the limit.
-// The no-load latency is the Limiter's, probed anew every hundred windows'
-// time (see [Window]). At a capacity of 2 it holds the limit between 2 and
-// 3, and docs/adaptive/results.md measures its goodput below 0.9 of the best
-// fixed size's there, by design: it backs off to the capacity. The zero value is ready to use.
+// Beta is at least 0.75 of a request, as TCP Vegas bounds its queue in
+// whole packets: at a capacity of 2, a limit of 3 reads as about 0.6 of a
+// request queued (the fastest request runs part of its time beside fewer)
+// and one of 4 as more than one, so it holds 3, the best fixed size there.
+// A window that the callers held below the limit moves it only on a
+// failure. The no-load latency is the Limiter's, probed anew every hundred
+// windows' time (see [Window]). Like every algorithm, it cannot meet the
+// goal of goodput as high as failsafe-go's defaults at a capacity of 2
+// while meeting the p99 goal, by design: the largest fixed size that meets
+// the p99 goal only about matches the peer there, as
+// docs/adaptive/results.md measures. The zero value is ready to use.
 type Vegas struct {
 	// Alpha and Beta bound the queue, as fractions of the limit; defaults
-	// 0.05 and 0.1. Beta is at least half a request.
+	// 0.05 and 0.1. Beta is at least 0.75 of a request.
 	Alpha, Beta float64
 }
 
@@ -140,15 +160,20 @@ func (v *Vegas) Next(w Window) float64 {
 // clamped to [0.5, 1], scales the limit, and QueueSize is added, so the
 // limit grows by QueueSize while the window is no slower than the average
 // and shrinks in proportion when it is. The result is smoothed. The queue
-// added is at most a tenth of the limit, so that a capacity of a few
-// requests does not hold a queue as large as itself. The average is kept
+// added is a tenth of the limit, at least half a request and at most
+// QueueSize: a capacity of a few requests then keeps about one request
+// queued, as the best fixed size does there (at a capacity of 2 the limit
+// holds 3), and not a queue as large as itself. The average is kept
 // between the no-load latency and 1.02 times it, unless Mean is set: under
 // sustained overload an average left to itself follows the latency up and
 // the limit climbs with it; a backend whose latency drifts on its own moves
 // the no-load latency, which the Limiter probes every hundred windows' time, and the
 // average with it. Of the three it is the one that meets every goal of
-// docs/adaptive/results.md but the one no algorithm meets at a capacity of
-// 2: choose it by default. The window's latency is its fastest request's
+// docs/adaptive/results.md that any algorithm meets, with the most room at
+// a capacity of 2: choose it by default. It cannot meet the goal of
+// goodput as high as failsafe-go's defaults at a capacity of 2 while
+// meeting the p99 goal, by design: the largest fixed size that meets the
+// p99 goal only about matches the peer there, and results.md measures both. The window's latency is its fastest request's
 // unless Mean is set. A window in which more than a tenth of the sampled
 // requests failed multiplies the limit by 0.9, whatever the latency: a
 // backend that fails fast when full answers its failures faster than its
@@ -159,7 +184,8 @@ type Gradient struct {
 	// be before the limit shrinks; default 1.
 	Tolerance float64
 	// QueueSize is the growth per window while latency holds, and so about
-	// the queue the limit keeps in the backend; default 2.
+	// the queue the limit keeps in the backend; default 2. The growth is a
+	// tenth of the limit, at least half a request, at most QueueSize.
 	QueueSize float64
 	// Smoothing moves the limit this fraction of the way to each new
 	// estimate; default 0.2.
