@@ -64,9 +64,29 @@ package adaptive
 // tolerance and the bottom that times the backoff, so the defaults (1.1
 // and 0.9) keep the tooth within a fifth of the capacity; a wider
 // tolerance or a deeper backoff widens it. Like every algorithm, it grows
-// only when the window's peak use came within a tenth of the limit: a limit
-// the callers do not reach says nothing, and one grown unused lets the next
-// burst in whole.
+// only when the window's peak use came within a tenth of the limit, or a
+// request was refused: a limit the callers do not reach says nothing, and
+// one grown unused lets the next burst in whole. Nor does it shrink on the
+// latency of such a window, only on its failures: the callers' few
+// requests made that latency, and a limit that jitter could lower but
+// nothing could raise would sink at low load until the lower priority
+// classes, which leave part of it free, were refused on an idle backend.
+// A refusal counts as use because a priority class is refused while the
+// permits in use stay below the limit: without it, a limit that refuses a
+// low class would never grow to serve it.
+//
+// Small limits. At a capacity of C, the best fixed size keeps about one
+// request queued: at C = 2 a limit of 2 leaves the backend idle between a
+// completion and the next random arrival, and 4 doubles the wait. A rule
+// in fractions of the limit cannot tell 3 from 2 there, so each algorithm
+// has a floor in requests, as TCP Vegas counts its queue in packets: AIMD
+// counts as congestion a queue of at least 0.6 of a request and backs off
+// by at least half of one, Vegas lets a queue of 0.75 of one stand, and
+// Gradient adds at least half of one. The fastest request of a window at a
+// limit of 3 over C = 2 reads as about 0.6 of a request queued, since it
+// runs part of its time beside fewer, and at 4 as more than one, so the
+// floors sit between. They are below a tenth of the limit from a limit of
+// about 8 on, so larger capacities keep their band.
 //
 // The queue of Start. The wrapped semaphore's queue is unbounded: a
 // request waits until its context ends, so under sustained overload it
@@ -97,16 +117,18 @@ package adaptive
 // does: every probeEvery times the shortest window (a period in time, since
 // at a limit of a few requests a window waits for its samples, and a
 // hundred of them could last long enough to keep a limit that a latency
-// step pushed to its floor there for many seconds) it halves the limit for
-// probeWindows
-// windows, the first to drain the requests in flight, the last to measure,
+// step pushed to its floor there for many seconds) it halves the limit,
+// rounded up, for probeWindows windows, the first to drain the requests in
+// flight, the last to measure,
 // and takes that window's fastest latency as the no-load latency; between
 // probes any faster window lowers it. Half the limit holds no queue while
-// the limit is near the capacity. The algorithm sees neither the window
-// that starts the probe nor the probe's. The price is the probe's two
-// windows at half the limit each period: a few percent of the time at a
-// large limit, more at a capacity of 2, where a window waits for its
-// samples.
+// the limit is near the capacity; rounded up, since at a limit of 3 over a
+// capacity of 2 (an estimate of 2.6, say) half rounded to the nearest is 1,
+// which leaves half the capacity idle, and 2 holds no queue either. The
+// algorithm sees neither the window that starts the probe nor the probe's.
+// The price is the probe's two windows at half the limit each period: a
+// few percent of the time at a large limit, more at a capacity of 2, where
+// a window waits for its samples.
 //
 // Vegas, after TCP Vegas (Brakmo and Peterson, 1995): the no-load latency
 // is the Limiter's; with L the limit and r the window's
@@ -115,9 +137,10 @@ package adaptive
 // being served). Below alpha the limit grows by alpha; above beta the
 // excess queue comes off at once; in between it holds. The bounds are
 // fractions of the limit, so the latency it keeps is the same fraction
-// above no-load at any scale; beta is at least half a request, so that at
-// a capacity of 2 the jitter of a window's fastest request does not read as
-// a queue.
+// above no-load at any scale; beta is at least 0.75 of a request (see
+// Small limits), so that at a capacity of 2 the one request queued that
+// the best fixed size keeps, and the jitter of a window's fastest request,
+// do not read as a queue to take off.
 //
 // Gradient, after Netflix's Gradient2: a long-term exponential average of
 // the window's latency (600 windows, the first ten averaged plainly) stands
@@ -144,8 +167,10 @@ package adaptive
 // average is held between the
 // no-load latency and gradientHeadroom times it, which makes the limit
 // settle at about the capacity times the headroom plus the allowance, and
-// the allowance is at most a tenth of the limit, so that at a capacity of 2
-// it is not a queue of the capacity's size. A backend whose latency drifts
+// the allowance is a tenth of the limit, at least half a request (see
+// Small limits), so that at a capacity of 2 it is about one request queued,
+// not a queue of the capacity's size, and at 8 the limit stays within a
+// quarter of the capacity. A backend whose latency drifts
 // on its own moves the no-load latency at the next probe, and the average
 // follows. The docs' adaptive page shows each setting measured on the
 // simulator.

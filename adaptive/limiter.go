@@ -214,10 +214,20 @@ func (l *Limiter) Start(ctx context.Context, n int64) (Token, error) {
 func (l *Limiter) TryStart(n int64) (t Token, ok bool) {
 	pkg.PanicIfNegative("TryStart", n)
 	if !l.s.TryAcquire(n) {
-		l.refused.Add(1)
+		l.refuse()
 		return Token{}, false
 	}
 	return l.started(n), true
+}
+
+// refuse counts a request refused for want of permits, and marks the
+// window as one whose limit, not its callers, held concurrency down: a
+// priority class that leaves part of the limit free is refused while the
+// permits in use stay below the limit, and its window must not look
+// app-limited, or the limit would never grow to serve it.
+func (l *Limiter) refuse() {
+	l.refused.Add(1)
+	raise(&l.win.maxInFlight, l.size.Load())
 }
 
 // started returns the token of a request just granted n permits, which
@@ -322,7 +332,7 @@ func (l *Limiter) closeWindow(now int64) {
 			l.resize(l.estimate)
 		}
 	case l.noLoad.probeDue(now, l.winLen.Load()):
-		l.resize(max(l.min, l.estimate/2))
+		l.resize(max(l.min, math.Ceil(l.estimate/2)))
 	default:
 		w.Limit, w.NoLoadRTT = l.estimate, l.noLoad.rtt
 		next := l.alg.Next(w)

@@ -156,8 +156,9 @@ func TestAIMD(t *testing.T) {
 	assert.Equal(t, 18.0, a.Next(ms(20, 20, 12*noLoad/10, 0)), "1.2× no-load: ×0.9")
 	assert.Equal(t, 18.0, a.Next(ms(20, 20, 0, 20)), "all failed: ×0.9")
 	custom := &adaptive.AIMD{Increase: 2, Backoff: 0.5, Tolerance: 2}
-	assert.Equal(t, 22.0, custom.Next(ms(20, 20, 19*noLoad/10, 0)))
-	assert.Equal(t, 10.0, custom.Next(ms(20, 20, 21*noLoad/10, 0)))
+	assert.Equal(t, 42.0, custom.Next(ms(40, 40, 19*noLoad/10, 0)))
+	assert.Equal(t, 20.0, custom.Next(ms(40, 40, 21*noLoad/10, 0)))
+	assert.Equal(t, 21.5, custom.Next(ms(20, 20, noLoad, 0)), "Increase, at most 0.075 of the limit")
 }
 
 func TestVegas(t *testing.T) {

@@ -41,3 +41,28 @@ func TestProbeRelearnsNoLoad(t *testing.T) {
 		}
 	})
 }
+
+// propose proposes the same limit at every window.
+type propose float64
+
+func (p propose) Next(adaptive.Window) float64 { return float64(p) }
+
+// TestProbeKeepsHalfRoundedUp: the probe holds half the limit rounded up,
+// so that at a limit of 2.6 (a semaphore of 3, one over a capacity of 2) it
+// runs at 2, which holds no queue, and not at 1, which would leave half the
+// capacity idle for the probe's two windows, long ones at so few requests.
+func TestProbeKeepsHalfRoundedUp(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := adaptive.New(weighted.New(1), 3, propose(2.6))
+		began := time.Now()
+		for l.Limit() == 3 {
+			round(t, l, 3, noLoad, true)
+			require.Less(t, time.Since(began), 3*time.Second, "no probe")
+		}
+		assert.EqualValues(t, 2, l.Limit(), "half of 2.6, rounded up")
+		for l.Limit() == 2 {
+			round(t, l, 2, noLoad, true)
+		}
+		assert.EqualValues(t, 3, l.Limit(), "the limit comes back after the probe")
+	})
+}

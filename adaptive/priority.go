@@ -46,7 +46,7 @@ func (l *Limiter) TryStartClass(c int, n int64) (Token, bool) {
 	pkg.PanicIfNegative("TryStartClass", n)
 	extra := l.reserve("TryStartClass", c, n)
 	if !l.s.TryAcquire(n + extra) {
-		l.refused.Add(1)
+		l.refuse()
 		return Token{}, false
 	}
 	if extra > 0 {

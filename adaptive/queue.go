@@ -56,7 +56,7 @@ func (l *Limiter) wait(ctx context.Context, n int64) (Token, error) {
 			budget = min(budget, int64(time.Until(deadline))-l.meanRTT.Load())
 		}
 		if budget <= 0 || l.expectedWait(ahead) > budget {
-			l.refused.Add(1)
+			l.refuse()
 			return Token{}, ErrLimitExceeded
 		}
 		var cancel context.CancelFunc
@@ -65,7 +65,7 @@ func (l *Limiter) wait(ctx context.Context, n int64) (Token, error) {
 	}
 	if err := l.s.Acquire(wctx, n); err != nil {
 		if ctx.Err() == nil && wctx.Err() != nil {
-			l.refused.Add(1)
+			l.refuse()
 			return Token{}, ErrQueueTimeout
 		}
 		return Token{}, err

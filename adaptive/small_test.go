@@ -8,23 +8,28 @@ import (
 	"github.com/semacat/sem/adaptive"
 )
 
-// TestSmallLimits: at a capacity of 2, one request more is a queue of 50%:
-// each algorithm tells it from the jitter of a window's fastest request,
-// and moves by less than a request per window, so that it neither climbs
-// over nor backs off under the capacity on noise.
+// TestSmallLimits: at a capacity of 2, a limit of 3 keeps one request
+// queued, which the fastest request of a window reads as about 0.6 of a
+// request (it runs part of its time beside fewer), and a limit of 4 as more
+// than one. Each algorithm must hold 3 there, or come back to it by half a
+// request at a time, and move by less than a request per window, so that
+// it neither climbs over nor backs off under the capacity on noise.
 func TestSmallLimits(t *testing.T) {
 	a := &adaptive.AIMD{}
-	assert.InDelta(t, 2.2, a.Next(ms(2, 2, 12*noLoad/10, 0)), 1e-9,
-		"AIMD: 1.2× at a limit of 2 is less than half a request of queue; it grows by a tenth of the limit")
-	assert.Equal(t, 2.0, a.Next(ms(3, 3, 15*noLoad/10, 0)), "AIMD: the backoff takes off at least one request")
+	assert.InDelta(t, 2.15, a.Next(ms(2, 2, 125*noLoad/100, 0)), 1e-9,
+		"AIMD: 1.25× at a limit of 2 is less than 0.6 of a request of queue; it grows by 0.075 of the limit")
+	assert.Equal(t, 2.5, a.Next(ms(3, 3, 125*noLoad/100, 0)), "AIMD: 0.75 of a request of queue at 3: the backoff takes off half a request")
 	assert.Equal(t, 21.0, a.Next(ms(20, 20, noLoad, 0)), "AIMD: Increase caps the growth")
 
 	v := &adaptive.Vegas{}
-	assert.Equal(t, 2.0, v.Next(ms(2, 2, 12*noLoad/10, 0)), "Vegas: a third of a request of queue is within beta")
-	assert.Equal(t, 2.5, v.Next(ms(3, 3, 15*noLoad/10, 0)), "Vegas: a queue of one request is above beta")
+	assert.Equal(t, 3.0, v.Next(ms(3, 3, 125*noLoad/100, 0)), "Vegas: 0.6 of a request of queue is within beta")
+	assert.InDelta(t, 4-(4.0/3-0.75), v.Next(ms(4, 4, 15*noLoad/10, 0)), 1e-9, "Vegas: a queue of 4/3 requests is above beta")
 
 	g := &adaptive.Gradient{}
-	assert.InDelta(t, 2.04, g.Next(latencies(2, noLoad, noLoad)), 1e-9, "Gradient: the queue allowed is a tenth of a small limit")
+	assert.InDelta(t, 2.1, g.Next(latencies(2, noLoad, noLoad)), 1e-9,
+		"Gradient: the queue allowed is a tenth of the limit, at least half a request, smoothed by a fifth")
+	g = &adaptive.Gradient{}
+	assert.InDelta(t, 20.4, g.Next(latencies(20, noLoad, noLoad)), 1e-9, "Gradient: a tenth of 20 is QueueSize")
 }
 
 // TestGradientHeadroom: under sustained overload the window's latency stays

@@ -35,7 +35,8 @@ type Window struct {
 	Limit float64
 	// InFlight is the most permits that were held, through tokens or
 	// Acquire, when a sampled request of the window ended, that one
-	// included.
+	// included; or the limit, if TryStart, Start or a priority class
+	// refused a request during the window.
 	InFlight int64
 	// Samples counts the sampled requests that ended and every failed one,
 	// Drops the failed ones.

@@ -2,6 +2,7 @@ package limitsim_test
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,26 +20,24 @@ import (
 const openSeed = 1
 
 // knownOpenMisses are the goals an algorithm misses in the open-loop
-// scenarios, as docs/adaptive.md explains them: at a capacity of 2, AIMD
-// and Vegas back off to the capacity, where Poisson arrivals leave the
-// backend idle between requests that TryStart refuses, and the probes of
-// the no-load latency cost most; no algorithm matches failsafe-go's
-// defaults there, whose limit of many times the capacity buys the last
-// requests at a p99 many times the unloaded one; and after a latency step
-// of ×2 Gradient's limit in the waiting mode stays lower than the capacity
-// for more than a quarter of it. Gradient's headroom, held low enough that
-// its limit stays within ±25% of a capacity of 8, costs it the goodput
-// goal at a capacity of 2 too. On the fail-fast backend every algorithm
-// with TryStart backs off below the capacity after each burst of
-// failures, and serves a few percent less than failsafe-go's defaults.
+// scenarios, as docs/adaptive.md explains them. At capacities of 2 and 8
+// none matches failsafe-go's defaults, whose limit of several times the
+// capacity buys the last requests at a p99 several times the unloaded one:
+// at 2 the largest fixed size that meets the p99 goal only about matches
+// the peer, and an adaptive limit spends some time below it; at 8 no fixed
+// size within a quarter of the capacity matches it (TestScenarios/Peer
+// checks both on the fixed sizes). AIMD's sawtooth at a capacity of 2 meets
+// the goodput and p99 goals by a small margin, and in the waiting mode
+// climbs to 4 often enough to break the p99 goal. On the fail-fast backend
+// every algorithm with TryStart backs off below the capacity after each
+// burst of failures, and serves a few percent less than failsafe-go's
+// defaults.
 var knownOpenMisses = []string{
-	"step ×2/Gradient/Start: drift",
-	"capacity 2/AIMD/TryStart: goodput", "capacity 2/AIMD/TryStart: peer",
-	"capacity 2/Vegas/TryStart: goodput", "capacity 2/Vegas/TryStart: peer",
-	"capacity 2/Gradient/TryStart: goodput", "capacity 2/Gradient/TryStart: peer",
-	"capacity 2/AIMD/Start: goodput", "capacity 2/AIMD/Start: peer",
-	"capacity 2/Vegas/Start: goodput", "capacity 2/Vegas/Start: peer",
-	"capacity 2/Gradient/Start: goodput", "capacity 2/Gradient/Start: peer",
+	"capacity 2/AIMD/TryStart: peer", "capacity 2/Vegas/TryStart: peer", "capacity 2/Gradient/TryStart: peer",
+	"capacity 2/AIMD/Start: p99", "capacity 2/AIMD/Start: peer",
+	"capacity 2/Vegas/Start: peer", "capacity 2/Gradient/Start: peer",
+	"capacity 8/AIMD/TryStart: peer", "capacity 8/Vegas/TryStart: peer", "capacity 8/Gradient/TryStart: peer",
+	"capacity 8/AIMD/Start: peer", "capacity 8/Vegas/Start: peer", "capacity 8/Gradient/Start: peer",
 	"fail-fast 2×/AIMD/TryStart: peer", "fail-fast 2×/Vegas/TryStart: peer", "fail-fast 2×/Gradient/TryStart: peer",
 }
 
@@ -74,6 +73,87 @@ func openResults(rows []limitsim.OpenRow) string {
 		openSeed, limitsim.Service, limitsim.ClientDeadline, limitsim.OpenInitial)
 	b.WriteString(limitsim.OpenTable(rows))
 	return b.String()
+}
+
+// fixedSizes are the fixed sizes raced against failsafe-go's defaults at
+// the small capacities, by capacity.
+var fixedSizes = map[int][]int64{2: {2, 3, 4, 5, 6}, 8: {8, 9, 10, 11, 12, 13, 14}}
+
+// smallCapacities are the capacities of fixedSizes, in order.
+var smallCapacities = []int{2, 8}
+
+// fixedAt runs fixedSizes[c] and failsafe-go's defaults in the open-loop
+// scenario at capacity c. It must be called inside a synctest bubble.
+func fixedAt(c int) []limitsim.OpenRow {
+	sc := limitsim.OpenScenarios[slices.IndexFunc(limitsim.OpenScenarios, func(sc limitsim.Open) bool { return sc.Capacity == c })]
+	var cs []limitsim.OpenContender
+	for _, size := range fixedSizes[c] {
+		cs = append(cs, limitsim.FixedContender(size))
+	}
+	rows := limitsim.CompareOpen(sc, append(cs, limitsim.PeerContender()), openSeed)
+	return rows[:len(fixedSizes[c])]
+}
+
+// meetsP99 reports whether r meets the p99 goal.
+func meetsP99(r limitsim.OpenRow) bool {
+	return r.P99 > 0 && float64(r.P99) <= limitsim.P99Goal*float64(r.Unloaded)
+}
+
+// inBand reports whether a fixed size meets the drift goal at capacity c.
+func inBand(size int64, c int) bool {
+	return math.Abs(float64(size)-float64(c)) <= limitsim.DriftGoal*float64(c)
+}
+
+func fixedResults(rows map[int][]limitsim.OpenRow) string {
+	var b strings.Builder
+	b.WriteString("\n## Small capacities: fixed sizes against failsafe-go\n\n")
+	b.WriteString("The scenarios at capacities of 2 and 8 with fixed sizes, as the best fixed size runs (TryStart, seed 1), " +
+		"against failsafe-go's defaults in the same run. A fixed size never probes and never errs, so the goodput of the " +
+		"sizes that meet a goal bounds what a limit that meets it can reach: the p99 goal, and the limit's distance " +
+		"from the capacity (at most a quarter of it, a goal only where that is at least a request).\n\n")
+	b.WriteString("| capacity | fixed size | goodput vs failsafe-go defaults | p99 vs unloaded | meets the p99 goal | within a quarter of the capacity |\n")
+	b.WriteString("| ---: | ---: | ---: | ---: | --- | --- |\n")
+	yes := map[bool]string{true: "yes", false: "no"}
+	for _, c := range smallCapacities {
+		for i, r := range rows[c] {
+			size := fixedSizes[c][i]
+			band := yes[inBand(size, c)]
+			if float64(c)*limitsim.DriftGoal < 1 { // the goal applies from a request on
+				band = "—"
+			}
+			fmt.Fprintf(&b, "| %d | %d | %.1f%% | %.2f× | %s | %s |\n", c, size, 100*r.VsPeer,
+				float64(r.P99)/float64(r.Unloaded), yes[meetsP99(r)], band)
+		}
+	}
+	return b.String()
+}
+
+// checkFixedAtSmall checks what docs/adaptive.md says of the peer goal at
+// the small capacities. At 2, the largest fixed size that meets the p99
+// goal serves within a percent of failsafe-go's defaults and the sizes
+// above it break the goal, so a limit that meets the p99 goal beats the
+// peer only by being that size all the time. At 8, no fixed size within a
+// quarter of the capacity serves as much as the peer, so a limit that
+// meets the drift goal cannot meet the peer goal.
+func checkFixedAtSmall(t *testing.T, rows map[int][]limitsim.OpenRow) {
+	two := rows[2]
+	last := -1
+	for i, r := range two {
+		if meetsP99(r) {
+			last = i
+		}
+	}
+	require.GreaterOrEqual(t, last, 0, "no fixed size meets the p99 goal at a capacity of 2")
+	require.Less(t, last, len(two)-1, "the largest fixed size raced at 2 meets the p99 goal: race larger ones")
+	assert.Less(t, two[last].VsPeer, 1.01, "the docs say the largest fixed size meeting the p99 goal at 2 serves within a percent of failsafe-go's defaults")
+	for _, r := range two[last+1:] {
+		assert.False(t, meetsP99(r), "the docs say the sizes above %d break the p99 goal", fixedSizes[2][last])
+	}
+	for i, r := range rows[8] {
+		if size := fixedSizes[8][i]; inBand(size, 8) {
+			assert.Less(t, r.VsPeer, 1.0, "the docs say no fixed size within a quarter of 8 serves as much as failsafe-go's defaults; %d does", size)
+		}
+	}
 }
 
 // TestLong runs the 600 s scenario, when LIMITSIM_LONG is set: it takes

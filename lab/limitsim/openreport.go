@@ -15,7 +15,8 @@ import (
 const OpenInitial = 20
 
 // OpenScenarios are the open-loop scenarios the docs report: sustained
-// overload, a latency step that load did not cause, a capacity of 2, and a
+// overload, a latency step that load did not cause, capacities of 2 and 8,
+// where a request more or less is a large share of the limit, and a
 // backend that fails at once when full.
 var OpenScenarios = []Open{
 	{Name: "overload 1.5×", Length: 30 * time.Second, Capacity: 32, Load: 1.5},
@@ -23,6 +24,7 @@ var OpenScenarios = []Open{
 	{Name: "step ×1.15", Length: 30 * time.Second, Capacity: 32, Load: 2, Step: 1.15, StepAt: 10 * time.Second},
 	{Name: "step ×2", Length: 30 * time.Second, Capacity: 32, Load: 2, Step: 2, StepAt: 10 * time.Second},
 	{Name: "capacity 2", Length: 30 * time.Second, Capacity: 2, Load: 2},
+	{Name: "capacity 8", Length: 30 * time.Second, Capacity: 8, Load: 2},
 	{Name: "fail-fast 2×", Length: 30 * time.Second, Capacity: 32, Load: 2, FailFast: true},
 }
 
@@ -58,8 +60,20 @@ func OpenContenders() []OpenContender {
 		}
 	}
 	return append(out,
-		OpenContender{PeerName, false, func() Admitter { return NewPeer(false) }},
+		PeerContender(),
 		OpenContender{"failsafe-go queueing", true, func() Admitter { return NewPeer(true) }})
+}
+
+// FixedContender is a fixed limit of size admitted with TryStart, named
+// "fixed size".
+func FixedContender(size int64) OpenContender {
+	return OpenContender{fmt.Sprintf("fixed %d", size), false, func() Admitter { return NewLimiter(fixed{}, size, false) }}
+}
+
+// PeerContender is failsafe-go's adaptivelimiter with its defaults, which
+// the goals compare with.
+func PeerContender() OpenContender {
+	return OpenContender{PeerName, false, func() Admitter { return NewPeer(false) }}
 }
 
 // OpenRow is one contender in one open-loop scenario.

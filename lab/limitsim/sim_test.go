@@ -47,7 +47,14 @@ func TestScenarios(t *testing.T) {
 	var rows []limitsim.Row
 	var settings []limitsim.Setting
 	open := make([][]limitsim.OpenRow, len(limitsim.OpenScenarios))
+	fixed := make([][]limitsim.OpenRow, len(smallCapacities))
 	t.Run("Run", func(t *testing.T) {
+		for i, c := range smallCapacities {
+			t.Run(fmt.Sprintf("fixed at capacity %d", c), func(t *testing.T) {
+				t.Parallel()
+				synctest.Test(t, func(t *testing.T) { fixed[i] = fixedAt(c) })
+			})
+		}
 		t.Run("closed", func(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
@@ -64,7 +71,11 @@ func TestScenarios(t *testing.T) {
 			})
 		}
 	})
-	page := results(rows, settings) + openResults(slices.Concat(open...))
+	small := map[int][]limitsim.OpenRow{}
+	for i, c := range smallCapacities {
+		small[c] = fixed[i]
+	}
+	page := results(rows, settings) + openResults(slices.Concat(open...)) + fixedResults(small)
 	path := filepath.Join(docsDir, "results.md")
 	if *update {
 		require.NoError(t, os.WriteFile(path, []byte(page), 0o644))
@@ -91,6 +102,7 @@ func TestScenarios(t *testing.T) {
 		}
 		assert.Equal(t, knownOpenMisses, missed, "the goals missed differ from those results.md explains")
 	})
+	t.Run("Peer", func(t *testing.T) { checkFixedAtSmall(t, small) })
 	t.Run("Sweep", func(t *testing.T) {
 		var defaults []limitsim.Measure
 		for _, r := range rows {
