@@ -150,13 +150,12 @@ package weighted
 // hand-off, with fifo beside it; the figures are in
 // testdata/handoff-size4.txt, taken with the commands it names:
 //
-//   - Wake-ups. One channel send per grant, sent after the unlock (the
-//     trace counts one wake-up per park, as for fifo and the channel), and
-//     every woken waiter runs owning its permits: none is woken in vain,
-//     none looks at the state word again, none takes the mutex again: a
-//     grant lists only the waiters whose permits it has already taken
-//     from the word. fifo and the raw channel do the same: one wake-up
-//     per grant.
+//   - Wake-ups. One channel send per grant, sent after the unlock, and
+//     every woken waiter runs owning its permits, since a grant lists only
+//     the waiters whose permits it has already taken from the word: none
+//     is woken in vain, none looks at the state word again or takes the
+//     mutex again. An execution trace counts one wake-up per park, for
+//     weighted as for fifo and the raw channel.
 //   - Compare-and-swaps. In the convoy the slow bit is set once and never
 //     cleared, so no call takes a fast path and no swap of the state word
 //     is tried, let alone fails; the one compare-and-swap per hand-off is
