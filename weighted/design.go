@@ -231,6 +231,9 @@ package weighted
 // when they do not change: the plain writes a hand-off does beside the
 // mutex's and the node's; and the waiting path folded into acquireSlow
 // for a context that can never be done, so that a woken waiter returns
-// through fewer stack frames, cold since it parked. Neither moved
-// weighted beyond the drift that fifo, unchanged, showed in the same runs
-// (testdata/handoff-size4.txt has both).
+// through fewer stack frames, cold since it parked; and the first of those
+// with the layout tried before, now that the state word is not written in
+// the convoy: every field a hand-off writes on one cache line, the state
+// word, size, debt, flag and hooks on a second that no hand-off writes.
+// None moved weighted beyond the drift that fifo, unchanged, showed in
+// the same runs (testdata/handoff-size4.txt has all three).
