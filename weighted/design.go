@@ -223,17 +223,18 @@ package weighted
 // nodes on cache lines of their own; the opposite, every field a hand-off
 // writes on one cache line and the others on a second line that no
 // hand-off writes (the waiters to wake listed on the granting call's stack
-// instead of in the semaphore); a waiter node reordered and padded so
-// that the fields a hand-off touches share one cache line; and, together,
-// a head leaving the queue without writing the next node's back link, no
-// store of the state word when a Release grants what it returns (the word
-// unchanged), and no write of the debt or of the list of waiters to wake
-// when they do not change: the plain writes a hand-off does beside the
-// mutex's and the node's; and the waiting path folded into acquireSlow
-// for a context that can never be done, so that a woken waiter returns
-// through fewer stack frames, cold since it parked; and the first of those
-// with the layout tried before, now that the state word is not written in
-// the convoy: every field a hand-off writes on one cache line, the state
-// word, size, debt, flag and hooks on a second that no hand-off writes.
-// None moved weighted beyond the drift that fifo, unchanged, showed in
-// the same runs (testdata/handoff-size4.txt has all three).
+// instead of in the semaphore); and a waiter node reordered and padded
+// so that the fields a hand-off touches share one cache line. Measured
+// and rejected the same way since, each set beside fifo in the same
+// interleaved runs (testdata/handoff-size4.txt has the three): the plain
+// writes a hand-off does beside the mutex's and the node's, left out
+// where they change nothing (a head leaving the queue without writing the
+// next node's back link, no store of the state word when a Release grants
+// what it returns, no write of the debt or of the list of waiters to wake
+// when they do not change); the waiting path folded into acquireSlow for
+// a context that can never be done, so that a woken waiter returns
+// through fewer stack frames, cold since it parked; and the layout of
+// before with the state word no longer written in the convoy, so that
+// the second cache line (state word, size, debt, flag, hooks) is one no
+// hand-off writes. None moved weighted's distance to fifo beyond the
+// drift that fifo itself, unchanged, showed between the runs.
