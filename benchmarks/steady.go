@@ -33,12 +33,13 @@ import (
 // The goroutines start queued: the run holds every free permit while they
 // start and run into their first op, and gives the permits back once they
 // have. Started unqueued, a strategy whose fast path needs no parking could
-// stay in the first regime for good, since as long as nobody is queued the
-// running goroutines (two, on two cores) take and give back permits
-// without ever meeting each other; a run then measured that regime or the
-// convoy as luck fell, and a strict FIFO strategy's runs of the same
-// scenario disagreed by several times. A strategy that lets running
-// goroutines barge leaves the convoy again within the warm-up.
+// stay in the first regime for good where there are more permits than
+// processors (size 4 on two cores): as long as nobody is queued, the
+// running goroutines take and give back permits without ever running out,
+// and nobody queues. A run then measured that regime or the convoy as
+// luck fell, and a strict FIFO strategy's runs of the same scenario
+// disagreed by several times. A strategy that lets running goroutines
+// barge leaves the convoy again within the warm-up.
 const (
 	steadyWindow    = 10 * time.Millisecond
 	steadyMinWarmup = 60 * time.Millisecond
