@@ -244,11 +244,27 @@ func (sc Scenario) steady(s sem.Semaphore, cfg steadyConfig, timed bool, start, 
 	for _, w := range ws {
 		w.phase = &phase
 	}
-	m := measureSteady(ws, cfg, sc.body(s, timed), &phase, start, stop)
+	m := measureSteady(ws, cfg, sc.body(s, timed), &phase, holdFree(s, sc.Size), start, stop)
 	if !timed {
 		return m, Latency{}
 	}
 	return m, sc.latency(ws)
+}
+
+// holdFree takes every permit of s, of the given size, that it can take at
+// once, one at a time, and returns the function that gives them back: the
+// goroutines of a steady-state run start queued behind them (see
+// steady.go).
+func holdFree(s sem.Semaphore, size int64) (release func()) {
+	var held int64
+	for held < size && s.TryAcquire(1) {
+		held++
+	}
+	return func() {
+		for range held {
+			s.Release(1)
+		}
+	}
 }
 
 // driveOne performs ops ops on s as a single goroutine, calling ready just

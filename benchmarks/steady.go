@@ -2,6 +2,7 @@ package benchmarks
 
 import (
 	"flag"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,6 +29,17 @@ import (
 // Only the -benchtime differs between make bench, bench-long and
 // bench-reference, so they measure the same regime (BenchmarkSemaphore's
 // warm-up is printed in its warmup-ms metric).
+//
+// The goroutines start queued: the run holds every free permit while they
+// start and run into their first op, and gives the permits back once they
+// have. Started unqueued, a strategy whose fast path needs no parking could
+// stay in the first regime for good where there are more permits than
+// processors (size 4 on two cores): as long as nobody is queued, the
+// running goroutines take and give back permits without ever running out,
+// and nobody queues. A run then measured that regime or the convoy as
+// luck fell, and a strict FIFO strategy's runs of the same scenario
+// disagreed by several times. A strategy that lets running goroutines
+// barge leaves the convoy again within the warm-up.
 const (
 	steadyWindow    = 10 * time.Millisecond
 	steadyMinWarmup = 60 * time.Millisecond
@@ -107,8 +119,10 @@ func publishedOps(ws []*worker) int64 {
 }
 
 // measureSteady runs one goroutine per worker doing body until the end of
-// the measurement, warming up first by the rule of cfg. start and stop are
-// called around the measurement phase; phase says which phase runs.
+// the measurement, warming up first by the rule of cfg. queue is called
+// once every goroutine has started, and gives back the permits held so
+// that they start queued (see the rule). start and stop are called around
+// the measurement phase; phase says which phase runs.
 //
 // A worker looks at the phase after each op. In the warm-up it publishes
 // its op count after every op (untimed, so free), for the windows. It
@@ -116,16 +130,22 @@ func publishedOps(ws []*worker) int64 {
 // seeing it finish: an op that straddles the start is not counted, one
 // that straddles the end is, so on average the count is exact, with no
 // shared counter and no clock read in the measured ops.
-func measureSteady(ws []*worker, cfg steadyConfig, body func(*worker), phase *atomic.Int32, start, stop func()) measured {
+func measureSteady(ws []*worker, cfg steadyConfig, body func(*worker), phase *atomic.Int32, queue, start, stop func()) measured {
 	phase.Store(warming)
-	var wg sync.WaitGroup
+	var started, wg sync.WaitGroup
 	for _, w := range ws {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		started.Add(1)
+		wg.Go(func() {
+			started.Done()
 			w.loop(body, phase)
-		}()
+		})
 	}
+	started.Wait()
+	// Let each goroutine run into its first op, which blocks.
+	for range ws {
+		runtime.Gosched()
+	}
+	queue()
 	var m measured
 	begin, prevAt, prevOps := time.Now(), time.Now(), int64(0)
 	for {

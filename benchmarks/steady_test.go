@@ -111,3 +111,15 @@ func defaultSteadyFor(d time.Duration) steadyConfig {
 	c.measure = d
 	return c
 }
+
+// A steady-state run's goroutines start queued: holdFree takes every
+// permit that is free, and no other, and gives back what it took.
+func TestHoldFreeTakesWhatIsFree(t *testing.T) {
+	s := chansem.New(4)
+	assert.True(t, s.TryAcquire(1))
+	release := holdFree(s, 4)
+	assert.False(t, s.TryAcquire(1), "a permit was left free for a goroutine to take unqueued")
+	release()
+	s.Release(1)
+	requireAllFree(t, s, 4)
+}

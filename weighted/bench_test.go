@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"runtime/metrics"
 	"sync"
 	"testing"
+
+	"golang.org/x/sync/semaphore"
 
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/internal/acquiretest"
@@ -28,7 +31,9 @@ import (
 //   - fifo: the least a semaphore with weighted's guarantees does (see
 //     fifo): a queue of any weights under a mutex, one channel per waiter
 //     to wake it, nodes reused; no context, no fast path, no observation;
-//   - weighted.
+//   - weighted;
+//   - xsync: golang.org/x/sync/semaphore's Weighted, with the same
+//     guarantees, which allocates a list element and a channel per wait.
 //
 // Each reports its process CPU time per operation besides (see reportCPU).
 func BenchmarkHandOff(b *testing.B) {
@@ -40,6 +45,7 @@ func BenchmarkHandOff(b *testing.B) {
 		{"chan+mutex", func(size int64) sem.Semaphore { return &lockedChan{c: make(chan struct{}, size)} }},
 		{"fifo", func(size int64) sem.Semaphore { return &fifo{free: size} }},
 		{"weighted", func(size int64) sem.Semaphore { return weighted.New(size) }},
+		{"xsync", func(size int64) sem.Semaphore { return semaphore.NewWeighted(size) }},
 	}
 	for _, c := range contenders {
 		b.Run("size=1/impl="+c.name, func(b *testing.B) {
@@ -57,13 +63,30 @@ func BenchmarkHandOff(b *testing.B) {
 // operation as cpu-ns/op: on a machine shared with other work, wall time
 // per operation counts the time the benchmark waited for a processor, and
 // CPU time does not. It counts the setup too, which is a few goroutines
-// against b.N cycles.
+// against b.N cycles. It reports besides, as lockwait-ns/op, the time
+// goroutines spent blocked on a lock per operation: on a sync.Mutex, or
+// on a lock of the runtime's such as a channel's (runtime/metrics'
+// lockWait).
 func reportCPU(b *testing.B, bench func()) {
 	start, ok := processCPU()
+	waited := lockWait()
 	bench()
 	if end, _ := processCPU(); ok && b.N > 0 {
 		b.ReportMetric(float64(end-start)/float64(b.N), "cpu-ns/op")
 	}
+	if b.N > 0 {
+		b.ReportMetric((lockWait()-waited)*1e9/float64(b.N), "lockwait-ns/op")
+	}
+}
+
+// lockWait is the process's cumulative time blocked on locks, in seconds.
+func lockWait() float64 {
+	sample := []metrics.Sample{{Name: "/sync/mutex/wait/total:seconds"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindFloat64 {
+		return 0
+	}
+	return sample[0].Value.Float64()
 }
 
 // convoy runs b.N Acquire(1)+spin+Release(1) cycles on s, a semaphore of

@@ -137,63 +137,79 @@ package weighted
 // Under contention with more than one permit, the runtime runs several
 // hand-offs at once, one per processor, and they meet on the mutex. A
 // mutex profile and an execution trace of the contended size-4 scenarios
-// of BenchmarkSemaphore (goroutines=8 to 512, work=short) showed where the
-// time went, as it stood before the two changes below:
-//
-//   - Wake-ups. Every grant woke exactly one waiter, and every woken
-//     waiter ran with its permits: no waiter was woken in vain, and none
-//     looked at the state again. In the convoy of goroutines=64 and more
-//     the flag was set once and never cleared, so no call took a fast path
-//     and no compare-and-swap failed; at goroutines=8 the queue drained and
-//     refilled over and over, each time through the mutex.
-//   - The mutex. Each hand-off took it three times: to queue, to grant, and
-//     for the woken waiter to give its node back. The grant held it across
-//     the wake-up, in which the scheduler readies the waiter and may wake an
-//     idle processor for it. The mutex profile put most of the time others
-//     waited for the mutex behind the grant, and much of the rest behind
-//     the giving back; the trace showed goroutines parked on the mutex
-//     itself, in all three places: a second park and wake-up for the
-//     Acquire that met it, on top of the one the convoy costs.
-//   - Readied goroutines. The waiter a Release readies runs on the same
-//     processor as soon as the releasing goroutine parks in its next
-//     Acquire, as with a channel; in the trace the delay from readied to
-//     running was of the channel's order, with a longer tail where the
-//     releasing goroutine had met the mutex on its way to park.
-//
-// So the grant now lists the waiters it serves and wakes them after it
+// of BenchmarkSemaphore (goroutines=8 to 512, work=short) first showed the
+// mutex held across the wake-up, and taken a third time by the woken
+// waiter to give its node back, with goroutines parked on the mutex itself
+// in all three places: a second park and wake-up for the Acquire that met
+// it. So the grant lists the waiters it serves and wakes them after it
 // unlocks, and a woken waiter gives its node back with a compare-and-swap
-// instead of the mutex. In the traces of goroutines=64 and 512 afterwards
-// hardly a goroutine parked on the mutex. What is left between this package
-// and the raw channel at size 4 is in two parts, which BenchmarkHandOff
-// separates. One is what the fifo contender pays as well: the waiter's own
-// channel, whose lock and whose goroutine are on the other processor's
-// side at each hand-off, where a channel's queue is one hot line; and a
-// mutex that both processors take twice per hand-off. The other is what
-// this package does beyond fifo, at size 1 as at size 4: the fast path's
-// loads of the state word before every call meets the mutex, the
-// read-modify-writes of the state word under it, the context's look, and
-// the observation hook. A trace of the size-1 convoy shows the waiter
-// readied by a Release waiting longer to run behind weighted's longer way
-// from its Release to its next park than behind fifo's, and processors
-// idling more often. At size 1 only one processor hands off at a time,
-// which is why the two changes above, tried there first, showed no gain.
+// instead of the mutex.
 //
-// Those four steps were then stripped one at a time from a copy of this
-// package, and all at once, and set beside fifo in interleaved runs of
-// BenchmarkHandOff, judged by the process CPU time per hand-off it
-// reports (wall time on a shared machine varied more between runs than
-// any of the differences). None of the four alone moved weighted's
-// distance to fifo beyond the noise. All four stripped together closed
-// less than half of it, at both sizes: most of what weighted pays beyond
-// fifo is not in any one of its features but spread thin over the
-// longer code between a wake-up and the next park. Of the four, only the
+// Where the time goes now, in BenchmarkHandOff at size 4 (two processors
+// handing off at once, every call through the mutex), counted per
+// hand-off, with fifo beside it; the figures are in
+// testdata/handoff-size4.txt, taken with the commands it names:
+//
+//   - Wake-ups. One channel send per grant, sent after the unlock, and
+//     every woken waiter runs owning its permits, since a grant lists only
+//     the waiters whose permits it has already taken from the word: none
+//     is woken in vain, none looks at the state word again or takes the
+//     mutex again. An execution trace counts one wake-up per park, for
+//     weighted as for fifo and the raw channel.
+//   - Compare-and-swaps. In the convoy the slow bit is set once and never
+//     cleared, so no call takes a fast path and no swap of the state word
+//     is tried, let alone fails; the one compare-and-swap per hand-off is
+//     the woken waiter's push of its node, as in fifo.
+//   - The mutex. Taken twice per hand-off, once to queue and once to
+//     grant, as in fifo. An execution trace counts a few dozen parks on
+//     it in a run of hundreds of thousands of hand-offs, for weighted and
+//     fifo alike, against one park on the waiter's channel per hand-off.
+//     Its lockwait-ns/op, the time goroutines spend parked on a lock,
+//     swings between runs of the same contender by more than it differs
+//     between weighted, fifo and the channel with a mutex beside it: the
+//     mutex no longer explains weighted's distance to fifo.
+//   - Readied goroutines. The scheduler's share of a CPU profile
+//     (readying the waiter, waking an idle processor for it, parking the
+//     releaser) is no larger per hand-off for weighted than for fifo:
+//     both ready exactly the waiter they grant, and it runs as soon as a
+//     processor parks.
+//   - What is left. A CPU profile of the same number of hand-offs of each
+//     puts weighted's extra time in its own code, spread over the path from
+//     a wake-up to the next park: the woken waiter's reads of its node and
+//     its push of the node back (a node longer than fifo's, written on its
+//     other line by the grant), the look at the context and the
+//     observation hook, the failure checks and the doubly linked queue
+//     (which an O(1) cancellation needs). A part of those samples falls in
+//     the runtime's asynchronous preemption handler, interrupting the same
+//     code; with it disabled (GODEBUG=asyncpreemptoff=1) the time per
+//     hand-off does not change.
+//
+// Each of the four features beyond fifo (the fast path's loads of the state
+// word, its read-modify-writes, the context's look, the hook) was stripped
+// from a copy of this package, alone and all together, and set beside fifo
+// in interleaved runs of BenchmarkHandOff, judged by its cpu-ns/op (wall
+// time on a shared machine varied more between runs than any of the
+// differences). None alone moved the distance beyond the noise, and all
+// together closed less than half of it. Of the four only the
 // read-modify-writes can go without giving up a guarantee: a Release
-// under the mutex now reads the word once and writes it once (see Slow
-// path), which measured a small gain in CPU time per hand-off at size 1
-// and none beyond the noise at size 4. The fast path cannot go (it is
-// what uncontended callers are served by), nor the context's look (the
-// contract's order of cancellation and grant is decided there), nor the
-// hook (sem.Observer).
+// under the mutex reads the word once and writes it once (see Slow path).
+// The fast path cannot go (uncontended callers are served by it), nor the
+// context's look (the contract's order of cancellation and grant is
+// decided there), nor the hook (sem.Observer).
+//
+// The floor for these guarantees is fifo. A semaphore that serves any
+// weights in arrival order and never lets a running goroutine barge must
+// do, per hand-off, what a raw channel does (a park and a wake-up under a
+// lock) and besides: take a lock of its own, since a queue of weights
+// cannot be a channel's queue and the decision to queue or to grant must
+// be atomic with the look at the free permits; wake the head by name, on
+// a channel of the waiter's own, since a channel shared by all would wake
+// whoever parked on it first, and queueing and parking are two steps; and
+// give the waiter's node back for reuse, or allocate. fifo does those three
+// and nothing else, and in BenchmarkHandOff it stands where the channel
+// with one mutex section per call stands, the least that the lock alone
+// adds to the channel: nothing in fifo is left to remove, only the lock
+// and the per-waiter channel, which the guarantees require.
 //
 // Measured and rejected, for want of a gain beyond the benchmarks' noise in
 // paired runs of BenchmarkSemaphore: spinning on TryLock before blocking on
@@ -207,5 +223,18 @@ package weighted
 // nodes on cache lines of their own; the opposite, every field a hand-off
 // writes on one cache line and the others on a second line that no
 // hand-off writes (the waiters to wake listed on the granting call's stack
-// instead of in the semaphore); and a waiter node reordered and padded so
-// that the fields a hand-off touches share one cache line.
+// instead of in the semaphore); and a waiter node reordered and padded
+// so that the fields a hand-off touches share one cache line. Measured
+// and rejected the same way since, each set beside fifo in the same
+// interleaved runs (testdata/handoff-size4.txt has the three): the plain
+// writes a hand-off does beside the mutex's and the node's, left out
+// where they change nothing (a head leaving the queue without writing the
+// next node's back link, no store of the state word when a Release grants
+// what it returns, no write of the debt or of the list of waiters to wake
+// when they do not change); the waiting path folded into acquireSlow for
+// a context that can never be done, so that a woken waiter returns
+// through fewer stack frames, cold since it parked; and the layout of
+// before with the state word no longer written in the convoy, so that
+// the second cache line (state word, size, debt, flag, hooks) is one no
+// hand-off writes. None moved weighted's distance to fifo beyond the
+// drift that fifo itself, unchanged, showed between the runs.
