@@ -2,8 +2,10 @@ package etcdsem_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,7 +30,28 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	raiseParallel()
 	goleak.VerifyTestMain(withServer{m})
+}
+
+// waitingParallel is how many tests marked parallel run at once unless
+// -test.parallel says otherwise. They spend their time waiting on servers,
+// leases and timers, not on the CPU, so that go test's default (GOMAXPROCS)
+// would leave a 2-core machine idle while they wait. The same function is
+// in redissem's tests: each module's tests stand alone.
+const waitingParallel = 8
+
+// raiseParallel parses the test flags and sets -test.parallel to
+// waitingParallel unless the command line set it.
+func raiseParallel() {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		if err := flag.Set("test.parallel", strconv.Itoa(waitingParallel)); err != nil {
+			panic(err)
+		}
+	}
 }
 
 // withServer runs the tests with an etcd server. The worker processes of the
@@ -169,6 +192,8 @@ func await[T any](t testing.TB, ch <-chan T) T {
 	}
 }
 
+// Not parallel: semtest times its rows in ticks of real time, and a serial
+// test runs alone, before the parallel ones start.
 func TestConformance(t *testing.T) {
 	handles := newHandles(t)
 	newFn := func(size int64) sem.Semaphore {
@@ -183,6 +208,7 @@ func TestConformance(t *testing.T) {
 }
 
 func TestBadInputMessages(t *testing.T) {
+	t.Parallel()
 	assert.PanicsWithValue(t, "etcdsem: New(0): size must be at least 1", func() { _, _ = etcdsem.New(context.Background(), cli, "x", 0) })
 	s := newSem(t, 2)
 	assert.PanicsWithValue(t, "etcdsem: Acquire(-2): negative weight",
@@ -207,6 +233,7 @@ func TestBadInputMessages(t *testing.T) {
 // meant panic, naming the package, the call or option and the value,
 // before anything talks to the server.
 func TestBadOptionsPanic(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	assert.PanicsWithValue(t, `etcdsem: New("c"): the *clientv3.Client is nil`,
 		func() { _, _ = etcdsem.New(ctx, nil, "c", 1) })
@@ -232,6 +259,7 @@ func TestBadOptionsPanic(t *testing.T) {
 // A constructor given an option it does not use panics, naming the
 // constructor and the option, before it talks to the server.
 func TestUnusedOptionsAreRefused(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	ss, err := etcdsem.NewSession(ctx, cli, etcdsem.WithLease(5*time.Second), etcdsem.WithTimeout(time.Second))
 	require.NoError(t, err)
@@ -262,6 +290,7 @@ func TestUnusedOptionsAreRefused(t *testing.T) {
 // New and NewSession stop at their context: a canceled one fails them
 // at once, with the context's error.
 func TestConstructorsTakeContext(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := etcdsem.New(ctx, cli, uniqueName(t), 1)
@@ -271,6 +300,7 @@ func TestConstructorsTakeContext(t *testing.T) {
 }
 
 func TestSizeIsRecordedAtTheName(t *testing.T) {
+	t.Parallel()
 	name := uniqueName(t)
 	a, err := etcdsem.New(context.Background(), cli, name, 3)
 	require.NoError(t, err)
@@ -289,6 +319,7 @@ func TestSizeIsRecordedAtTheName(t *testing.T) {
 
 // Handles share a semaphore by name; admission is FIFO across them.
 func TestHandlesShareFIFO(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	name := uniqueName(t)
 	open := func() *etcdsem.Semaphore {
@@ -321,6 +352,7 @@ func TestHandlesShareFIFO(t *testing.T) {
 // Release(n) accepts any n up to what is held, whatever the weights of the
 // acquisitions: it deletes the oldest keys and shrinks one in place.
 func TestReleaseSplitsKeys(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newSem(t, 4)
 	other, err := etcdsem.New(context.Background(), cli, s.Name(), 4)
@@ -350,6 +382,7 @@ func TestReleaseSplitsKeys(t *testing.T) {
 // A shrunk key keeps its place in the queue: those queued behind it are
 // not overtaken by it, nor it by them.
 func TestShrunkKeyKeepsItsPlace(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newSem(t, 2)
 	p, err := s.AcquirePermit(ctx, 1)
@@ -368,6 +401,7 @@ func TestShrunkKeyKeepsItsPlace(t *testing.T) {
 }
 
 func TestPermitFencing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newSem(t, 1)
 	p, err := s.AcquirePermit(ctx, 1)
@@ -409,6 +443,7 @@ func TestPermitFencing(t *testing.T) {
 
 // Close revokes the lease: permits held come back, waiting calls fail.
 func TestCloseGivesBack(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	name := uniqueName(t)
 	a, err := etcdsem.New(context.Background(), cli, name, 2)

@@ -56,6 +56,7 @@ func fmtOffset(d time.Duration) string {
 // script must not reap a holder that refreshes on time and admit another:
 // the scripts count at most a third of a lease between two of them.
 func TestServerClockStepForwardKeepsLeases(t *testing.T) {
+	t.Parallel()
 	srv, step := startSteppingRedis(t)
 	const lease = 3 * time.Second
 	ctx := context.Background()
@@ -89,6 +90,7 @@ func TestServerClockStepForwardKeepsLeases(t *testing.T) {
 // R1, the other way: a step back does not stretch a dead holder's lease
 // by the step.
 func TestServerClockStepBackReapsOnTime(t *testing.T) {
+	t.Parallel()
 	srv, step := startSteppingRedis(t)
 	const lease = time.Second
 	ctx := context.Background()
@@ -111,6 +113,7 @@ func TestServerClockStepBackReapsOnTime(t *testing.T) {
 // Redis last recorded (when meta survived) or that the noticing handle
 // last saw, a Resize included; not with a handle's creation size.
 func TestLostStateKeepsResize(t *testing.T) {
+	t.Parallel()
 	const lease = 300 * time.Millisecond
 	for _, tc := range []struct {
 		name string
@@ -122,6 +125,7 @@ func TestLostStateKeepsResize(t *testing.T) {
 		{"all keys lost, resizing handle notices", []string{"meta", "holders", "recs"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			rdb := newClient(t, shared.Addr())
 			a := newSem(t, rdb, 5, redissem.WithLease(lease))
@@ -151,6 +155,7 @@ func TestLostStateKeepsResize(t *testing.T) {
 // script finish); a new request is refused with an error wrapping
 // ErrUnavailable.
 func TestFullRedisReleasesAndRefreshes(t *testing.T) {
+	t.Parallel()
 	srv, err := startRedis(t.TempDir(), false, "--maxmemory-policy", "noeviction")
 	require.NoError(t, err)
 	t.Cleanup(srv.Kill)
@@ -186,6 +191,7 @@ func TestFullRedisReleasesAndRefreshes(t *testing.T) {
 // R8: Close withdraws its handle's queued requests before it returns, so
 // that closing the client next leaves nothing at the head of the queue.
 func TestCloseWithdrawsQueuedRequests(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rdb := newClient(t, shared.Addr())
 	holder := newSem(t, rdb, 1)
@@ -214,6 +220,7 @@ func TestCloseWithdrawsQueuedRequests(t *testing.T) {
 // refreshes do not queue behind the stalled server's, and the stalled
 // handle's lost grant is its own.
 func TestSessionStalledServerCostsNoOtherGrant(t *testing.T) {
+	t.Parallel()
 	stalled, err := startRedis(t.TempDir(), false)
 	require.NoError(t, err)
 	t.Cleanup(stalled.Kill)
@@ -245,6 +252,7 @@ func TestSessionStalledServerCostsNoOtherGrant(t *testing.T) {
 // New and NewSession talk to Redis within their ctx: a canceled one is
 // their error, and a server that cannot be reached is ErrUnavailable.
 func TestConstructorsTakeContext(t *testing.T) {
+	t.Parallel()
 	canceled, cancel := context.WithCancel(context.Background())
 	cancel()
 	rdb := newClient(t, shared.Addr())
@@ -267,6 +275,7 @@ func TestConstructorsTakeContext(t *testing.T) {
 // meta within a day (TestExpiredNameIsCreatedAfresh follows one to its
 // end).
 func TestIdleNamesExpire(t *testing.T) {
+	t.Parallel()
 	const names, lease, timeout = 200, 500 * time.Millisecond, time.Second
 	ctx := context.Background()
 	rdb := newClient(t, shared.Addr())
@@ -308,6 +317,7 @@ func TestIdleNamesExpire(t *testing.T) {
 // TRYAGAIN: an error wrapping ErrUnavailable, not a bare server error; and
 // once the slot is stable again the semaphore works on.
 func TestSlotMigrationIsUnavailable(t *testing.T) {
+	t.Parallel()
 	c := startCluster(t, 3, 0)
 	rdb := c.client(t)
 	ctx := context.Background()

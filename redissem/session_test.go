@@ -25,7 +25,13 @@ func pubsubClients(t *testing.T, rdb *redis.Client) int {
 // between them, and a waiter on any of them is woken by its notification,
 // not by its refresh, which is seconds away.
 func TestSessionSharesOneConnection(t *testing.T) {
-	rdb := newClient(t, shared.Addr())
+	t.Parallel()
+	// A server of its own: it counts the server's pub/sub clients, and
+	// other tests' handles subscribe too.
+	srv, err := startRedis(t.TempDir(), false)
+	require.NoError(t, err)
+	t.Cleanup(srv.Kill)
+	rdb := newClient(t, srv.Addr())
 	before := pubsubClients(t, rdb)
 	ss := mustSession(t, rdb)
 	var sems []*redissem.Semaphore
@@ -51,7 +57,7 @@ func TestSessionSharesOneConnection(t *testing.T) {
 		require.NoError(t, s.Close())
 	}
 	require.NoError(t, ss.Close())
-	_, err := redissem.New(context.Background(), rdb, uniqueName(t), 1, redissem.WithSession(ss))
+	_, err = redissem.New(context.Background(), rdb, uniqueName(t), 1, redissem.WithSession(ss))
 	require.ErrorIs(t, err, redissem.ErrSessionClosed)
 	waitFor(t, "the session's connection to close", func() bool { return pubsubClients(t, rdb) == before })
 }
@@ -97,6 +103,7 @@ func (l *refreshLog) of(handle string) []refreshCall {
 // first every half second, one script each, and the second not once in
 // that time (a shared round would refresh it with the first).
 func TestSessionRefreshesEachHandleOnItsSchedule(t *testing.T) {
+	t.Parallel()
 	log := &refreshLog{trips: &counter{}}
 	rdb := newClient(t, shared.Addr(), log.trips)
 	ss := mustSession(t, rdb)
@@ -129,6 +136,7 @@ func TestSessionRefreshesEachHandleOnItsSchedule(t *testing.T) {
 // Closing the Session ends the Permits of every handle on it, on two names,
 // and gives their permits back in Redis.
 func TestSessionCloseEndsEveryHandle(t *testing.T) {
+	t.Parallel()
 	rdb := newClient(t, shared.Addr())
 	ss := mustSession(t, rdb)
 	var sems []*redissem.Semaphore
@@ -159,6 +167,7 @@ func TestSessionCloseEndsEveryHandle(t *testing.T) {
 // Permit ends with ErrLeaseLost and the other name's lives on: each grant
 // is a lease of its own in Redis. The handle still grants afresh.
 func TestSessionLostEndsOnlyItsGrant(t *testing.T) {
+	t.Parallel()
 	rdb := newClient(t, shared.Addr())
 	ss := mustSession(t, rdb)
 	defer func() { require.NoError(t, ss.Close()) }()
