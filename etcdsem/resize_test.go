@@ -148,8 +148,11 @@ func TestResizeBadSize(t *testing.T) {
 // still the one it counted with. Here its handle learns of a shrink only
 // after a release made the waiter fit by the old size: the confirmation
 // finds the new size, and the waiter waits for it.
+// Not parallel: settling the handles does not wait for the waiter's watch
+// to hear the holder's release, which the parallel tests' load can delay
+// (seen failing under -parallel on a loaded machine); a serial test runs
+// alone.
 func TestConfirmSeesShrink(t *testing.T) {
-	t.Parallel()
 	holder := newSem(t, 2)
 	waiter := otherHandle(t, holder)
 	resizer := otherHandle(t, holder)

@@ -135,8 +135,10 @@ func TestTokensIncreaseAcrossRDBRestart(t *testing.T) {
 // A holder cut off from Redis (its requests go unanswered) sees Done close
 // before another handle is granted its permits, not earlier than its lease allows, and its Err wraps
 // ErrLeaseLost. Releasing it then reports ErrLeaseLost too.
+// Not parallel: its lower bound on Done assumes the holder's refreshes ran
+// on time before the cut, which the parallel tests' load can delay (seen
+// failing under -parallel on a loaded machine); a serial test runs alone.
 func TestDoneClosesBeforeOthersAreGranted(t *testing.T) {
-	t.Parallel()
 	const lease = 3 * time.Second
 	cut := newGate()
 	holder := newSem(t, newClient(t, shared.Addr(), cut), 1, redissem.WithLease(lease))
