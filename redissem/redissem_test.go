@@ -300,8 +300,11 @@ func TestClose(t *testing.T) {
 
 // Redis forgetting a grant (here, every key deleted by hand, as in a
 // restart without persistence) reaches the error handler as ErrLeaseLost.
+// Not parallel: under the parallel tests' load its handler's first error
+// was once ErrStateLost instead (seen failing with -cpu 1 and in 1 of 15
+// copies run in parallel; never in 15 serial runs); a serial test runs
+// alone.
 func TestLeaseLostIsReported(t *testing.T) {
-	t.Parallel()
 	rdb := newClient(t, shared.Addr())
 	errs := make(chan error, 10)
 	s := newSem(t, rdb, 2, redissem.WithLease(300*time.Millisecond),
