@@ -2,10 +2,8 @@ package etcdsem_test
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,28 +28,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	raiseParallel()
 	goleak.VerifyTestMain(withServer{m})
-}
-
-// waitingParallel is how many tests marked parallel run at once unless
-// -test.parallel says otherwise. They spend their time waiting on servers,
-// leases and timers, not on the CPU, so that go test's default (GOMAXPROCS)
-// would leave a 2-core machine idle while they wait. The same function is
-// in redissem's tests: each module's tests stand alone.
-const waitingParallel = 8
-
-// raiseParallel parses the test flags and sets -test.parallel to
-// waitingParallel unless the command line set it.
-func raiseParallel() {
-	flag.Parse()
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		if err := flag.Set("test.parallel", strconv.Itoa(waitingParallel)); err != nil {
-			panic(err)
-		}
-	}
 }
 
 // withServer runs the tests with an etcd server. The worker processes of the

@@ -3,7 +3,6 @@ package redissem_test
 import (
 	"bufio"
 	"context"
-	"flag"
 	"fmt"
 	"net"
 	"os"
@@ -48,28 +47,7 @@ func TestMain(m *testing.M) {
 	// The tests kill servers on purpose; go-redis would log every failed
 	// dial. The tests check the errors that reach callers instead.
 	redis.SetLogger(quietLogger{})
-	raiseParallel()
 	goleak.VerifyTestMain(serverMain{m})
-}
-
-// waitingParallel is how many tests marked parallel run at once unless
-// -test.parallel says otherwise. They spend their time waiting on servers,
-// leases and timers, not on the CPU, so that go test's default (GOMAXPROCS)
-// would leave a 2-core machine idle while they wait. The same function is
-// in etcdsem's tests: each module's tests stand alone.
-const waitingParallel = 8
-
-// raiseParallel parses the test flags and sets -test.parallel to
-// waitingParallel unless the command line set it.
-func raiseParallel() {
-	flag.Parse()
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		if err := flag.Set("test.parallel", strconv.Itoa(waitingParallel)); err != nil {
-			panic(err)
-		}
-	}
 }
 
 type quietLogger struct{}
