@@ -154,8 +154,11 @@ func TestLostStateKeepsResize(t *testing.T) {
 // through (their first write cannot grow memory, after which Redis lets a
 // script finish); a new request is refused with an error wrapping
 // ErrUnavailable.
+//
+// Not parallel: its 600ms lease must be refreshed through a full Redis on
+// time, and under the parallel tests' load a refresh came too late (seen
+// twice on a loaded machine); a serial test runs alone.
 func TestFullRedisReleasesAndRefreshes(t *testing.T) {
-	t.Parallel()
 	srv, err := startRedis(t.TempDir(), false, "--maxmemory-policy", "noeviction")
 	require.NoError(t, err)
 	t.Cleanup(srv.Kill)
