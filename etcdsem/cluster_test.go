@@ -24,6 +24,7 @@ import (
 // process and its restart from its data directory is lab/faults'
 // TestEtcd/kill-leader.
 func TestLeaderStop(t *testing.T) {
+	t.Parallel()
 	c, err := startCluster(server.bin, t.TempDir(), 3)
 	require.NoError(t, err)
 	defer c.close()
@@ -136,6 +137,7 @@ func TestLeaderStop(t *testing.T) {
 // a window that starts once the member has had time to notice (an election
 // timeout) and to cancel its watches (3 more).
 func TestWatchesBackOffWithoutLeader(t *testing.T) {
+	t.Parallel()
 	c, err := startCluster(server.bin, t.TempDir(), 3)
 	require.NoError(t, err)
 	defer c.close()

@@ -90,6 +90,7 @@ func waitQueued(tb testing.TB, cli *clientv3.Client, prefix string, n int64) {
 // bounded number of watch events, whatever the queue's length (watching the
 // whole queue, each of the W waiters would receive every change).
 func TestDrainWatchesOnlyWhatItNeeds(t *testing.T) {
+	t.Parallel()
 	var c counts
 	cli := countingClient(t, &c)
 	defer cli.Close()

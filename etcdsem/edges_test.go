@@ -30,6 +30,7 @@ func available(t *testing.T, s *etcdsem.Semaphore) int64 {
 // put it: the key holds, the re-read agreed, and ctx is done before Acquire
 // returns) gives the permits back and returns ctx.Err().
 func TestCancelAtGrantGivesBack(t *testing.T) {
+	t.Parallel()
 	s := newSem(t, 2)
 	require.NoError(t, s.Acquire(context.Background(), 1))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -47,6 +48,7 @@ func TestCancelAtGrantGivesBack(t *testing.T) {
 // An Acquire whose grant races Close fails with ErrClosed rather than
 // reporting permits on a revoked lease; so does a TryAcquire.
 func TestAcquireRacingClose(t *testing.T) {
+	t.Parallel()
 	for _, try := range []bool{false, true} {
 		name := map[bool]string{false: "Acquire", true: "TryAcquire"}[try]
 		t.Run(name, func(t *testing.T) {
@@ -70,6 +72,7 @@ func TestAcquireRacingClose(t *testing.T) {
 // the event and the report, so its key is gone and it must not report
 // holding permits.
 func TestStaleEventIsReread(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	holder := newSem(t, 1)
 	waiter, err := etcdsem.New(context.Background(), cli, holder.Name(), 1)
@@ -97,6 +100,7 @@ func TestStaleEventIsReread(t *testing.T) {
 // noticed, reports ErrLeaseLost on every path: a shrink, a delete, a
 // Permit, and Release through the error handler.
 func TestReleaseAfterExpiryIsLeaseLost(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	var mu sync.Mutex
 	var reported []error
@@ -135,6 +139,7 @@ func TestReleaseAfterExpiryIsLeaseLost(t *testing.T) {
 // its own first attempt deleted it, on a lease still trusted, so the
 // release succeeded and is not reported as a lost lease.
 func TestRetriedReleaseIsNotLeaseLost(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newSem(t, 2)
 	require.NoError(t, s.Acquire(ctx, 1))
@@ -157,6 +162,7 @@ func TestRetriedReleaseIsNotLeaseLost(t *testing.T) {
 // is left of unknown outcome, so the handle schedules no sweep, and every
 // permit is free at once.
 func TestCanceledEnqueueIsUndone(t *testing.T) {
+	t.Parallel()
 	s := newSem(t, 2)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -177,6 +183,7 @@ func TestCanceledEnqueueIsUndone(t *testing.T) {
 // handle sweeps its keys after an unknown outcome and deletes it, and only
 // it.
 func TestStrayKeyIsSwept(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	const lease = 2 * time.Second // keep-alives, and so sweeps, every lease/3
 	s := newSem(t, 3, etcdsem.WithLease(lease))
@@ -219,6 +226,7 @@ func TestStrayKeyIsSwept(t *testing.T) {
 // When the holder's connection to etcd is cut, Permit.Done closes before
 // another handle can be granted the same permits.
 func TestDoneClosesBeforeOthersGetIn(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	px, cut := proxiedClient(t)
 	const lease = 2 * time.Second
@@ -267,6 +275,7 @@ func TestDoneClosesBeforeOthersGetIn(t *testing.T) {
 }
 
 func TestSentinelErrors(t *testing.T) {
+	t.Parallel()
 	for _, err := range []error{etcdsem.ErrLeaseLost, etcdsem.ErrSizeMismatch, etcdsem.ErrClosed, etcdsem.ErrUnavailable} {
 		assert.True(t, strings.HasPrefix(err.Error(), "etcdsem: "), "%q", err)
 	}
@@ -281,6 +290,7 @@ func TestSentinelErrors(t *testing.T) {
 // With etcd unreachable, Acquire returns ctx's error by ctx's deadline plus
 // at most one timeout (the deletion of a key whose put may have landed).
 func TestAcquireKeepsItsDeadline(t *testing.T) {
+	t.Parallel()
 	px, c := proxiedClient(t)
 	const timeout, wait = 500 * time.Millisecond, 300 * time.Millisecond
 	s, err := etcdsem.New(context.Background(), c, uniqueName(t), 1, etcdsem.WithLease(5*time.Second), etcdsem.WithTimeout(timeout))
@@ -303,6 +313,7 @@ func TestAcquireKeepsItsDeadline(t *testing.T) {
 // Done close while the server still keeps its lease and key: before anyone
 // else can be admitted.
 func TestDoneClosesWhileServerStillHolds(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newSem(t, 1, etcdsem.WithLease(2*time.Second))
 	p, err := s.AcquirePermit(ctx, 1)
@@ -333,6 +344,7 @@ func TestDoneClosesWhileServerStillHolds(t *testing.T) {
 // (here by a tool, in one transaction) reads an empty queue, and fails with
 // ErrLeaseLost: its key is gone.
 func TestWaiterFindsQueueEmptied(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	holder := newSem(t, 1)
 	waiter := otherHandle(t, holder)

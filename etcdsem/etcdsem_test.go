@@ -169,6 +169,8 @@ func await[T any](t testing.TB, ch <-chan T) T {
 	}
 }
 
+// Not parallel: semtest times its rows in ticks of real time, and a serial
+// test runs alone, before the parallel ones start.
 func TestConformance(t *testing.T) {
 	handles := newHandles(t)
 	newFn := func(size int64) sem.Semaphore {
@@ -183,6 +185,7 @@ func TestConformance(t *testing.T) {
 }
 
 func TestBadInputMessages(t *testing.T) {
+	t.Parallel()
 	assert.PanicsWithValue(t, "etcdsem: New(0): size must be at least 1", func() { _, _ = etcdsem.New(context.Background(), cli, "x", 0) })
 	s := newSem(t, 2)
 	assert.PanicsWithValue(t, "etcdsem: Acquire(-2): negative weight",
@@ -207,6 +210,7 @@ func TestBadInputMessages(t *testing.T) {
 // meant panic, naming the package, the call or option and the value,
 // before anything talks to the server.
 func TestBadOptionsPanic(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	assert.PanicsWithValue(t, `etcdsem: New("c"): the *clientv3.Client is nil`,
 		func() { _, _ = etcdsem.New(ctx, nil, "c", 1) })
@@ -232,6 +236,7 @@ func TestBadOptionsPanic(t *testing.T) {
 // A constructor given an option it does not use panics, naming the
 // constructor and the option, before it talks to the server.
 func TestUnusedOptionsAreRefused(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	ss, err := etcdsem.NewSession(ctx, cli, etcdsem.WithLease(5*time.Second), etcdsem.WithTimeout(time.Second))
 	require.NoError(t, err)
@@ -262,6 +267,7 @@ func TestUnusedOptionsAreRefused(t *testing.T) {
 // New and NewSession stop at their context: a canceled one fails them
 // at once, with the context's error.
 func TestConstructorsTakeContext(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := etcdsem.New(ctx, cli, uniqueName(t), 1)
@@ -271,6 +277,7 @@ func TestConstructorsTakeContext(t *testing.T) {
 }
 
 func TestSizeIsRecordedAtTheName(t *testing.T) {
+	t.Parallel()
 	name := uniqueName(t)
 	a, err := etcdsem.New(context.Background(), cli, name, 3)
 	require.NoError(t, err)
@@ -289,6 +296,7 @@ func TestSizeIsRecordedAtTheName(t *testing.T) {
 
 // Handles share a semaphore by name; admission is FIFO across them.
 func TestHandlesShareFIFO(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	name := uniqueName(t)
 	open := func() *etcdsem.Semaphore {
@@ -321,6 +329,7 @@ func TestHandlesShareFIFO(t *testing.T) {
 // Release(n) accepts any n up to what is held, whatever the weights of the
 // acquisitions: it deletes the oldest keys and shrinks one in place.
 func TestReleaseSplitsKeys(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newSem(t, 4)
 	other, err := etcdsem.New(context.Background(), cli, s.Name(), 4)
@@ -350,6 +359,7 @@ func TestReleaseSplitsKeys(t *testing.T) {
 // A shrunk key keeps its place in the queue: those queued behind it are
 // not overtaken by it, nor it by them.
 func TestShrunkKeyKeepsItsPlace(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newSem(t, 2)
 	p, err := s.AcquirePermit(ctx, 1)
@@ -368,6 +378,7 @@ func TestShrunkKeyKeepsItsPlace(t *testing.T) {
 }
 
 func TestPermitFencing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newSem(t, 1)
 	p, err := s.AcquirePermit(ctx, 1)
@@ -409,6 +420,7 @@ func TestPermitFencing(t *testing.T) {
 
 // Close revokes the lease: permits held come back, waiting calls fail.
 func TestCloseGivesBack(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	name := uniqueName(t)
 	a, err := etcdsem.New(context.Background(), cli, name, 2)

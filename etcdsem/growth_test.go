@@ -24,6 +24,7 @@ var cycles = flag.Int("etcdsem.cycles", 3000, "Acquire/Release cycles of TestKey
 // without it, it grows with every phase (the broken variant, which shows
 // that the measurement can tell them apart).
 func TestKeyspaceStaysBoundedWithAutoCompaction(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		flags []string
@@ -32,6 +33,7 @@ func TestKeyspaceStaysBoundedWithAutoCompaction(t *testing.T) {
 		{"auto-compaction off", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c, err := startCluster(server.bin, t.TempDir(), 1, tc.flags...)
 			require.NoError(t, err)
 			defer c.close()

@@ -116,6 +116,7 @@ func load(t *testing.T, s *etcdsem.Semaphore) {
 // Several processes share one semaphore under load, and the log they keep
 // at a shared resource shows that never more than size permits were out.
 func TestProcessesShareOneSemaphore(t *testing.T) {
+	t.Parallel()
 	const size, workers, ops = 3, 4, 25
 	name := uniqueName(t)
 	logPath := filepath.Join(t.TempDir(), "resource.log")
@@ -172,6 +173,7 @@ func availableOf(t *testing.T, name string, size int64) int64 {
 // A holder killed with SIGKILL gives nothing back itself; its lease
 // expires and its permits go to the waiter.
 func TestKilledHolderPermitsReturn(t *testing.T) {
+	t.Parallel()
 	const size = 2
 	name := uniqueName(t)
 	cmd := startWorker(t, "hold", name, size)

@@ -24,6 +24,7 @@ import (
 // over a window after the two others were killed; the count must also
 // be at least one, which shows the watch did end and the loop did read.
 func TestNoQuorumIdleHandleBacksOff(t *testing.T) {
+	t.Parallel()
 	c, err := startCluster(server.bin, t.TempDir(), 3)
 	require.NoError(t, err)
 	defer c.close()

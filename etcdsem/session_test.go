@@ -45,7 +45,9 @@ func leases(t *testing.T) map[clientv3.LeaseID]bool {
 
 // Handles on one session, on two names and twice on one name, share its
 // one lease, keep their keys apart (neither takes the other's key, nor
-// sweeps it), and closing one deletes only its own keys.
+// sweeps it), and closing one deletes only its own keys. Not parallel: it
+// counts every lease on the shared server, and a serial test runs before
+// the parallel ones start.
 func TestSessionSharesOneLease(t *testing.T) {
 	before := leases(t)
 	ss := newSession(t)
@@ -87,6 +89,7 @@ func TestSessionSharesOneLease(t *testing.T) {
 // grants, its Permits' Done close, its waiters fail, and the permits are
 // free for others; New on the closed session fails.
 func TestSessionCloseEndsEveryHandle(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	ss, err := etcdsem.NewSession(context.Background(), cli, etcdsem.WithLease(5*time.Second))
 	require.NoError(t, err)
@@ -116,6 +119,7 @@ func TestSessionCloseEndsEveryHandle(t *testing.T) {
 // When one handle learns that the server no longer knows the session's
 // lease, every handle on the session stops trusting it at once.
 func TestSessionLostEndsEveryHandle(t *testing.T) {
+	t.Parallel()
 	ss := newSession(t)
 	a := onSession(t, ss, uniqueName(t), 1)
 	b := onSession(t, ss, uniqueName(t), 1)

@@ -19,9 +19,11 @@ import (
 // one (a SIGSTOP cannot play it: the monotonic clock runs on while a
 // process is stopped, and the existing timers see that pause).
 func TestSuspendBeyondLeaseEndsTrust(t *testing.T) {
+	t.Parallel()
 	const ttl = 10 * time.Second
 	ctx := context.Background()
 	t.Run("Err and Done see it at once", func(t *testing.T) {
+		t.Parallel()
 		s, err := etcdsem.New(context.Background(), cli, uniqueName(t), 1, etcdsem.WithLease(ttl))
 		require.NoError(t, err)
 		defer s.Close()
@@ -38,6 +40,7 @@ func TestSuspendBeyondLeaseEndsTrust(t *testing.T) {
 		}
 	})
 	t.Run("Done closes by itself", func(t *testing.T) {
+		t.Parallel()
 		s, err := etcdsem.New(context.Background(), cli, uniqueName(t), 1, etcdsem.WithLease(ttl))
 		require.NoError(t, err)
 		defer s.Close()

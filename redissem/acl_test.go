@@ -72,6 +72,7 @@ func queuedCount(t *testing.T, s *redissem.Semaphore) int64 {
 // A user with exactly the documented permissions, on the keys and channels
 // of a prefix, runs a semaphore: a waiter is granted and notified.
 func TestDocumentedACLSuffices(t *testing.T) {
+	t.Parallel()
 	rdb := aclClient(t, "semacat-acl", append([]string{"~" + redissem.DefaultPrefix + "*", "&" + redissem.DefaultPrefix + "*"}, aclCommands...)...)
 	release, acquire := waitAndRelease(t, rdb)
 	require.NoError(t, release)
@@ -83,6 +84,7 @@ func TestDocumentedACLSuffices(t *testing.T) {
 // failure must not abort the script after its writes; the waiter is granted
 // by its handle's refresh of its queue entry instead.
 func TestDeniedPublishStillGrants(t *testing.T) {
+	t.Parallel()
 	rules := []string{"~*", "&*"}
 	for _, c := range aclCommands {
 		if c != "+publish" {

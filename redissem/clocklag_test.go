@@ -48,6 +48,7 @@ func startLaggingRedis(t *testing.T, lag time.Duration, extra ...string) *redisS
 // primary still serves a handle, a grant there that the replica never
 // receives, and a grant on the new primary.
 func TestTokenOrderAcrossFailoverWithClockLag(t *testing.T) {
+	t.Parallel()
 	// replicaWait is how long a grant waits for the replica's confirmation:
 	// it costs the whole wait once the replica is gone, and a replica that
 	// is there confirms at once, unless the machine is loaded.

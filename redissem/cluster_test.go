@@ -126,6 +126,7 @@ func freePort() (int, error) {
 // while the other masters' replicas are alive. A prefix and a name with
 // Cluster in mind work there: every script's keys share one slot.
 func TestReplicasOnCluster(t *testing.T) {
+	t.Parallel()
 	c := startCluster(t, 3, 1)
 	rdb := c.client(t)
 	ctx := context.Background()

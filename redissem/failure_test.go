@@ -26,6 +26,7 @@ import (
 // failover to a replica that lagged) are lab/faults'
 // TestRedisKillRestart and TestSentinelFailover.
 func TestRestartFromFsyncedAOF(t *testing.T) {
+	t.Parallel()
 	const size = 2
 	const lease = 4 * time.Second
 	srv, err := startRedis(t.TempDir(), true)
@@ -112,6 +113,7 @@ func TestRestartFromFsyncedAOF(t *testing.T) {
 // permits, and Redis gets them back once it is up again: the handle retries
 // every twelfth of the lease, well before the lease would expire.
 func TestReleaseWhileRedisDown(t *testing.T) {
+	t.Parallel()
 	const lease = 8 * time.Second
 	srv, err := startRedis(t.TempDir(), true)
 	require.NoError(t, err)

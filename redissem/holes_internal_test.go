@@ -15,6 +15,7 @@ import (
 // refreshed on: a holder that returns on Done without a Release leaves
 // nothing held.
 func TestGivenUpGrantIsReleased(t *testing.T) {
+	t.Parallel()
 	const lease = 600 * time.Millisecond
 	var ahead atomic.Int64 // how far the handle's wall clock is stepped
 	wall := func(o *options) {
@@ -50,6 +51,7 @@ func TestGivenUpGrantIsReleased(t *testing.T) {
 // the release of the rest reaching Redis first must not make the earlier
 // partial one a lost lease.
 func TestPartialReleasesOutOfOrder(t *testing.T) {
+	t.Parallel()
 	s := liveHandle(t, t.Name(), 3)
 	ctx := context.Background()
 	require.NoError(t, s.Acquire(ctx, 3))
@@ -66,6 +68,7 @@ func TestPartialReleasesOutOfOrder(t *testing.T) {
 // script whose reply timed out, within the operation's timeout, which may
 // be longer than the lease) still finds the release done.
 func TestRetriedReleaseAfterALease(t *testing.T) {
+	t.Parallel()
 	const lease = 300 * time.Millisecond
 	s := liveHandle(t, t.Name(), 1, WithLease(lease), WithTimeout(2*time.Second))
 	ctx := context.Background()
@@ -87,6 +90,7 @@ func TestRetriedReleaseAfterALease(t *testing.T) {
 // script on the name more recently than that takes the same sight for a
 // loss (TestEvictedKeysRefuseGrants, TestLostKeysRefuseGrants).
 func TestExpiredNameIsCreatedAfresh(t *testing.T) {
+	t.Parallel()
 	const idle = time.Second
 	s := liveHandle(t, t.Name(), 2, WithLease(300*time.Millisecond), func(o *options) { o.idle = idle })
 	ctx := context.Background()
@@ -113,6 +117,7 @@ func TestExpiredNameIsCreatedAfresh(t *testing.T) {
 // key gone: the name cannot have expired since, so it is a loss (a
 // FLUSHALL, a restart without the data) and grants are refused.
 func TestRecentHandleTakesGoneKeysForLoss(t *testing.T) {
+	t.Parallel()
 	s := liveHandle(t, t.Name(), 2, WithLease(300*time.Millisecond))
 	ctx := context.Background()
 	require.NoError(t, s.Acquire(ctx, 2))

@@ -56,6 +56,7 @@ func fmtOffset(d time.Duration) string {
 // script must not reap a holder that refreshes on time and admit another:
 // the scripts count at most a third of a lease between two of them.
 func TestServerClockStepForwardKeepsLeases(t *testing.T) {
+	t.Parallel()
 	srv, step := startSteppingRedis(t)
 	const lease = 3 * time.Second
 	ctx := context.Background()
@@ -89,6 +90,7 @@ func TestServerClockStepForwardKeepsLeases(t *testing.T) {
 // R1, the other way: a step back does not stretch a dead holder's lease
 // by the step.
 func TestServerClockStepBackReapsOnTime(t *testing.T) {
+	t.Parallel()
 	srv, step := startSteppingRedis(t)
 	const lease = time.Second
 	ctx := context.Background()
@@ -111,6 +113,7 @@ func TestServerClockStepBackReapsOnTime(t *testing.T) {
 // Redis last recorded (when meta survived) or that the noticing handle
 // last saw, a Resize included; not with a handle's creation size.
 func TestLostStateKeepsResize(t *testing.T) {
+	t.Parallel()
 	const lease = 300 * time.Millisecond
 	for _, tc := range []struct {
 		name string
@@ -122,6 +125,7 @@ func TestLostStateKeepsResize(t *testing.T) {
 		{"all keys lost, resizing handle notices", []string{"meta", "holders", "recs"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			rdb := newClient(t, shared.Addr())
 			a := newSem(t, rdb, 5, redissem.WithLease(lease))
@@ -150,6 +154,10 @@ func TestLostStateKeepsResize(t *testing.T) {
 // through (their first write cannot grow memory, after which Redis lets a
 // script finish); a new request is refused with an error wrapping
 // ErrUnavailable.
+//
+// Not parallel: its 600ms lease must be refreshed through a full Redis on
+// time, and under the parallel tests' load a refresh came too late (seen
+// twice on a loaded machine); a serial test runs alone.
 func TestFullRedisReleasesAndRefreshes(t *testing.T) {
 	srv, err := startRedis(t.TempDir(), false, "--maxmemory-policy", "noeviction")
 	require.NoError(t, err)
@@ -186,6 +194,7 @@ func TestFullRedisReleasesAndRefreshes(t *testing.T) {
 // R8: Close withdraws its handle's queued requests before it returns, so
 // that closing the client next leaves nothing at the head of the queue.
 func TestCloseWithdrawsQueuedRequests(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rdb := newClient(t, shared.Addr())
 	holder := newSem(t, rdb, 1)
@@ -214,6 +223,7 @@ func TestCloseWithdrawsQueuedRequests(t *testing.T) {
 // refreshes do not queue behind the stalled server's, and the stalled
 // handle's lost grant is its own.
 func TestSessionStalledServerCostsNoOtherGrant(t *testing.T) {
+	t.Parallel()
 	stalled, err := startRedis(t.TempDir(), false)
 	require.NoError(t, err)
 	t.Cleanup(stalled.Kill)
@@ -245,6 +255,7 @@ func TestSessionStalledServerCostsNoOtherGrant(t *testing.T) {
 // New and NewSession talk to Redis within their ctx: a canceled one is
 // their error, and a server that cannot be reached is ErrUnavailable.
 func TestConstructorsTakeContext(t *testing.T) {
+	t.Parallel()
 	canceled, cancel := context.WithCancel(context.Background())
 	cancel()
 	rdb := newClient(t, shared.Addr())
@@ -267,6 +278,7 @@ func TestConstructorsTakeContext(t *testing.T) {
 // meta within a day (TestExpiredNameIsCreatedAfresh follows one to its
 // end).
 func TestIdleNamesExpire(t *testing.T) {
+	t.Parallel()
 	const names, lease, timeout = 200, 500 * time.Millisecond, time.Second
 	ctx := context.Background()
 	rdb := newClient(t, shared.Addr())
@@ -293,8 +305,9 @@ func TestIdleNamesExpire(t *testing.T) {
 		ttl, err := rdb.PTTL(ctx, k).Result()
 		require.NoError(t, err)
 		// -2: the key expired since KEYS listed it (the first names'
-		// tombstones may, on a loaded machine); -1 would mean no TTL.
-		require.True(t, ttl > 0 || ttl == -2, "key %s of an idle name has no TTL (PTTL %v)", k, ttl)
+		// tombstones may, on a loaded machine), 0: it expires this
+		// millisecond; -1 would mean no TTL.
+		require.True(t, ttl >= 0 || ttl == -2, "key %s of an idle name has no TTL (PTTL %v)", k, ttl)
 		assert.LessOrEqual(t, ttl, 24*time.Hour)
 	}
 	waitFor(t, "the tombstones to expire", func() bool { return len(keys()) == names })
@@ -308,6 +321,7 @@ func TestIdleNamesExpire(t *testing.T) {
 // TRYAGAIN: an error wrapping ErrUnavailable, not a bare server error; and
 // once the slot is stable again the semaphore works on.
 func TestSlotMigrationIsUnavailable(t *testing.T) {
+	t.Parallel()
 	c := startCluster(t, 3, 0)
 	rdb := c.client(t)
 	ctx := context.Background()

@@ -21,8 +21,12 @@ import (
 // W hears of it only once H took the permit again after Redis reaped W's
 // grant. W must then still be waiting, and get the permit when H releases.
 func TestLateGrantIsGivenBack(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"Acquire", "AcquirePermit"} {
-		t.Run(mode, func(t *testing.T) { testLateGrant(t, mode == "AcquirePermit") })
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			testLateGrant(t, mode == "AcquirePermit")
+		})
 	}
 }
 

@@ -240,6 +240,7 @@ func child(t *testing.T, role string, env ...string) *exec.Cmd {
 }
 
 func TestProcessesShareOneSemaphore(t *testing.T) {
+	t.Parallel()
 	const size, procs, workers, ops = 3, 3, 3, 40
 	res := newResource(size)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -282,6 +283,7 @@ func TestProcessesShareOneSemaphore(t *testing.T) {
 // so it could never be served and only the expiry of its entry unblocks the
 // queue.
 func TestKilledHolderAndWaiter(t *testing.T) {
+	t.Parallel()
 	const lease = 1500 * time.Millisecond
 	rdb := newClient(t, shared.Addr())
 	s := newSem(t, rdb, 2, redissem.WithLease(lease))

@@ -28,6 +28,7 @@ func liveHandle(t *testing.T, name string, size int64, opts ...Option) *Semaphor
 // permits until the lease expired. Redis sees the withdrawal first, then
 // the request, as the two orders of arrival below.
 func TestRequestAfterItsWithdrawalIsRefused(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"wait", "try"} {
 		t.Run(mode, func(t *testing.T) {
 			s := liveHandle(t, t.Name(), 1)
@@ -49,6 +50,7 @@ func TestRequestAfterItsWithdrawalIsRefused(t *testing.T) {
 // A withdrawal that arrives while the request waits in the queue, followed
 // by a poll of the same request (a retried one), must not queue it again.
 func TestPollAfterWithdrawalIsRefused(t *testing.T) {
+	t.Parallel()
 	s := liveHandle(t, t.Name(), 1)
 	ctx := context.Background()
 	require.True(t, s.TryAcquire(1))

@@ -95,6 +95,8 @@ func newSem(t testing.TB, rdb redis.UniversalClient, size int64, opts ...redisse
 	return s
 }
 
+// Not parallel: semtest times its rows in ticks of real time, and a serial
+// test runs alone, before the parallel ones start.
 func TestConformance(t *testing.T) {
 	c := new(counter)
 	rdb := newClient(t, shared.Addr(), c)
@@ -111,6 +113,7 @@ func TestConformance(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	c := new(counter)
 	rdb := newClient(t, shared.Addr(), c)
 	assert.PanicsWithValue(t, "redissem: New(0): size must be at least 1", func() { _, _ = redissem.New(context.Background(), rdb, "x", 0) })
@@ -136,6 +139,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestSizeIsRecorded(t *testing.T) {
+	t.Parallel()
 	rdb := newClient(t, shared.Addr())
 	s := newSem(t, rdb, 3)
 	_, err := redissem.New(context.Background(), rdb, s.Name(), 5)
@@ -147,6 +151,7 @@ func TestSizeIsRecorded(t *testing.T) {
 }
 
 func TestSharedBetweenHandles(t *testing.T) {
+	t.Parallel()
 	rdb := newClient(t, shared.Addr())
 	a := newSem(t, rdb, 3)
 	b, err := redissem.New(context.Background(), rdb, a.Name(), 3)
@@ -165,6 +170,7 @@ func TestSharedBetweenHandles(t *testing.T) {
 // Tokens increase strictly in grant order, across handles, also for
 // waiters granted by another handle's release.
 func TestTokensIncrease(t *testing.T) {
+	t.Parallel()
 	rdb := newClient(t, shared.Addr())
 	a := newSem(t, rdb, 1)
 	b, err := redissem.New(context.Background(), rdb, a.Name(), 1)
@@ -201,6 +207,7 @@ func TestTokensIncrease(t *testing.T) {
 // refresh of its entry: with the refresh seconds away, it is still served
 // at once.
 func TestNotificationWakesWaiter(t *testing.T) {
+	t.Parallel()
 	c := new(counter)
 	rdb := newClient(t, shared.Addr(), c)
 	s := newSem(t, rdb, 1, redissem.WithLease(30*time.Second), redissem.WithPollInterval(10*time.Second))
@@ -222,6 +229,7 @@ func TestNotificationWakesWaiter(t *testing.T) {
 
 // Uncontended, Acquire and Release cost one round trip each.
 func TestOneRoundTripEach(t *testing.T) {
+	t.Parallel()
 	c := new(counter)
 	rdb := newClient(t, shared.Addr(), c)
 	s := newSem(t, rdb, 2)
@@ -242,6 +250,7 @@ func TestOneRoundTripEach(t *testing.T) {
 
 // A canceled waiter leaves no trace in Redis.
 func TestCancelLeavesNoEntry(t *testing.T) {
+	t.Parallel()
 	c := new(counter)
 	rdb := newClient(t, shared.Addr(), c)
 	s := newSem(t, rdb, 1)
@@ -268,6 +277,7 @@ func TestCancelLeavesNoEntry(t *testing.T) {
 }
 
 func TestClose(t *testing.T) {
+	t.Parallel()
 	c := new(counter)
 	rdb := newClient(t, shared.Addr(), c)
 	s, err := redissem.New(context.Background(), rdb, uniqueName(t), 2)
@@ -290,6 +300,10 @@ func TestClose(t *testing.T) {
 
 // Redis forgetting a grant (here, every key deleted by hand, as in a
 // restart without persistence) reaches the error handler as ErrLeaseLost.
+// Not parallel: under the parallel tests' load its handler's first error
+// was once ErrStateLost instead (seen failing with -cpu 1 and in 1 of 15
+// copies run in parallel; never in 15 serial runs); a serial test runs
+// alone.
 func TestLeaseLostIsReported(t *testing.T) {
 	rdb := newClient(t, shared.Addr())
 	errs := make(chan error, 10)
@@ -346,6 +360,7 @@ func (e *errorsCollector) all() []error {
 // Release gives back the handle's oldest grants first, as etcdsem does: of
 // two grants, the one left in Redis after Release(1) is the newer.
 func TestReleaseOldestFirst(t *testing.T) {
+	t.Parallel()
 	rdb := newClient(t, shared.Addr())
 	s := newSem(t, rdb, 2)
 	ctx := context.Background()
@@ -373,6 +388,7 @@ func TestReleaseOldestFirst(t *testing.T) {
 // Close, a second Release panicking, and its permits kept apart from the
 // handle's Release.
 func TestPermitLifecycle(t *testing.T) {
+	t.Parallel()
 	rdb := newClient(t, shared.Addr())
 	s, err := redissem.New(context.Background(), rdb, uniqueName(t), 3)
 	require.NoError(t, err)
@@ -415,6 +431,7 @@ func TestPermitLifecycle(t *testing.T) {
 // Names that cannot stand in the keys' hash tag are refused at New, before
 // any round trip: an empty one would scatter the keys over Cluster slots.
 func TestBadNames(t *testing.T) {
+	t.Parallel()
 	rdb := newClient(t, shared.Addr())
 	for name, problem := range map[string]string{
 		"":          "empty name",
@@ -431,6 +448,7 @@ func TestBadNames(t *testing.T) {
 
 // WithPrefix moves every key of the semaphore under the prefix.
 func TestKeyPrefix(t *testing.T) {
+	t.Parallel()
 	rdb := newClient(t, shared.Addr())
 	ctx := context.Background()
 	s := newSem(t, rdb, 1, redissem.WithPrefix("tenant7:"))
@@ -452,6 +470,7 @@ func TestKeyPrefix(t *testing.T) {
 // Waiting reads the queue in Redis: a handle sees the waiters of every
 // handle on the name.
 func TestWaitingAcrossHandles(t *testing.T) {
+	t.Parallel()
 	rdb := newClient(t, shared.Addr())
 	holder := newSem(t, rdb, 3)
 	other := otherHandle(t, holder)
@@ -476,6 +495,7 @@ func TestWaitingAcrossHandles(t *testing.T) {
 // new size after its next round trip and is admitted by it, and New with
 // the old size is refused.
 func TestResizeAcrossHandles(t *testing.T) {
+	t.Parallel()
 	rdb := newClient(t, shared.Addr())
 	ctx := context.Background()
 	s := newSem(t, rdb, 3)

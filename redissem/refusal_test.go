@@ -16,6 +16,7 @@ import (
 // with NOREPLICAS: a refusal like OOM or READONLY, so ErrUnavailable for
 // New, Acquire and Permit.Release alike.
 func TestNoReplicasIsUnavailable(t *testing.T) {
+	t.Parallel()
 	srv, err := startRedis(t.TempDir(), false)
 	require.NoError(t, err)
 	defer srv.Kill()
@@ -39,6 +40,7 @@ func TestNoReplicasIsUnavailable(t *testing.T) {
 // New and NewSession on a port nothing listens on fail with an error that
 // says Redis is unreachable, and, if ctx expired, that it did too.
 func TestNewRefusedPortIsUnavailable(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	addr := l.Addr().String()

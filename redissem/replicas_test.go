@@ -16,6 +16,7 @@ import (
 // The replication guard: with no replica to confirm it, a grant is given
 // back and Acquire fails with ErrNotReplicated; with a replica, it holds.
 func TestReplicationGuard(t *testing.T) {
+	t.Parallel()
 	primary, err := startRedis(t.TempDir(), false)
 	require.NoError(t, err)
 	defer primary.Kill()
@@ -51,6 +52,7 @@ func TestReplicationGuard(t *testing.T) {
 // replica gone, refreshes still reach the primary, and Done closes anyway
 // within the lease of the last confirmed one.
 func TestUnreplicatedRefreshEndsDone(t *testing.T) {
+	t.Parallel()
 	const lease = 3 * time.Second
 	primary, err := startRedis(t.TempDir(), false, "--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0")
 	require.NoError(t, err)

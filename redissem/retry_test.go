@@ -86,8 +86,14 @@ func (cc countingConn) Write(b []byte) (int, error) {
 // retried by go-redis, and the retry reaches Redis after the release
 // itself: it must still report success, not a lost lease.
 func TestRetriedReleaseIsNotLost(t *testing.T) {
+	t.Parallel()
+	// A server of its own: the stalls would hold up every other test's
+	// scripts and refreshes on the shared one.
+	srv, err := startRedis(t.TempDir(), false)
+	require.NoError(t, err)
+	t.Cleanup(srv.Kill)
 	sends := new(scriptSends)
-	opts := clientOptions(shared.Addr())
+	opts := clientOptions(srv.Addr())
 	opts.ReadTimeout = 150 * time.Millisecond
 	opts.Dialer = sends.dialer
 	rdb := redis.NewClient(opts)
@@ -103,7 +109,7 @@ func TestRetriedReleaseIsNotLost(t *testing.T) {
 	for round := 0; round < 5 && !retried; round++ {
 		p, err := s.AcquirePermit(ctx, 1)
 		require.NoError(t, err)
-		stallServer(t, shared.Addr(), 250*time.Millisecond)
+		stallServer(t, srv.Addr(), 250*time.Millisecond)
 		before := sends.n.Load()
 		err = p.Release(ctx)
 		require.NoError(t, err, "a release that Redis ran twice reported its grant lost")

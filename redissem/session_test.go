@@ -25,7 +25,13 @@ func pubsubClients(t *testing.T, rdb *redis.Client) int {
 // between them, and a waiter on any of them is woken by its notification,
 // not by its refresh, which is seconds away.
 func TestSessionSharesOneConnection(t *testing.T) {
-	rdb := newClient(t, shared.Addr())
+	t.Parallel()
+	// A server of its own: it counts the server's pub/sub clients, and
+	// other tests' handles subscribe too.
+	srv, err := startRedis(t.TempDir(), false)
+	require.NoError(t, err)
+	t.Cleanup(srv.Kill)
+	rdb := newClient(t, srv.Addr())
 	before := pubsubClients(t, rdb)
 	ss := mustSession(t, rdb)
 	var sems []*redissem.Semaphore
@@ -51,7 +57,7 @@ func TestSessionSharesOneConnection(t *testing.T) {
 		require.NoError(t, s.Close())
 	}
 	require.NoError(t, ss.Close())
-	_, err := redissem.New(context.Background(), rdb, uniqueName(t), 1, redissem.WithSession(ss))
+	_, err = redissem.New(context.Background(), rdb, uniqueName(t), 1, redissem.WithSession(ss))
 	require.ErrorIs(t, err, redissem.ErrSessionClosed)
 	waitFor(t, "the session's connection to close", func() bool { return pubsubClients(t, rdb) == before })
 }
@@ -96,6 +102,8 @@ func (l *refreshLog) of(handle string) []refreshCall {
 // refreshed each on its own schedule, as their own refreshers would: the
 // first every half second, one script each, and the second not once in
 // that time (a shared round would refresh it with the first).
+// Not parallel: it counts refreshes against a schedule in real time, and a
+// serial test runs alone.
 func TestSessionRefreshesEachHandleOnItsSchedule(t *testing.T) {
 	log := &refreshLog{trips: &counter{}}
 	rdb := newClient(t, shared.Addr(), log.trips)
@@ -111,6 +119,10 @@ func TestSessionRefreshesEachHandleOnItsSchedule(t *testing.T) {
 	require.NoError(t, err)
 	p2, err := long.AcquirePermit(context.Background(), 1)
 	require.NoError(t, err)
+	// A handle joining the Session is refreshed once at the next round;
+	// with one CPU that round can come after the grants, so the count
+	// starts once it has.
+	waitFor(t, "the long lease's first refresh", func() bool { return len(log.of("long")) >= 1 })
 	longBefore := len(log.of("long"))
 
 	waitFor(t, "six refreshes of the short lease", func() bool { return len(log.of("short")) >= 6 })
@@ -129,6 +141,7 @@ func TestSessionRefreshesEachHandleOnItsSchedule(t *testing.T) {
 // Closing the Session ends the Permits of every handle on it, on two names,
 // and gives their permits back in Redis.
 func TestSessionCloseEndsEveryHandle(t *testing.T) {
+	t.Parallel()
 	rdb := newClient(t, shared.Addr())
 	ss := mustSession(t, rdb)
 	var sems []*redissem.Semaphore
@@ -159,6 +172,7 @@ func TestSessionCloseEndsEveryHandle(t *testing.T) {
 // Permit ends with ErrLeaseLost and the other name's lives on: each grant
 // is a lease of its own in Redis. The handle still grants afresh.
 func TestSessionLostEndsOnlyItsGrant(t *testing.T) {
+	t.Parallel()
 	rdb := newClient(t, shared.Addr())
 	ss := mustSession(t, rdb)
 	defer func() { require.NoError(t, ss.Close()) }()
