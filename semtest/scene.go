@@ -35,6 +35,12 @@ type scene struct {
 func (c *config) bubble(t *testing.T, f func(t *testing.T, sc *scene)) {
 	play := func(t *testing.T, settle func()) {
 		sc := &scene{t: t, c: c, settle: settle}
+		if c.realTime() {
+			// The implementation's settle sees only the calls that have
+			// begun: a goroutine not yet scheduled (one core, a loaded
+			// machine) would look settled.
+			sc.settle = func() { sc.awaitStarts(); settle() }
+		}
 		defer sc.close()
 		defer recovered(func(msg string) {
 			t.Errorf("a call on the semaphore panicked: %s\n%s", msg, debug.Stack())
@@ -119,6 +125,7 @@ type waiter struct {
 	err      error // set before done
 	panic    any   // what Acquire panicked with, if it did; set before done
 	released bool  // the test gave back what the waiter acquired
+	started  atomic.Bool // the goroutine is about to call Acquire
 	// deadline is ctx's deadline, if it has one: a wait may end there,
 	// however little of it came after the wait's Start.
 	deadline time.Time
@@ -157,6 +164,7 @@ func (sc *scene) goAcquireThen(ctx context.Context, cancel context.CancelFunc, s
 			w.panic = recover()
 			w.done.Store(true)
 		}()
+		w.started.Store(true)
 		err := s.Acquire(ctx, n)
 		if err == nil {
 			then()
@@ -172,6 +180,17 @@ func (sc *scene) arrive(n int64) *waiter {
 	w := sc.goAcquire(context.Background(), sc.s, n)
 	sc.settle()
 	return w
+}
+
+// awaitStarts waits, in real time, until every waiter's goroutine has
+// begun its call, or the stall limit has passed.
+func (sc *scene) awaitStarts() {
+	deadline := time.Now().Add(sc.c.stallLimit)
+	for _, w := range sc.waiters {
+		for !w.started.Load() && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+	}
 }
 
 // orderedWaiters starts one Acquire per weight, settling between starts so
