@@ -122,9 +122,9 @@ type waiter struct {
 	n        int64
 	cancel   context.CancelFunc
 	done     atomic.Bool
-	err      error // set before done
-	panic    any   // what Acquire panicked with, if it did; set before done
-	released bool  // the test gave back what the waiter acquired
+	err      error       // set before done
+	panic    any         // what Acquire panicked with, if it did; set before done
+	released bool        // the test gave back what the waiter acquired
 	started  atomic.Bool // the goroutine is about to call Acquire
 	// deadline is ctx's deadline, if it has one: a wait may end there,
 	// however little of it came after the wait's Start.
