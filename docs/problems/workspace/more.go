@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/semacat/sem/docs/problems/check"
+	"github.com/semacat/sem/docs/problems/judge"
 )
 
 // Problem 20: searchers with each other and one inserter; a deleter alone.
@@ -113,3 +114,22 @@ func (r *Rope) East(ctx context.Context, cross func()) error { return todo(28) }
 
 // West crosses going west.
 func (r *Rope) West(ctx context.Context, cross func()) error { return todo(28) }
+
+// Problem 29: Hilzer's barbershop, judge.ShopBarbers barbers and chairs,
+// a sofa of judge.SofaSeats.
+type HilzerShop struct{}
+
+// NewHilzerShop returns an empty shop with room for holds customers.
+func NewHilzerShop(newSemaphore check.NewSemaphore, holds int) *HilzerShop {
+	return &HilzerShop{}
+}
+
+// Customer is customer id's visit: v's steps in order, or v.Balk alone.
+func (s *HilzerShop) Customer(ctx context.Context, id int, v judge.Visit) (bool, error) {
+	return false, todo(29)
+}
+
+// Barber cuts hair and takes payments until ctx is done.
+func (s *HilzerShop) Barber(ctx context.Context, cutHair, acceptPayment func(customer int)) error {
+	return todo(29)
+}

@@ -164,3 +164,8 @@ func TestProblem28(t *testing.T) {
 	mine(t)
 	judge.Problem28.Test(t, func(n newSem) judge.Rope { return NewRope(n) })
 }
+
+func TestProblem29(t *testing.T) {
+	mine(t)
+	judge.Problem29.Test(t, func(n newSem, holds int) judge.HilzerShop { return NewHilzerShop(n, holds) })
+}
