@@ -412,3 +412,94 @@ func (c *weightedCars) Passenger(ctx context.Context, board, unboard func()) err
 	c.ashore.Release(1)
 	return nil
 }
+
+// queueRoom is the room party with the students the Dean keeps out
+// counted and queued: a student who finds the Dean in counts itself
+// outside and waits on a queue that the Dean, leaving, opens for all of
+// them with one Release. The Dean waits on one semaphore for whatever it
+// waits for (a room it may go in, then an empty room); whoever makes that
+// true signals it once and hands it the mutex.
+type queueRoom struct {
+	crowd             int
+	mutex             sem.Semaphore
+	students, outside int
+	deanWaiting       bool // for a room it may go in, or, once in, for an empty one
+	deanIn            bool
+	deanSignal        sem.Semaphore // comes with the mutex
+	outsideQueue      sem.Semaphore
+}
+
+func newQueueRoom(n check.NewSemaphore, crowd int) *queueRoom {
+	return &queueRoom{crowd: crowd, mutex: n(1, 1), deanSignal: n(1, 0), outsideQueue: n(1024, 0)}
+}
+
+// handOver, called holding the mutex, hands it to the Dean if the Dean
+// waits for what is now true, or gives it back.
+func (p *queueRoom) handOver() {
+	mayGoIn := !p.deanIn && (p.students == 0 || p.students > p.crowd)
+	if p.deanWaiting && (mayGoIn || p.deanIn && p.students == 0) {
+		p.deanWaiting = false
+		p.deanSignal.Release(1)
+		return
+	}
+	p.mutex.Release(1)
+}
+
+func (p *queueRoom) Student(ctx context.Context, enter, party, leave func()) error {
+	if err := p.mutex.Acquire(ctx, 1); err != nil {
+		return err
+	}
+	for p.deanIn {
+		p.outside++
+		p.mutex.Release(1)
+		if err := p.outsideQueue.Acquire(ctx, 1); err != nil {
+			return err
+		}
+		if err := p.mutex.Acquire(ctx, 1); err != nil {
+			return err
+		}
+	}
+	p.students++
+	enter()
+	p.handOver()
+	party()
+	if err := p.mutex.Acquire(ctx, 1); err != nil {
+		return err
+	}
+	p.students--
+	leave()
+	p.handOver()
+	return nil
+}
+
+func (p *queueRoom) Dean(ctx context.Context, enter, leave func()) error {
+	if err := p.mutex.Acquire(ctx, 1); err != nil {
+		return err
+	}
+	if p.students > 0 && p.students <= p.crowd {
+		if err := p.wait(ctx); err != nil {
+			return err
+		}
+	}
+	p.deanIn = true
+	enter()
+	if p.students > 0 {
+		if err := p.wait(ctx); err != nil {
+			return err
+		}
+	}
+	leave()
+	p.deanIn = false
+	p.outsideQueue.Release(int64(p.outside))
+	p.outside = 0
+	p.mutex.Release(1)
+	return nil
+}
+
+// wait, called holding the mutex, gives it back and waits until a student
+// hands it over with what the Dean waits for.
+func (p *queueRoom) wait(ctx context.Context) error {
+	p.deanWaiting = true
+	p.mutex.Release(1)
+	return p.deanSignal.Acquire(ctx, 1)
+}

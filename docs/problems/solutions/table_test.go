@@ -85,7 +85,7 @@ var problemNumbers = map[string]int{
 	"TestRiverCrossing": 18, "TestSantaClaus": 19, "TestSearchInsertDelete": 20,
 	"TestUnisexBathroom": 21, "TestSushiBar": 22, "TestRollerCoaster": 23, "TestSenateBus": 24,
 	"TestChildCare": 25, "TestDiningHall": 26, "TestMultiCarCoaster": 27, "TestBaboonCrossing": 28,
-	"TestHilzerBarbershop": 29,
+	"TestHilzerBarbershop": 29, "TestRoomParty": 30,
 }
 
 // markdown formats the rows as the table's lines, by problem number.

@@ -133,3 +133,19 @@ func (s *HilzerShop) Customer(ctx context.Context, id int, v judge.Visit) (bool,
 func (s *HilzerShop) Barber(ctx context.Context, cutHair, acceptPayment func(customer int)) error {
 	return todo(29)
 }
+
+// Problem 30: the room party; the Dean breaks up parties of more than
+// judge.Crowd.
+type PartyRoom struct{}
+
+// NewPartyRoom returns an empty room whose parties of more than crowd the
+// Dean breaks up.
+func NewPartyRoom(newSemaphore check.NewSemaphore, crowd int) *PartyRoom { return &PartyRoom{} }
+
+// Student comes in once the Dean is not in, parties, and leaves.
+func (p *PartyRoom) Student(ctx context.Context, enter, party, leave func()) error {
+	return todo(30)
+}
+
+// Dean goes in to an empty room or a big party, and leaves an empty room.
+func (p *PartyRoom) Dean(ctx context.Context, enter, leave func()) error { return todo(30) }

@@ -169,3 +169,8 @@ func TestProblem29(t *testing.T) {
 	mine(t)
 	judge.Problem29.Test(t, func(n newSem, holds int) judge.HilzerShop { return NewHilzerShop(n, holds) })
 }
+
+func TestProblem30(t *testing.T) {
+	mine(t)
+	judge.Problem30.Test(t, func(n newSem, crowd int) judge.PartyRoom { return NewPartyRoom(n, crowd) })
+}
