@@ -86,6 +86,7 @@ var problemNumbers = map[string]int{
 	"TestUnisexBathroom": 21, "TestSushiBar": 22, "TestRollerCoaster": 23, "TestSenateBus": 24,
 	"TestChildCare": 25, "TestDiningHall": 26, "TestMultiCarCoaster": 27, "TestBaboonCrossing": 28,
 	"TestHilzerBarbershop": 29, "TestRoomParty": 30,
+	"TestFaneuilHall": 31,
 }
 
 // markdown formats the rows as the table's lines, by problem number.

@@ -149,3 +149,21 @@ func (p *PartyRoom) Student(ctx context.Context, enter, party, leave func()) err
 
 // Dean goes in to an empty room or a big party, and leaves an empty room.
 func (p *PartyRoom) Dean(ctx context.Context, enter, leave func()) error { return todo(30) }
+
+// Problem 31: Faneuil Hall, for judge.Immigrants immigrants.
+type Hall struct{}
+
+// NewHall returns an empty hall for as many as immigrants immigrants.
+func NewHall(newSemaphore check.NewSemaphore, immigrants int) *Hall { return &Hall{} }
+
+// Immigrant calls c's steps in order, swearing once a judge confirmed it.
+func (h *Hall) Immigrant(ctx context.Context, c judge.Ceremony) error { return todo(31) }
+
+// Spectator comes in when no judge is in, watches, and leaves.
+func (h *Hall) Spectator(ctx context.Context, enter, spectate, leave func()) error {
+	return todo(31)
+}
+
+// Judge comes in, confirms the immigrants once all have checked in, and
+// leaves.
+func (h *Hall) Judge(ctx context.Context, enter, confirm, leave func()) error { return todo(31) }

@@ -174,3 +174,8 @@ func TestProblem30(t *testing.T) {
 	mine(t)
 	judge.Problem30.Test(t, func(n newSem, crowd int) judge.PartyRoom { return NewPartyRoom(n, crowd) })
 }
+
+func TestProblem31(t *testing.T) {
+	mine(t)
+	judge.Problem31.Test(t, func(n newSem) judge.Hall { return NewHall(n, judge.Immigrants) })
+}
