@@ -1,6 +1,7 @@
 package solutions_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/semacat/sem"
@@ -57,10 +58,28 @@ func TestHilzerBarbershop(t *testing.T) {
 			Want:     "has not yet had a barber begin its haircut",
 		},
 		check.Wrong[solution]{
+			Name: "LeavesWithoutReceipt",
+			Solution: func(n check.NewSemaphore, holds int) judge.HilzerShop {
+				return noReceipt{solutions.NewHilzerShop(n, holds)}
+			},
+			Want: "has not yet had a barber take its payment",
+		},
+		check.Wrong[solution]{
 			Name:     "TwoRegisters",
 			Solution: func(n check.NewSemaphore, holds int) judge.HilzerShop { return shop(remade(n, 6, 2, 2), holds) },
 			Want:     "more than 1 at once",
 		})
+}
+
+// noReceipt is the book's shop with customers who leave as soon as they
+// have paid, without waiting for a barber to accept the payment.
+type noReceipt struct{ *solutions.HilzerShop }
+
+func (s noReceipt) Customer(ctx context.Context, id int, v judge.Visit) (bool, error) {
+	pay, leave := v.Pay, v.LeaveShop
+	v.Pay = func() { pay(); leave() }
+	v.LeaveShop = func() {}
+	return s.HilzerShop.Customer(ctx, id, v)
 }
 
 // hilzerShared is how many semaphores the book's HilzerShop makes for the
