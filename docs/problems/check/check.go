@@ -43,8 +43,8 @@
 // limit) and ends the test binary, as nothing can stop the goroutine.
 // A wait on something else that ends by itself (time.Sleep, a channel
 // another goroutine of the solution sends on) is not seen at all: the
-// checker is blind to it, as it is to data races (the problem book's
-// README says how to look for those). A goroutine whose TryAcquire
+// seeded runs are blind to it, as they are to data races ([Problem.Test]
+// looks for those in free runs under go test -race). A goroutine whose TryAcquire
 // fails 16 times in a row, with nothing else between, busy-waits, and the
 // run rejects it.
 //
