@@ -43,8 +43,8 @@
 // limit) and ends the test binary, as nothing can stop the goroutine.
 // A wait on something else that ends by itself (time.Sleep, a channel
 // another goroutine of the solution sends on) is not seen at all: the
-// checker is blind to it, as it is to data races (the problem book's
-// README says how to look for those). A goroutine whose TryAcquire
+// seeded runs are blind to it, as they are to data races ([Problem.Test]
+// looks for those in free runs under go test -race). A goroutine whose TryAcquire
 // fails 16 times in a row, with nothing else between, busy-waits, and the
 // run rejects it.
 //
@@ -237,10 +237,20 @@ func (p Problem[S]) seeds(t *testing.T) (seeds []uint64, replay bool) {
 }
 
 // Test fails t with the verdict if a run of solution breaks a rule: the
-// one call a student's test makes.
+// one call a student's test makes. Under the race detector (go test
+// -race), once the seeded runs pass, it makes free runs of the solution
+// too (see [Problem.FreeRun]), so that a data race in it is reported.
 func (p Problem[S]) Test(t *testing.T, solution S) {
 	t.Helper()
 	if err := p.Verify(t, solution); err != nil {
 		t.Fatalf("rejected:\n%v", err)
+	}
+	if !raceEnabled {
+		return
+	}
+	for seed := range uint64(freeRuns) {
+		if err := p.FreeRun(t, seed, solution); err != nil {
+			t.Fatalf("rejected: the seeded runs passed, but %v\n(a free run has no seed to replay: its goroutines run at once, as the Go scheduler lets them)", err)
+		}
 	}
 }

@@ -64,11 +64,18 @@ type Wrong[S any] struct {
 
 // Judge asserts that p accepts each right solution and rejects each wrong
 // one with a verdict containing its Want, each in a subtest of its name.
+// Under the race detector, it also makes free runs of each right
+// solution, which must pass without a data race.
 func Judge[S any](t *testing.T, p Problem[S], rights []Right[S], wrongs ...Wrong[S]) {
 	t.Helper()
 	for _, r := range rights {
 		t.Run(r.Name, func(t *testing.T) {
 			require.NoError(t, p.Verify(t, r.Solution))
+			if raceEnabled { // a right answer has no data race, nor has the scenario
+				for seed := range uint64(freeRuns) {
+					require.NoError(t, p.FreeRun(t, seed, r.Solution))
+				}
+			}
 		})
 	}
 	for _, w := range wrongs {

@@ -58,6 +58,7 @@ type Run struct {
 	events []Event
 	errs   []error
 	watch  *watchdog // nil outside Verify
+	free   *free     // non-nil in a free run (see free.go)
 }
 
 // goroutine is one goroutine of a run.
@@ -132,6 +133,10 @@ func (r *Run) Serve(who string, f func(ctx context.Context) error) {
 }
 
 func (r *Run) start(who string, server bool, f func(ctx context.Context) error) {
+	if r.free != nil {
+		r.startFree(who, server, f)
+		return
+	}
 	g := &goroutine{name: who, server: server, wake: make(chan struct{})}
 	g.slow = r.laggards && !r.lockstep && r.rng.IntN(slowOneIn) == 0
 	r.live++
@@ -308,6 +313,10 @@ func (r *Run) waitErr(g *goroutine, ctx context.Context) error {
 // Sleep lets the goroutine that calls it sleep for d of simulated time; the
 // others run meanwhile. Sleep(0) lets the scheduler choose who runs next.
 func (r *Run) Sleep(d time.Duration) {
+	if r.free != nil {
+		sleepFree(d)
+		return
+	}
 	g := r.running("Sleep")
 	if r.steps > maxSteps {
 		panic(fmt.Sprintf("check: %s still runs after %d scheduling points: it spins", g.name, maxSteps))
@@ -323,6 +332,10 @@ func (r *Run) Sleep(d time.Duration) {
 
 // Record logs that who did what, at once.
 func (r *Run) Record(who, what string, n int) {
+	if r.free != nil {
+		r.recordFree(Event{Who: who, What: what, N: n})
+		return
+	}
 	if r.current != nil {
 		r.current.failedTries = 0
 	}
@@ -335,6 +348,10 @@ func (r *Run) Act(who, what string, n int) { r.Work(who, what, n, Tick+r.nudge()
 
 // Work logs that who begins what, works for d, and logs that it ends.
 func (r *Run) Work(who, what string, n int, d time.Duration) {
+	if r.free != nil {
+		r.workFree(who, what, n, d)
+		return
+	}
 	r.Record(who, what, n)
 	r.Sleep(d)
 	r.events = append(r.events, Event{At: r.now, Who: who, What: what, N: n, End: true})
@@ -342,13 +359,18 @@ func (r *Run) Work(who, what string, n int, d time.Duration) {
 
 // Rand returns a seeded random number in [0, n), for scenarios that vary
 // from seed to seed.
-func (r *Run) Rand(n int) int { return r.rng.IntN(n) }
+func (r *Run) Rand(n int) int {
+	if r.free != nil {
+		return r.randFree(n)
+	}
+	return r.rng.IntN(n)
+}
 
 // nudge returns how long the running goroutine sleeps at a scheduling
 // point: one tick in lockstep, 0 to 3 ticks otherwise, slowFactor times
 // that for a slow goroutine.
 func (r *Run) nudge() time.Duration {
-	if r.lockstep {
+	if r.lockstep || r.free != nil {
 		return Tick
 	}
 	d := time.Duration(r.rng.IntN(4)) * Tick

@@ -38,6 +38,9 @@ func (o order) String() string {
 // run's order; a goroutine that comes later takes only what is left. A
 // first-come run makes a newcomer queue behind any waiter.
 func (r *Run) NewSemaphore(size, available int64) sem.Semaphore {
+	if r.free != nil {
+		return newFreeSemaphore(size, available)
+	}
 	return r.newSemaphore(size, available, r.order)
 }
 
@@ -49,6 +52,9 @@ func (r *Run) NewSemaphore(size, available int64) sem.Semaphore {
 // every earlier waiter. It is for the no-starve mutex, whose solution must
 // not starve anyone even so.
 func (r *Run) NewWeakSemaphore(size, available int64) sem.Semaphore {
+	if r.free != nil {
+		return newFreeSemaphore(size, available)
+	}
 	return r.newSemaphore(size, available, lastCome)
 }
 

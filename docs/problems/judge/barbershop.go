@@ -90,21 +90,37 @@ func oneBarberOneCustomer(log []check.Event) error {
 // balkOnlyWhenFull: a customer leaves unserved only if the shop is full
 // (every chair taken by someone who came, did not balk, and has not left),
 // and at each probe at most waitingChairs customers wait for a haircut.
+//
+// A customer finds the shop full at some moment between its arrival and
+// its balk, and those who were in the shop then are in it still, or have
+// left since it arrived: the balk is wrong only if even those together
+// are too few. (Counting only those in the shop at the balk would reject
+// a right answer whose leaving customer is quicker to say so than the
+// balking one.)
 func balkOnlyWhenFull(log []check.Event) error {
 	inShop, waiting := map[string]bool{}, map[string]bool{}
+	leftSince := map[string]int{} // customer -> customers who left since it arrived
 	for _, e := range log {
 		switch e.What {
 		case "arrive":
 			inShop[e.Who], waiting[e.Who] = true, true
+			leftSince[e.Who] = 0
 		case "get haircut":
 			delete(waiting, e.Who)
 		case "leave":
 			delete(inShop, e.Who)
+			for who := range leftSince {
+				leftSince[who]++
+			}
 		case "balk":
 			delete(inShop, e.Who)
 			delete(waiting, e.Who)
-			if len(inShop) < waitingChairs+1 {
-				return fmt.Errorf("%v with %d in the shop of %d chairs and the barber's", e, len(inShop), waitingChairs)
+			if len(inShop)+leftSince[e.Who] < waitingChairs+1 {
+				left := ""
+				if n := leftSince[e.Who]; n > 0 {
+					left = fmt.Sprintf(" (and %d who left since it came)", n)
+				}
+				return fmt.Errorf("%v with %d in the shop%s of %d chairs and the barber's", e, len(inShop), left, waitingChairs)
 			}
 		case "probe":
 			if len(waiting) > waitingChairs {

@@ -49,7 +49,11 @@ func (s *noWaitForBarber) Barber(ctx context.Context, cutHair func()) error {
 func TestBarbershop(t *testing.T) {
 	type solution = func(check.NewSemaphore, int) judge.Barbershop
 	judgeAll(t, judge.Problem15,
-		official(func(n check.NewSemaphore, chairs int) judge.Barbershop { return solutions.NewBarbershop(n, chairs) }),
+		official(func(n check.NewSemaphore, chairs int) judge.Barbershop { return solutions.NewBarbershop(n, chairs) },
+			check.Right[solution]{
+				Name:     "FirstComeFirstServed",
+				Solution: func(n check.NewSemaphore, chairs int) judge.Barbershop { return newFIFOBarbershop(n, chairs) },
+			}),
 		check.Wrong[solution]{
 			Name: "NoWaitForBarber",
 			Solution: func(n check.NewSemaphore, chairs int) judge.Barbershop {

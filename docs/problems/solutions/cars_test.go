@@ -33,7 +33,12 @@ func TestMultiCarCoaster(t *testing.T) {
 		return solutions.NewCars(n, judge.CarsOnTrack, judge.CarSeats)
 	}
 	judgeAll(t, judge.Problem27,
-		official(newCars),
+		official(newCars, check.Right[solution]{
+			Name: "WeightedWaits",
+			Solution: func(n check.NewSemaphore) judge.Cars {
+				return newWeightedCars(n, judge.CarsOnTrack, judge.CarSeats)
+			},
+		}),
 		check.Wrong[solution]{
 			Name:     "LoadOutOfTurn", // car 1's loading area starts open
 			Solution: func(n check.NewSemaphore) judge.Cars { return newCars(remade(n, 8, 1, 1)) },

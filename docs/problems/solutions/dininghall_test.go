@@ -22,7 +22,11 @@ func (leaveAtOnce) Student(_ context.Context, sit, dine, leave func()) error {
 func TestDiningHall(t *testing.T) {
 	type solution = func(check.NewSemaphore) judge.DiningHall
 	judgeAll(t, judge.Problem26,
-		official(func(n check.NewSemaphore) judge.DiningHall { return solutions.NewDiningHall(n) }),
+		official(func(n check.NewSemaphore) judge.DiningHall { return solutions.NewDiningHall(n) },
+			check.Right[solution]{
+				Name:     "Handshake",
+				Solution: func(n check.NewSemaphore) judge.DiningHall { return newHandshakeHall(n) },
+			}),
 		check.Wrong[solution]{
 			Name:     "LeaveAtOnce",
 			Solution: func(check.NewSemaphore) judge.DiningHall { return leaveAtOnce{} },

@@ -11,7 +11,11 @@ import (
 func TestNoStarveMutex(t *testing.T) {
 	type solution = func(check.NewSemaphore) judge.Guard
 	judgeAll(t, judge.Problem12,
-		official(func(n check.NewSemaphore) judge.Guard { return solutions.NewNoStarveMutex(n) }),
+		official(func(n check.NewSemaphore) judge.Guard { return solutions.NewNoStarveMutex(n) },
+			check.Right[solution]{
+				Name:     "QueueLock",
+				Solution: func(n check.NewSemaphore) judge.Guard { return newQueueLock(n) },
+			}),
 		check.Wrong[solution]{
 			Name:     "PlainMutex",
 			Solution: func(n check.NewSemaphore) judge.Guard { return solutions.NewMutex(n) },

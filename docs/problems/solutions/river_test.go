@@ -54,7 +54,11 @@ func (r *anyFour) cross(ctx context.Context, board, rowBoat func()) error {
 func TestRiverCrossing(t *testing.T) {
 	type solution = func(check.NewSemaphore) judge.River
 	judgeAll(t, judge.Problem18,
-		official(func(n check.NewSemaphore) judge.River { return solutions.NewRiver(n) }),
+		official(func(n check.NewSemaphore) judge.River { return solutions.NewRiver(n) },
+			check.Right[solution]{
+				Name:     "CountedBoat",
+				Solution: func(n check.NewSemaphore) judge.River { return newCountedBoat(n) },
+			}),
 		check.Wrong[solution]{
 			Name: "AnyFour",
 			Solution: func(n check.NewSemaphore) judge.River {

@@ -12,7 +12,11 @@ import (
 func TestSantaClaus(t *testing.T) {
 	type solution = func(check.NewSemaphore) judge.Workshop
 	judgeAll(t, judge.Problem19,
-		official(func(n check.NewSemaphore) judge.Workshop { return solutions.NewWorkshop(n) }),
+		official(func(n check.NewSemaphore) judge.Workshop { return solutions.NewWorkshop(n) },
+			check.Right[solution]{
+				Name:     "SantaHoldsTheMutex",
+				Solution: func(n check.NewSemaphore) judge.Workshop { return newMutexSanta(n) },
+			}),
 		check.Wrong[solution]{
 			Name:     "ElvesFirst",
 			Solution: newElvesFirst,

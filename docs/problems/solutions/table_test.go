@@ -85,6 +85,8 @@ var problemNumbers = map[string]int{
 	"TestRiverCrossing": 18, "TestSantaClaus": 19, "TestSearchInsertDelete": 20,
 	"TestUnisexBathroom": 21, "TestSushiBar": 22, "TestRollerCoaster": 23, "TestSenateBus": 24,
 	"TestChildCare": 25, "TestDiningHall": 26, "TestMultiCarCoaster": 27, "TestBaboonCrossing": 28,
+	"TestHilzerBarbershop": 29, "TestRoomParty": 30,
+	"TestFaneuilHall": 31,
 }
 
 // markdown formats the rows as the table's lines, by problem number.
@@ -194,4 +196,17 @@ func tableLines(t *testing.T, path string) []string {
 	}
 	require.NoError(t, sc.Err())
 	return lines
+}
+
+// The problem book's index lists every problem that has a checker, and
+// says how many there are.
+func TestProblemIndex(t *testing.T) {
+	page, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	require.Contains(t, string(page), fmt.Sprintf("\n%d graded problems:", len(problemNumbers)),
+		"README.md's count of problems is not the number of checkers")
+	for test, n := range problemNumbers {
+		require.Regexp(t, fmt.Sprintf("\n\\| %d \\| [^|]+ \\| [^|]+ \\| `%s` \\|", n, test), string(page),
+			"README.md's index has no row for problem %d", n)
+	}
 }

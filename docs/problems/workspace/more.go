@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/semacat/sem/docs/problems/check"
+	"github.com/semacat/sem/docs/problems/judge"
 )
 
 // Problem 20: searchers with each other and one inserter; a deleter alone.
@@ -113,3 +114,56 @@ func (r *Rope) East(ctx context.Context, cross func()) error { return todo(28) }
 
 // West crosses going west.
 func (r *Rope) West(ctx context.Context, cross func()) error { return todo(28) }
+
+// Problem 29: Hilzer's barbershop, judge.ShopBarbers barbers and chairs,
+// a sofa of judge.SofaSeats.
+type HilzerShop struct{}
+
+// NewHilzerShop returns an empty shop with room for holds customers.
+func NewHilzerShop(newSemaphore check.NewSemaphore, holds int) *HilzerShop {
+	return &HilzerShop{}
+}
+
+// Customer is customer id's visit: v's steps in order, or v.Balk alone.
+func (s *HilzerShop) Customer(ctx context.Context, id int, v judge.Visit) (bool, error) {
+	return false, todo(29)
+}
+
+// Barber cuts hair and takes payments until ctx is done.
+func (s *HilzerShop) Barber(ctx context.Context, cutHair, acceptPayment func(customer int)) error {
+	return todo(29)
+}
+
+// Problem 30: the room party; the Dean breaks up parties of more than
+// judge.Crowd.
+type PartyRoom struct{}
+
+// NewPartyRoom returns an empty room whose parties of more than crowd the
+// Dean breaks up.
+func NewPartyRoom(newSemaphore check.NewSemaphore, crowd int) *PartyRoom { return &PartyRoom{} }
+
+// Student comes in once the Dean is not in, parties, and leaves.
+func (p *PartyRoom) Student(ctx context.Context, enter, party, leave func()) error {
+	return todo(30)
+}
+
+// Dean goes in to an empty room or a big party, and leaves an empty room.
+func (p *PartyRoom) Dean(ctx context.Context, enter, leave func()) error { return todo(30) }
+
+// Problem 31: Faneuil Hall, for judge.Immigrants immigrants.
+type Hall struct{}
+
+// NewHall returns an empty hall for as many as immigrants immigrants.
+func NewHall(newSemaphore check.NewSemaphore, immigrants int) *Hall { return &Hall{} }
+
+// Immigrant calls c's steps in order, swearing once a judge confirmed it.
+func (h *Hall) Immigrant(ctx context.Context, c judge.Ceremony) error { return todo(31) }
+
+// Spectator comes in when no judge is in, watches, and leaves.
+func (h *Hall) Spectator(ctx context.Context, enter, spectate, leave func()) error {
+	return todo(31)
+}
+
+// Judge comes in, confirms the immigrants once all have checked in, and
+// leaves.
+func (h *Hall) Judge(ctx context.Context, enter, confirm, leave func()) error { return todo(31) }

@@ -164,3 +164,18 @@ func TestProblem28(t *testing.T) {
 	mine(t)
 	judge.Problem28.Test(t, func(n newSem) judge.Rope { return NewRope(n) })
 }
+
+func TestProblem29(t *testing.T) {
+	mine(t)
+	judge.Problem29.Test(t, func(n newSem, holds int) judge.HilzerShop { return NewHilzerShop(n, holds) })
+}
+
+func TestProblem30(t *testing.T) {
+	mine(t)
+	judge.Problem30.Test(t, func(n newSem, crowd int) judge.PartyRoom { return NewPartyRoom(n, crowd) })
+}
+
+func TestProblem31(t *testing.T) {
+	mine(t)
+	judge.Problem31.Test(t, func(n newSem) judge.Hall { return NewHall(n, judge.Immigrants) })
+}

@@ -1,0 +1,4 @@
+package check
+
+// RaceEnabled is raceEnabled, for the tests.
+const RaceEnabled = raceEnabled
