@@ -167,7 +167,7 @@ func (s *addChecks) Resize(size int64) {
 		next := w.next
 		if w.n > size {
 			w.err = addPkg.ErrExceedsSize(w.n, size)
-		s.q.remove(w)
+			s.q.remove(w)
 			w.link, failed = failed, w
 		}
 		w = next

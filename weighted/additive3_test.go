@@ -172,9 +172,9 @@ func (s *addHook) Resize(size int64) {
 		next := w.next
 		if w.n > size {
 			w.err = addPkg.ErrExceedsSize(w.n, size)
-		s.q.remove(w)
-		s.len--
-		s.wanted -= w.n
+			s.q.remove(w)
+			s.len--
+			s.wanted -= w.n
 			w.link, failed = failed, w
 		}
 		w = next
@@ -408,9 +408,9 @@ func (s *addPool) Resize(size int64) {
 		next := w.next
 		if w.n > size {
 			w.err = addPkg.ErrExceedsSize(w.n, size)
-		s.q.remove(w)
-		s.len--
-		s.wanted -= w.n
+			s.q.remove(w)
+			s.len--
+			s.wanted -= w.n
 			if s.woken == nil {
 				s.woken = w
 			} else {
