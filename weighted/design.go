@@ -197,32 +197,34 @@ package weighted
 // context's look (the contract's order of cancellation and grant is
 // decided there), nor the hook (sem.Observer).
 //
-// Built up instead of stripped down, the distance splits the same way.
-// The additive contenders of BenchmarkHandOff start from fifo and add
-// weighted's features one at a time, each to the one before: add1ctx the
-// context (the select, the look at the head's context before a grant, the
-// cancel-versus-grant race and the doubly linked queue it needs), add2state
-// the state word with its fast paths and slow bit, add3checks what Close
-// and Resize make every call look at, add4hook the OnWait hook and the
-// counts Waiting reports, add5pool this package's recycling of nodes; this
-// package is add5pool in its own code. Set side by side in the same
-// interleaved runs (testdata/handoff-additive.txt, with the commands), by
-// cpu-ns/op:
+// Built up instead of stripped down, the distance has no single owner
+// either. The additive contenders of BenchmarkHandOff start from fifo and
+// add weighted's features one at a time, each to the one before: add1ctx
+// the context (the select, the look at the head's context before a grant,
+// the cancel-versus-grant race and the doubly linked queue it needs),
+// add2state the state word with its fast paths and slow bit, add3checks
+// what Close and Resize make every call look at, add4hook the OnWait hook
+// and the counts Waiting reports, add5pool this package's recycling of
+// nodes; this package is add5pool's features in its own code. Set side by
+// side in two runs of interleaved rounds (testdata/handoff-additive.txt,
+// with the commands), by cpu-ns/op:
 //
-//	step        what it adds beside the step before
-//	add1ctx     small, within the noise alone
-//	add2state   the largest step, within the noise alone
+//	step        what it adds beside the step before, in both runs
+//	add1ctx     within the noise
+//	add2state   within the noise; largest step of one run, below the
+//	            step before in the other
 //	add3checks  nothing measurable
-//	add4hook    small, within the noise alone
-//	add5pool    small, within the noise alone
-//	weighted    the second largest step, within the noise alone
+//	add4hook    within the noise
+//	add5pool    within the noise
+//	weighted    within the noise; among the largest in both runs, and
+//	            above add5pool in most rounds of both
 //
-// The first two steps together (context and state word), and the last
-// four together, each stand clear of the noise, and about equal. No
-// feature carries most of the distance, so none was redesigned: what this
-// package pays over fifo in the convoy is the sum of small costs of
-// features the contract or the API requires, each below what a run on a
-// shared machine can resolve on its own.
+// Only the sum, weighted over fifo, stands clear of the noise. No feature
+// carries most of the distance, so none was redesigned: what this package
+// pays over fifo in the convoy is the sum of small costs, each below what
+// a run on a shared machine can resolve on its own. The one step that
+// repeats is not a feature: the same features written as add5pool writes
+// them (fewer functions, no test hooks) cost less in most rounds.
 //
 // The floor for these guarantees is fifo. A semaphore that serves any
 // weights in arrival order and never lets a running goroutine barge must
