@@ -31,6 +31,8 @@ import (
 //   - fifo: the least a semaphore with weighted's guarantees does (see
 //     fifo): a queue of any weights under a mutex, one channel per waiter
 //     to wake it, nodes reused; no context, no fast path, no observation;
+//   - add1ctx to add5pool: fifo with weighted's features added one at a
+//     time, each to the one before (see addCtx and what follows it);
 //   - weighted;
 //   - xsync: golang.org/x/sync/semaphore's Weighted, with the same
 //     guarantees, which allocates a list element and a channel per wait.
@@ -44,6 +46,11 @@ func BenchmarkHandOff(b *testing.B) {
 		{"chan", func(size int64) sem.Semaphore { return make(acquiretest.RawChan, size) }},
 		{"chan+mutex", func(size int64) sem.Semaphore { return &lockedChan{c: make(chan struct{}, size)} }},
 		{"fifo", func(size int64) sem.Semaphore { return &fifo{free: size} }},
+		{"add1ctx", func(size int64) sem.Semaphore { return &addCtx{free: size} }},
+		{"add2state", newAddState},
+		{"add3checks", func(size int64) sem.Semaphore { return newAddChecks(size) }},
+		{"add4hook", func(size int64) sem.Semaphore { return newAddHook(size) }},
+		{"add5pool", func(size int64) sem.Semaphore { return newAddPool(size) }},
 		{"weighted", func(size int64) sem.Semaphore { return weighted.New(size) }},
 		{"xsync", func(size int64) sem.Semaphore { return semaphore.NewWeighted(size) }},
 	}

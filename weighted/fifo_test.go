@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/semacat/sem"
+
 	"github.com/semacat/sem/internal/acquiretest"
 )
 
@@ -130,34 +132,53 @@ func (f *fifo) put(w *fifoWaiter) {
 	}
 }
 
-// The fifo contender keeps the guarantees it stands for in BenchmarkHandOff:
-// a head that does not fit blocks a smaller request behind it, whether the
-// smaller one comes while permits are free or is queued when they come
-// back, and a TryAcquire does not pass either.
+// The fifo contender, and the additive ones built on it, keep the
+// guarantees they stand for in BenchmarkHandOff: a head that does not fit
+// blocks a smaller request behind it, whether the smaller one comes while
+// permits are free or is queued when they come back, and a TryAcquire does
+// not pass either.
 func TestFifoContenderKeepsOrder(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		f := &fifo{free: 3}
-		require.True(t, f.TryAcquire(3))
-		head := acquiretest.Go(f, 3)
-		synctest.Wait()
-		f.Release(1)
-		small := acquiretest.Go(f, 1)
-		synctest.Wait()
-		assert.False(t, small.Returned(), "a request of 1 took a free permit past the queued request of 3")
-		f.Release(1)
-		synctest.Wait()
-		assert.False(t, small.Returned(), "a Release granted a request of 1 past the queued request of 3")
-		assert.False(t, f.TryAcquire(1), "TryAcquire passed the queue")
-		f.Release(1)
-		synctest.Wait()
-		require.True(t, head.Served())
-		assert.False(t, small.Returned())
-		f.Release(3)
-		synctest.Wait()
-		require.True(t, small.Served())
-		f.Release(1)
-		assert.Equal(t, int64(3), f.free)
-		head.Cancel()
-		small.Cancel()
-	})
+	for _, c := range fifoContenders {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) { checkKeepsOrder(t, c.new(3)) })
+		})
+	}
+}
+
+// fifoContenders are fifo and the additive contenders, each with 3 permits.
+var fifoContenders = []struct {
+	name string
+	new  func(size int64) sem.Semaphore
+}{
+	{"fifo", func(size int64) sem.Semaphore { return &fifo{free: size} }},
+	{"add1ctx", func(size int64) sem.Semaphore { return &addCtx{free: size} }},
+	{"add2state", newAddState},
+	{"add3checks", func(size int64) sem.Semaphore { return newAddChecks(size) }},
+	{"add4hook", func(size int64) sem.Semaphore { return newAddHook(size) }},
+	{"add5pool", func(size int64) sem.Semaphore { return newAddPool(size) }},
+}
+
+func checkKeepsOrder(t *testing.T, f sem.Semaphore) {
+	require.True(t, f.TryAcquire(3))
+	head := acquiretest.Go(f, 3)
+	synctest.Wait()
+	f.Release(1)
+	small := acquiretest.Go(f, 1)
+	synctest.Wait()
+	assert.False(t, small.Returned(), "a request of 1 took a free permit past the queued request of 3")
+	f.Release(1)
+	synctest.Wait()
+	assert.False(t, small.Returned(), "a Release granted a request of 1 past the queued request of 3")
+	assert.False(t, f.TryAcquire(1), "TryAcquire passed the queue")
+	f.Release(1)
+	synctest.Wait()
+	require.True(t, head.Served())
+	assert.False(t, small.Returned())
+	f.Release(3)
+	synctest.Wait()
+	require.True(t, small.Served())
+	f.Release(1)
+	assert.True(t, f.TryAcquire(3), "the permits did not all come back")
+	head.Cancel()
+	small.Cancel()
 }
