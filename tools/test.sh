@@ -54,7 +54,7 @@ trap 'rm -rf "$logs"' EXIT
 export SEMACAT_LONG=1
 # The longest jobs first, so that none of them starts last and runs alone.
 jobs="release-check"
-for j in lab lab/limitsim . redissem etcdsem; do
+for j in lab lab/limitsim . redissem etcdsem docs; do
 	case " $* " in *" ${j%/limitsim} "*) jobs="$jobs $j" ;; esac
 done
 for m in "$@"; do
