@@ -18,7 +18,7 @@ import (
 // the Waiting counts, and weighted's way of recycling nodes). Set beside
 // fifo and weighted in the same run, each step's cpu-ns/op against the one
 // before is what that feature costs per hand-off
-// (testdata/handoff-additive.txt).
+// (docs/results/weighted/handoff-additive.txt).
 
 // addNode is a queued Acquire of the contenders from addCtx on.
 type addNode struct {

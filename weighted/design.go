@@ -148,7 +148,7 @@ package weighted
 // Where the time goes now, in BenchmarkHandOff at size 4 (two processors
 // handing off at once, every call through the mutex), counted per
 // hand-off, with fifo beside it; the figures are in
-// testdata/handoff-size4.txt, taken with the commands it names:
+// docs/results/weighted/handoff-size4.txt, taken with the commands it names:
 //
 //   - Wake-ups. One channel send per grant, sent after the unlock, and
 //     every woken waiter runs owning its permits, since a grant lists only
@@ -207,7 +207,7 @@ package weighted
 // and the counts Waiting reports, add5pool this package's recycling of
 // nodes; this package is add5pool's features in its own code. Set side by
 // side in interleaved rounds, two runs of all of them and a third of the
-// last steps (testdata/handoff-additive.txt, with the commands), by
+// last steps (docs/results/weighted/handoff-additive.txt, with the commands), by
 // cpu-ns/op:
 //
 //	step        what it adds beside the step before
@@ -257,7 +257,7 @@ package weighted
 // instead of in the semaphore); and a waiter node reordered and padded
 // so that the fields a hand-off touches share one cache line. Measured
 // and rejected the same way since, each set beside fifo in the same
-// interleaved runs (testdata/handoff-size4.txt has the three): the plain
+// interleaved runs (docs/results/weighted/handoff-size4.txt has the three): the plain
 // writes a hand-off does beside the mutex's and the node's, left out
 // where they change nothing (a head leaving the queue without writing the
 // next node's back link, no store of the state word when a Release grants
