@@ -27,10 +27,6 @@ const (
 	ClientDeadline = 150 * time.Millisecond
 )
 
-// UnloadedP99 is the p99 of a request's time on an idle backend, before a
-// latency step, with the default spread.
-const UnloadedP99 = Service * 1196 / 1000
-
 // Open is a scenario of open-loop arrivals.
 type Open struct {
 	Name     string
@@ -75,11 +71,6 @@ func (d Spread) work(u float64) float64 {
 // p99 is the 99th percentile of the work d draws.
 func (d Spread) p99() time.Duration {
 	return time.Duration(math.Round(d.work(0.99)))
-}
-
-// String names the distribution as the docs do.
-func (d Spread) String() string {
-	return [...]string{"±20% uniform", "±50% uniform", "exponential"}[d]
 }
 
 // measured is the span of s whose successes the measures count: from the
