@@ -80,7 +80,12 @@ func or(v, def float64) float64 {
 // capacities, by design: at 2 the largest fixed size that meets the p99
 // goal only about matches the peer, and an adaptive limit must spend some
 // time below it; at 8 no fixed size within a quarter of the capacity
-// matches it (results.md measures both). The zero value is ready to use.
+// matches it (results.md measures both). Like every algorithm, it is
+// measured on work whose time on an idle backend varies by ±20%: where it
+// varies as much as an exponential distribution's, or by ±50%, the
+// window's fastest request, set against the fastest ever seen, reads as a
+// queue that is not there and the limit sinks far below the capacity, as
+// results.md measures. The zero value is ready to use.
 type AIMD struct {
 	// Increase is added per window without congestion, at most 0.075 of
 	// the limit; default 1.
@@ -130,7 +135,12 @@ func (a *AIMD) backoff(w Window) float64 {
 // capacities, by design: at 2 the largest fixed size that meets the p99
 // goal only about matches the peer, and at 8 no fixed size within a
 // quarter of the capacity matches it, as docs/adaptive/results.md
-// measures. The zero value is ready to use.
+// measures. Like every algorithm, it is measured on work whose time on an
+// idle backend varies by ±20%: where it varies as much as an exponential
+// distribution's, or by ±50%, the window's fastest request, set against
+// the fastest ever seen, reads as a queue that is not there and the limit
+// sinks far below the capacity, as results.md measures. The zero value is
+// ready to use.
 type Vegas struct {
 	// Alpha and Beta bound the queue, as fractions of the limit; defaults
 	// 0.05 and 0.1. Beta is at least 0.75 of a request.
@@ -182,7 +192,12 @@ func (v *Vegas) Next(w Window) float64 {
 // requests failed multiplies the limit by 0.9, whatever the latency: a
 // backend that fails fast when full answers its failures faster than its
 // work, and would otherwise let the limit climb while half the requests
-// fail. The zero value is ready to use.
+// fail. Like every algorithm, it is measured on work whose time on an idle
+// backend varies by ±20%: where it varies as much as an exponential
+// distribution's, or by ±50%, the window's fastest request, set against an
+// average held near the fastest ever seen, reads as a queue that is not
+// there and the limit sinks far below the capacity, as results.md
+// measures. The zero value is ready to use.
 type Gradient struct {
 	// Tolerance is how much slower than the long-term average a window may
 	// be before the limit shrinks; default 1.

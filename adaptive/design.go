@@ -53,6 +53,14 @@ package adaptive
 // requests that are slow by nature moves the mean but not the minimum: the
 // minimum tells congestion from a tail. Failed requests count as failures
 // and never as latencies, since an overloaded backend often fails fast.
+// The trade-off is that the window's minimum and the no-load latency, the
+// lowest latency ever seen, are different statistics, the fastest of a
+// window's ten or twenty samples and the fastest of thousands: they differ
+// by a few percent when work varies by ±20%, as on the simulator's
+// backend, but by several times when it varies as exponential work does,
+// and the fastest of a window of such work varies from window to window
+// about as much as its mean. There every algorithm reads a queue that is
+// not there and the limit sinks; docs/adaptive/results.md measures it.
 //
 // AIMD, after TCP's congestion avoidance (Jacobson, 1988) and Netflix's
 // concurrency-limits: add a constant per window while the fastest request

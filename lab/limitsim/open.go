@@ -19,16 +19,13 @@ import (
 // backend goes on with the abandoned work.
 const (
 	// Service is a request's mean time on an idle backend; each takes
-	// between 0.8 and 1.2 times it, uniformly.
+	// between 0.8 and 1.2 times it, uniformly, unless the scenario's Spread
+	// says otherwise.
 	Service = 10 * time.Millisecond
 	// ClientDeadline is how long a client waits, from the arrival of its
 	// request, before it gives up.
 	ClientDeadline = 150 * time.Millisecond
 )
-
-// UnloadedP99 is the p99 of a request's time on an idle backend, before a
-// latency step.
-const UnloadedP99 = Service * 1196 / 1000
 
 // Open is a scenario of open-loop arrivals.
 type Open struct {
@@ -45,6 +42,35 @@ type Open struct {
 	// that rejects what it cannot start, whose failures are faster than
 	// its work.
 	FailFast bool
+	// Spread is how a request's time on an idle backend varies around
+	// Service: Uniform20 (the zero value), Uniform50 or Exponential.
+	Spread Spread
+}
+
+// A Spread is a distribution of a request's time on an idle backend, with
+// mean Service.
+type Spread int
+
+const (
+	Uniform20   Spread = iota // uniform between 0.8 and 1.2 times Service
+	Uniform50                 // uniform between 0.5 and 1.5 times Service
+	Exponential               // exponential: as many short requests as a queueing model's
+)
+
+// work draws a request's time on an idle backend from u, uniform in [0, 1).
+func (d Spread) work(u float64) float64 {
+	switch d {
+	case Uniform50:
+		return float64(Service) * (0.5 + u)
+	case Exponential:
+		return -float64(Service) * math.Log1p(-u)
+	}
+	return float64(Service) * (0.8 + 0.4*u)
+}
+
+// p99 is the 99th percentile of the work d draws.
+func (d Spread) p99() time.Duration {
+	return time.Duration(math.Round(d.work(0.99)))
 }
 
 // measured is the span of s whose successes the measures count: from the
@@ -59,9 +85,9 @@ func (s Open) measured() (from, to time.Duration) {
 // unloaded is the p99 of the time on an idle backend in the measured span.
 func (s Open) unloaded() time.Duration {
 	if s.Step != 0 {
-		return time.Duration(float64(UnloadedP99) * s.Step)
+		return time.Duration(float64(s.Spread.p99()) * s.Step)
 	}
-	return UnloadedP99
+	return s.Spread.p99()
 }
 
 // Admitter is what the open-loop simulator drives: a Limiter in one of its
@@ -178,7 +204,7 @@ func (r *openRun) advance(at time.Duration) {
 // that waits, and draws the next arrival.
 func (r *openRun) arrive() {
 	req := &request{start: r.now(), deadline: r.now() + ClientDeadline}
-	req.finish = float64(Service) * (0.8 + 0.4*r.rng.Float64())
+	req.finish = r.sc.Spread.work(r.rng.Float64())
 	if r.sc.Step != 0 && req.start >= r.sc.StepAt {
 		req.finish *= r.sc.Step
 	}

@@ -16,8 +16,9 @@ const OpenInitial = 20
 
 // OpenScenarios are the open-loop scenarios the docs report: sustained
 // overload, a latency step that load did not cause, capacities of 2 and 8,
-// where a request more or less is a large share of the limit, and a
-// backend that fails at once when full.
+// where a request more or less is a large share of the limit, a backend
+// that fails at once when full, and work whose time varies more than the
+// default ±20%: exponential, as queueing models draw it, and ±50%.
 var OpenScenarios = []Open{
 	{Name: "overload 1.5×", Length: 30 * time.Second, Capacity: 32, Load: 1.5},
 	{Name: "overload 3×", Length: 30 * time.Second, Capacity: 32, Load: 3},
@@ -26,6 +27,10 @@ var OpenScenarios = []Open{
 	{Name: "capacity 2", Length: 30 * time.Second, Capacity: 2, Load: 2},
 	{Name: "capacity 8", Length: 30 * time.Second, Capacity: 8, Load: 2},
 	{Name: "fail-fast 2×", Length: 30 * time.Second, Capacity: 32, Load: 2, FailFast: true},
+	{Name: "exponential, capacity 2", Length: 30 * time.Second, Capacity: 2, Load: 2, Spread: Exponential},
+	{Name: "exponential, capacity 8", Length: 30 * time.Second, Capacity: 8, Load: 2, Spread: Exponential},
+	{Name: "exponential, capacity 32", Length: 30 * time.Second, Capacity: 32, Load: 2, Spread: Exponential},
+	{Name: "±50%, capacity 8", Length: 30 * time.Second, Capacity: 8, Load: 2, Spread: Uniform50},
 }
 
 // LongScenario is the run of 600 s that shows whether a limit drifts under
