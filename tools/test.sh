@@ -52,11 +52,16 @@ fi
 logs=$(mktemp -d "${TMPDIR:-/tmp}/semacat-test.XXXXXX")
 trap 'rm -rf "$logs"' EXIT
 export SEMACAT_LONG=1
-# The longest jobs first, so that none of them starts last and runs alone.
-jobs="release-check"
-for j in lab lab/limitsim . redissem etcdsem docs; do
-	case " $* " in *" ${j%/limitsim} "*) jobs="$jobs $j" ;; esac
+# The longest jobs first, so that none of them starts last and runs alone;
+# lab's fault scenarios, whose workers and servers need their turn on the
+# processor within a fraction of a lease, before the release check, whose
+# four users of v0.1.0 run side by side: with the two at once, starved
+# lease refreshes made the fault checker report losses no fault explained.
+jobs=""
+for j in lab lab/limitsim . release-check redissem etcdsem docs; do
+	case " $* release-check " in *" ${j%/limitsim} "*) jobs="$jobs $j" ;; esac
 done
+jobs=${jobs# }
 for m in "$@"; do
 	case " $jobs " in *" $m "*) ;; *) jobs="$jobs $m" ;; esac
 done
