@@ -45,6 +45,7 @@ const (
 	deanSettles      = 150 * check.Tick // the Dean is surely waiting by then
 	lastEnters       = 30 * check.Tick  // the one more takes that long to come in
 	leaveSpread      = 50               // ticks over which the others leave
+	patience         = 200              // polls, ten ticks apart, for the one more
 )
 
 // shrinkingParty is one shrinking party, run by the Dean's goroutine at
@@ -62,14 +63,20 @@ func shrinkingParty(ctx context.Context, r *check.Run, room PartyRoom, visit, fi
 			return room.Student(ctx, func() { r.Record(who, "enter", i); entered.Add(1) },
 				func() {
 					r.Record(who, "party", i)
-					for !crossed.Load() {
+					for range patience { // not forever: the Dean may keep the one more out
+						if crossed.Load() {
+							break
+						}
 						r.Sleep(10 * check.Tick)
 					}
 					r.Sleep(time.Duration(i%leaveSpread) * check.Tick)
 				}, func() { r.Record(who, "leave", i) })
 		})
 	}
-	for entered.Load() < Crowd {
+	for range patience * 10 { // not forever: the solution may keep them out
+		if entered.Load() == Crowd {
+			break
+		}
 		r.Sleep(check.Tick)
 	}
 	r.Record("dean", "come", visit)
