@@ -35,10 +35,9 @@ const (
 
 // Problem19 is Santa Claus. The scenario: Santa sleeps in, and wakes to
 // three elves and the whole herd waiting, so he must choose the reindeer.
-// Then he helps the three elves for a long time;
-// meanwhile all nine reindeer come back, so that when he is done the herd
-// waits, and the group he helped is still there. Then three more elves,
-// three at random, and the reindeer's second Christmas.
+// Then he helps the three elves for a long time, and when he is done the
+// group he helped is still there. Then three more elves, three at random,
+// and the reindeer's second Christmas.
 var Problem19 = check.Problem[func(check.NewSemaphore) Workshop]{
 	Seeds: seeds,
 	Scenario: func(r *check.Run, newWorkshop func(check.NewSemaphore) Workshop) {
