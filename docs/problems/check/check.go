@@ -56,6 +56,7 @@ package check
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -174,7 +175,35 @@ func (p Problem[S]) run(t *testing.T, seed uint64, solution S) (log []Event, err
 
 // replayLine says how to make the run of seed again, alone, with its log.
 func replayLine(t *testing.T, seed uint64) string {
-	return fmt.Sprintf("(run it again alone, with its log: %sCHECK_SEED=%d go test -v -run '%s')", replayEnv(), seed, runPattern(t.Name()))
+	root, pkg := packageDir()
+	return fmt.Sprintf("(run it again alone, with its log, from %s: %sCHECK_SEED=%d go test -v -run '%s' %s)", root, replayEnv(), seed, runPattern(t.Name()), pkg)
+}
+
+// packageDir returns the directory go test runs in (the directory of the
+// nearest go.work above the test's package, or else of its go.mod) and
+// the package's directory relative to it: "./docs/problems/workspace".
+// A test binary runs in its package's directory.
+func packageDir() (root, pkg string) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "the package's directory", "."
+	}
+	for _, file := range []string{"go.work", "go.mod"} {
+		for d := wd; ; d = filepath.Dir(d) {
+			if _, err := os.Stat(filepath.Join(d, file)); err == nil {
+				rel, err := filepath.Rel(d, wd)
+				if err != nil {
+					return wd, "."
+				}
+				return d, "./" + filepath.ToSlash(rel) // "./." if d is wd: still a directory
+
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	return wd, "."
 }
 
 // replayEnv returns the SEMACAT_ and CHECK_ variables of this run's

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"sync"
 	"testing"
@@ -20,8 +21,8 @@ import (
 // real semaphores (chansem's), so that under go test -race an access to
 // a shared variable that the solution does not guard is reported, with
 // both goroutines' stacks. A free run judges nothing but what its
-// goroutines return: the order its events are recorded in is not the
-// order things happened in. It runs in a testing/synctest bubble, whose
+// goroutines return: with all at once, no log would hold the order things
+// happened in. It runs in a testing/synctest bubble, whose
 // clock keeps the scenario's timing, and a deadlock ends at once, at the
 // Deadline of the bubble's clock.
 
@@ -29,11 +30,24 @@ import (
 // detector.
 const freeRuns = 3
 
-// free is the state of a free run: every field of Run it uses is guarded
-// by mu.
+// free is the state of a free run. Its goroutines share nothing of the
+// Run that they write while they run: a lock or channel they all took on
+// each event would order their accesses for the race detector, which then
+// misses the races in between. So a free run keeps no log (nothing judges
+// it), draws Rand from the goroutine-safe generator of math/rand/v2, and
+// each goroutine keeps what it returns to itself until all have ended.
 type free struct {
-	mu               sync.Mutex
 	workers, servers sync.WaitGroup
+
+	mu      sync.Mutex // guards started, appended to as goroutines start
+	started []*freeGoroutine
+}
+
+// freeGoroutine is a goroutine of a free run, and what it returned.
+type freeGoroutine struct {
+	who    string
+	server bool
+	err    error
 }
 
 // FreeRun runs the scenario once on real goroutines and real semaphores,
@@ -55,6 +69,11 @@ func (p Problem[S]) FreeRun(t *testing.T, seed uint64, solution S) (err error) {
 		if r.ctx.Err() != nil {
 			r.deadlock = true
 		}
+		for _, g := range r.free.started {
+			if !(g.server && errors.Is(g.err, context.Canceled)) {
+				r.fail(g.who, g.err)
+			}
+		}
 		err = errors.Join(r.errs...)
 	})
 	if err != nil {
@@ -63,36 +82,23 @@ func (p Problem[S]) FreeRun(t *testing.T, seed uint64, solution S) (err error) {
 	return nil
 }
 
-// startFree starts a goroutine of a free run.
+// startFree starts a goroutine of a free run. Goroutines start one
+// another only at their start (the scenario's) or rarely, so the lock
+// around started orders little.
 func (r *Run) startFree(who string, server bool, f func(ctx context.Context) error) {
 	wg, ctx := &r.free.workers, r.ctx
 	if server {
 		wg, ctx = &r.free.servers, r.stopCtx
 	}
-	wg.Go(func() {
-		err := r.call(ctx, f)
-		r.free.mu.Lock()
-		defer r.free.mu.Unlock()
-		if server && r.stopped && errors.Is(err, context.Canceled) {
-			err = nil
-		}
-		r.fail(who, err)
-	})
-}
-
-// recordFree logs an event of a free run.
-func (r *Run) recordFree(e Event) {
+	g := &freeGoroutine{who: who, server: server}
 	r.free.mu.Lock()
-	defer r.free.mu.Unlock()
-	r.events = append(r.events, e)
+	r.free.started = append(r.free.started, g)
+	r.free.mu.Unlock()
+	wg.Go(func() { g.err = r.call(ctx, f) })
 }
 
 // workFree is Work in a free run.
-func (r *Run) workFree(who, what string, n int, d time.Duration) {
-	r.recordFree(Event{Who: who, What: what, N: n})
-	sleepFree(d)
-	r.recordFree(Event{Who: who, What: what, N: n, End: true})
-}
+func (r *Run) workFree(d time.Duration) { sleepFree(d) }
 
 // sleepFree is Sleep in a free run: the bubble's clock moves only when
 // every goroutine of the run is blocked, so the scenario's timing holds
@@ -106,12 +112,8 @@ func sleepFree(d time.Duration) {
 	time.Sleep(d)
 }
 
-// randFree is Rand in a free run.
-func (r *Run) randFree(n int) int {
-	r.free.mu.Lock()
-	defer r.free.mu.Unlock()
-	return r.rng.IntN(n)
-}
+// randFree is Rand in a free run: not seeded, as the run is not.
+func randFree(n int) int { return rand.IntN(n) }
 
 // newFreeSemaphore is NewSemaphore in a free run: a real semaphore.
 func newFreeSemaphore(size, available int64) *chansem.Semaphore {

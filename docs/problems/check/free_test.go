@@ -15,14 +15,18 @@ import (
 
 // racyCount counts two goroutines' arrivals in a plain variable with no
 // mutex around it, on a scenario whose every run passes its rules: only
-// the race detector can reject it, and only in a free run.
+// the race detector can reject it, and only in a free run. Each records
+// an event and draws a number before counting and one after: a free run
+// whose recording ordered the goroutines would hide the race.
 func racyCount(r *check.Run) {
 	n := 0
 	s := r.NewSemaphore(1, 1)
 	for _, who := range []string{"a", "b"} {
 		r.Go(who, func(ctx context.Context) error {
 			r.Sleep(check.Tick)
+			r.Record(who, "come", r.Rand(2))
 			n++ // unguarded
+			r.Record(who, "counted", 0)
 			if err := s.Acquire(ctx, 1); err != nil {
 				return err
 			}

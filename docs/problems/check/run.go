@@ -333,8 +333,7 @@ func (r *Run) Sleep(d time.Duration) {
 // Record logs that who did what, at once.
 func (r *Run) Record(who, what string, n int) {
 	if r.free != nil {
-		r.recordFree(Event{Who: who, What: what, N: n})
-		return
+		return // a free run keeps no log: see free
 	}
 	if r.current != nil {
 		r.current.failedTries = 0
@@ -349,7 +348,7 @@ func (r *Run) Act(who, what string, n int) { r.Work(who, what, n, Tick+r.nudge()
 // Work logs that who begins what, works for d, and logs that it ends.
 func (r *Run) Work(who, what string, n int, d time.Duration) {
 	if r.free != nil {
-		r.workFree(who, what, n, d)
+		r.workFree(d)
 		return
 	}
 	r.Record(who, what, n)
@@ -361,7 +360,7 @@ func (r *Run) Work(who, what string, n int, d time.Duration) {
 // from seed to seed.
 func (r *Run) Rand(n int) int {
 	if r.free != nil {
-		return r.randFree(n)
+		return randFree(n)
 	}
 	return r.rng.IntN(n)
 }

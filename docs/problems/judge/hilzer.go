@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/semacat/sem/docs/problems/check"
@@ -54,17 +55,16 @@ var Problem29 = check.Problem[func(check.NewSemaphore, int) HilzerShop]{
 	Laggards: true,
 	Scenario: func(r *check.Run, newShop func(check.NewSemaphore, int) HilzerShop) {
 		shop := newShop(r.NewSemaphore, ShopHolds)
-		cuts := 0
+		var cuts atomic.Int32 // the barbers' cuts so far: atomic, as free runs run the barbers at once
 		for b := range ShopBarbers {
 			who := name("barber", b)
 			r.Serve(who, func(ctx context.Context) error {
 				return shop.Barber(ctx,
 					func(c int) {
 						d := time.Duration(5+r.Rand(10)) * check.Tick
-						if cuts < ShopBarbers {
+						if cuts.Add(1) <= ShopBarbers {
 							d = firstCuts
 						}
-						cuts++
 						r.Work(who, "cut hair", c, d)
 					},
 					func(c int) { r.Act(who, "accept payment", c) })

@@ -3,6 +3,7 @@ package judge
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/semacat/sem/docs/problems/check"
@@ -35,11 +36,67 @@ const (
 	longParty     = 300 * check.Tick
 )
 
+// The shrinking parties: after a quiet spell (the late students gone), a
+// party of Crowd, the Dean waiting, and one student more who comes while
+// the others are about to leave.
+const (
+	quietSpell       = 700 * check.Tick
+	shrinkingParties = 4
+	deanSettles      = 150 * check.Tick // the Dean is surely waiting by then
+	lastEnters       = 30 * check.Tick  // the one more takes that long to come in
+	leaveSpread      = 50               // ticks over which the others leave
+	patience         = 200              // polls, ten ticks apart, for the one more
+)
+
+// shrinkingParty is one shrinking party, run by the Dean's goroutine at
+// its visit: Crowd students come and party until the one more (student
+// first+Crowd) comes in, then leave one a tick over leaveSpread ticks; so
+// while the one more comes in, students queue to leave, and the Dean,
+// woken by the one more, goes in before they do only if it is handed the
+// room as it is (the mutex), not if it must compete for it.
+func shrinkingParty(ctx context.Context, r *check.Run, room PartyRoom, visit, first int) error {
+	var entered atomic.Int32
+	var crossed atomic.Bool
+	for i := first; i < first+Crowd; i++ {
+		who := name("student", i)
+		r.Go(who, func(ctx context.Context) error {
+			return room.Student(ctx, func() { r.Record(who, "enter", i); entered.Add(1) },
+				func() {
+					r.Record(who, "party", i)
+					for range patience { // not forever: the Dean may keep the one more out
+						if crossed.Load() {
+							break
+						}
+						r.Sleep(10 * check.Tick)
+					}
+					r.Sleep(time.Duration(i%leaveSpread) * check.Tick)
+				}, func() { r.Record(who, "leave", i) })
+		})
+	}
+	for range patience * 10 { // not forever: the solution may keep them out
+		if entered.Load() == Crowd {
+			break
+		}
+		r.Sleep(check.Tick)
+	}
+	r.Record("dean", "come", visit)
+	last := first + Crowd
+	who := name("student", last)
+	r.Go(who, func(ctx context.Context) error {
+		r.Sleep(deanSettles)
+		return room.Student(ctx, func() { crossed.Store(true); r.Record(who, "enter", last); r.Sleep(lastEnters) },
+			func() { r.Work(who, "party", last, check.Tick) }, func() { r.Record(who, "leave", last) })
+	})
+	return room.Dean(ctx, func() { r.Record("dean", "enter", visit) }, func() { r.Record("dean", "leave", visit) })
+}
+
 // Problem30 is the room party. The scenario: eight students come at once
 // and party long; the Dean comes a little later, to a room of eight; then
 // a crowd of 58 comes over some thirty ticks, so that the party passes 50 while
 // the Dean waits; then twelve students at seeded times, and the Dean's
-// second and third visits, one of them most likely to an empty room.
+// second and third visits, one of them most likely to an empty room; then
+// four shrinking parties (see shrinkingParty), one for each of the Dean's
+// last four visits.
 var Problem30 = check.Problem[func(check.NewSemaphore, int) PartyRoom]{
 	Seeds:    seeds,
 	Laggards: true,
@@ -68,6 +125,13 @@ var Problem30 = check.Problem[func(check.NewSemaphore, int) PartyRoom]{
 				r.Record("dean", "come", visit)
 				if err := room.Dean(ctx, func() { r.Record("dean", "enter", visit) },
 					func() { r.Record("dean", "leave", visit) }); err != nil {
+					return err
+				}
+			}
+			r.Sleep(quietSpell)
+			for visit := 3; visit < 3+shrinkingParties; visit++ {
+				first := earlyStudents + partyCrowd + lateStudents + (visit-3)*(Crowd+1)
+				if err := shrinkingParty(ctx, r, room, visit, first); err != nil {
 					return err
 				}
 			}

@@ -27,19 +27,24 @@ const (
 	// is back: a few semaphore operations, each nudged, some waiting for
 	// the mutex behind the other reindeer.
 	wakeLag = 60 * check.Tick
+	// santaSleepsIn is how late Santa begins to serve: by then the first
+	// three elves need help and all nine reindeer are back, for longer than
+	// wakeLag, so that he must choose, and choose the reindeer.
+	santaSleepsIn = 100 * check.Tick
 )
 
-// Problem19 is Santa Claus. The scenario:
-// Three elves wake Santa at once, and he helps them for a long time;
-// meanwhile all nine reindeer come back, so that when he is done the herd
-// waits, and the group he helped is still there. Then three more elves,
-// three at random, and the reindeer's second Christmas.
+// Problem19 is Santa Claus. The scenario: Santa sleeps in, and wakes to
+// three elves and the whole herd waiting, so he must choose the reindeer.
+// Then he helps the three elves for a long time, and when he is done the
+// group he helped is still there. Then three more elves, three at random,
+// and the reindeer's second Christmas.
 var Problem19 = check.Problem[func(check.NewSemaphore) Workshop]{
 	Seeds: seeds,
 	Scenario: func(r *check.Run, newWorkshop func(check.NewSemaphore) Workshop) {
 		w := newWorkshop(r.NewSemaphore)
 		helped := false
 		r.Serve("santa", func(ctx context.Context) error {
+			r.Sleep(santaSleepsIn)
 			return w.Santa(ctx, func() { r.Act("santa", "prepare sleigh", 0) }, func() {
 				d := check.Tick
 				if !helped {

@@ -93,5 +93,10 @@ func TestRoomParty(t *testing.T) {
 				return &noLockOut{mutex: n(1, 1), clear: n(1, 0), crowd: crowd}
 			},
 			Want: "while the Dean is in the room: no student comes in then",
+		},
+		check.Wrong[solution]{
+			Name:     "DeanRechecks", // woken without the mutex: a leaver shrinks the party first
+			Solution: func(n check.NewSemaphore, crowd int) judge.PartyRoom { return newDeanRechecks(n, crowd) },
+			Want:     "the Dean breaks such a party up, and does not wait it out",
 		})
 }

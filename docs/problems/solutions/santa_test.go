@@ -23,6 +23,11 @@ func TestSantaClaus(t *testing.T) {
 			Want:     "while all 9 reindeer have been back",
 		},
 		check.Wrong[solution]{
+			Name:     "HeldMutexElvesFirst",
+			Solution: func(n check.NewSemaphore) judge.Workshop { return newHeldMutexElvesFirst(n) },
+			Want:     "while all 9 reindeer have been back",
+		},
+		check.Wrong[solution]{
 			Name:     "HelpStartsGiven",
 			Solution: func(n check.NewSemaphore) judge.Workshop { return solutions.NewWorkshop(helpStartsGiven(n)) },
 			Want:     "elf 0: get help 0 before Santa began to help its group",

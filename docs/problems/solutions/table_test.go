@@ -206,7 +206,7 @@ func TestProblemIndex(t *testing.T) {
 	require.Contains(t, string(page), fmt.Sprintf("\n%d graded problems:", len(problemNumbers)),
 		"README.md's count of problems is not the number of checkers")
 	for test, n := range problemNumbers {
-		require.Regexp(t, fmt.Sprintf("\n\\| %d \\| [^|]+ \\| [^|]+ \\| `%s` \\|", n, test), string(page),
+		require.Regexp(t, fmt.Sprintf("\n\\| %d \\| [^|]+ \\| [^|]+ \\| `TestProblem%d` \\| `%s` \\|", n, n, test), string(page),
 			"README.md's index has no row for problem %d", n)
 	}
 }
