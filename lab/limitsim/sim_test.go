@@ -130,7 +130,8 @@ func TestScenarios(t *testing.T) {
 }
 
 // raceScenario runs the open-loop scenario at a capacity of 2, the
-// quickest, with every contender.
+// quickest, with every contender, and the first closed-loop scenario with
+// each algorithm: both loops of the simulator, for the detector to watch.
 func raceScenario(t *testing.T) {
 	i := slices.IndexFunc(limitsim.OpenScenarios, func(sc limitsim.Open) bool { return sc.Capacity == 2 })
 	require.GreaterOrEqual(t, i, 0, "no open-loop scenario at a capacity of 2")
@@ -138,7 +139,12 @@ func raceScenario(t *testing.T) {
 		rows := limitsim.CompareOpen(limitsim.OpenScenarios[i], limitsim.OpenContenders(), openSeed)
 		require.NotEmpty(t, rows)
 	})
-	t.Log("the race detector is on: only the scenario at a capacity of 2 ran, and nothing was checked against docs/adaptive/results.md; run go test without -race for the whole comparison")
+	for _, c := range limitsim.Algorithms {
+		synctest.Test(t, func(t *testing.T) {
+			limitsim.Run(limitsim.Scenarios[0], c.New(), c.Initial)
+		})
+	}
+	t.Log("the race detector is on: only the open-loop scenario at a capacity of 2 and the first closed-loop scenario ran, and nothing was checked against docs/adaptive/results.md; run go test without -race for the whole comparison")
 }
 
 func results(rows []limitsim.Row, settings []limitsim.Setting) string {
