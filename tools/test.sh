@@ -41,6 +41,8 @@ job() {
 	[ -e "$2.failed" ] && status=FAIL
 	echo "   $1: $status in $(($(date +%s) - start))s"
 }
+# Long mode for every job, also one run by hand with --job.
+export SEMACAT_LONG=1
 # logof JOB: the log file of JOB in the folder $logs.
 logof() { echo "$logs/$(echo "$1" | tr / -).log"; }
 if [ "${1:-}" = --job ]; then
@@ -51,7 +53,6 @@ fi
 
 logs=$(mktemp -d "${TMPDIR:-/tmp}/semacat-test.XXXXXX")
 trap 'rm -rf "$logs"' EXIT
-export SEMACAT_LONG=1
 # The longest jobs first, so that none of them starts last and runs alone;
 # lab's fault scenarios, whose workers and servers need their turn on the
 # processor within a fraction of a lease, before the release check, whose
