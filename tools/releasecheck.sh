@@ -29,7 +29,7 @@
 # cache), redissem and etcdsem (a program, their tests; an etcdsem user's
 # graph must not hold the etcd server), and benchmarks (semabench run by
 # path, a race of the consumer's own semaphore through benchmarks.Race,
-# and semabench -from on that race's output). For v0.2.0 a lighter set:
+# semabench -from on that race's output, and its packages' tests). For v0.2.0 a lighter set:
 # the core (a program; it must get v0.2.0 with the change) and benchmarks
 # (semabench by path and the race), whose go.mod requires the root at
 # v0.2.0 from the proxy. Each consumer's module count is printed.
@@ -321,7 +321,12 @@ GO
 	fi
 	row "etcdsem v0.1.0" "installs, builds, its tests pass, no etcd server" "$(modules) modules"
 }
-bench_v010() { bench v0.1.0; }
+bench_v010() {
+	bench v0.1.0
+	step "benchmarks v0.1.0: go get -t github.com/semacat/sem/benchmarks/..." go get -t "github.com/semacat/sem/benchmarks/...@v0.1.0"
+	step "benchmarks v0.1.0: go test github.com/semacat/sem/benchmarks/..." go test -count=1 github.com/semacat/sem/benchmarks/...
+	row "benchmarks v0.1.0" "$(grep -c '^ok' "$log") packages' tests pass" ""
+}
 for u in $users; do
 	(
 		log=$tmp/log-$u summary=""
