@@ -107,11 +107,11 @@ bench:
 bench-long:
 	$(SEMABENCH) -command "make bench-long" $(if $(IMPL),-impl '$(IMPL)') -long -rounds 10 -benchtime 100ms -out $(CURDIR)/benchmarks/results/latest
 
-## bench-reference: the default scenarios, 50ms each, into the committed
+## bench-reference: the default scenarios, 10 rounds of 50ms each, into the committed
 ## docs/results/reference, and the README's and docs' figures from it
 ## (run it on a quiet machine)
 bench-reference:
-	$(SEMABENCH) -command "make bench-reference" -blocks -benchtime 50ms -out $(REFERENCE)
+	$(SEMABENCH) -command "make bench-reference" -blocks -rounds 10 -benchtime 50ms -out $(REFERENCE)
 	$(FIGURES)
 
 ## bench-render: the reference report (results.md, blocks.md, charts) and

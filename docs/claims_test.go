@@ -233,8 +233,9 @@ func TestClaimsChecker(t *testing.T) {
 		{"significantly above without claim", "condsem is significantly above here.\n", "without a claim"},
 		{"claim in another bullet", "- weighted is below x/sync.\n- condsem is below x/sync.\n  <!-- claim: condsem < xsync in " + sc + " -->\n", "without a claim"},
 		{"claims in their bullets", "- weighted is level with x/sync.\n  <!-- claim: weighted ~ xsync in " + sc + " -->\n- condsem is below x/sync.\n  <!-- claim: condsem < xsync in " + sc + " -->\n", ""},
-		{"true fairness claim", "spinsem's fairness index is level with the mutex's.\n<!-- claim: fairness spinsem ~ mutex in " + sc + " -->\n", ""},
-		{"fairness called lower", "spinsem's fairness index is the lower.\n<!-- claim: fairness spinsem < mutex in " + sc + " -->\n", "the run says spinsem ~ mutex"},
+		{"true fairness claim", "weighted's fairness index is level with the channel's.\n<!-- claim: fairness weighted ~ chan in " + sc + " -->\n", ""},
+		{"fairness called lower", "weighted's fairness index is the lower.\n<!-- claim: fairness weighted < chan in " + sc + " -->\n", "the run says weighted ~ chan"},
+		{"lower fairness called level", "spinsem's fairness index is level with the mutex's.\n<!-- claim: fairness spinsem ~ mutex in " + sc + " -->\n", "the run says spinsem < mutex"},
 		{"fairness called level", "the fair variant's index is level with the plain one's.\n<!-- claim: fairness condsem ~ condsem-fair in " + sc + " -->\n", "the run says condsem < condsem-fair"},
 	} {
 		errs := checkClaims(tc.md, run)
