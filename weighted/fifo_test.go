@@ -176,6 +176,7 @@ func checkKeepsOrder(t *testing.T, f sem.Semaphore) {
 	small := acquiretest.Go(f, 1)
 	synctest.Wait()
 	assert.False(t, small.Returned(), "a request of 1 took a free permit past the queued request of 3")
+	assert.False(t, head.Returned(), "a Release granted the request of 3 with 1 permit free")
 	f.Release(1)
 	synctest.Wait()
 	assert.False(t, small.Returned(), "a Release granted a request of 1 past the queued request of 3")

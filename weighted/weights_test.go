@@ -7,10 +7,15 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"golang.org/x/sync/semaphore"
 
 	"github.com/semacat/sem"
+	"github.com/semacat/sem/internal/acquiretest"
 	"github.com/semacat/sem/weighted"
 )
 
@@ -113,14 +118,27 @@ func BenchmarkHandOffWakeups(b *testing.B) {
 	})
 	b.Run(fmt.Sprintf("weights=1-%d/size=%d/impl=weighted", weightsMax, weightsSize), func(b *testing.B) {
 		s := weighted.New(weightsSize)
-		var parks, batches atomic.Int64
-		s.SetTestHookPark(func() { parks.Add(1) })
-		s.SetTestHookWake(func() { batches.Add(1) })
+		c := countWakeups(s)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		weightsConvoy(b, ctx, s, weightsSize, weightsGoroutines)
-		reportWakeups(b, parks.Load(), batches.Load())
+		reportWakeups(b, c.parks.Load(), c.batches.Load())
 	})
+}
+
+// wakeupCounts are the wake-ups of a weighted.Semaphore, counted by
+// countWakeups: parks, the waiters that parked, each woken once; batches,
+// the unlocks that woke any.
+type wakeupCounts struct{ parks, batches atomic.Int64 }
+
+// countWakeups installs on s, before it is shared, the test hooks that
+// count its wake-ups. Only a waiter whose context can be done reaches the
+// park hook.
+func countWakeups(s *weighted.Semaphore) *wakeupCounts {
+	c := new(wakeupCounts)
+	s.SetTestHookPark(func() { c.parks.Add(1) })
+	s.SetTestHookWake(func() { c.batches.Add(1) })
+	return c
 }
 
 // reportWakeups reports the wake-ups a run of b.N cycles counted, and the
@@ -151,4 +169,53 @@ func (f *countedFifo) Release(n int64) {
 	}
 	f.mu.Unlock()
 	wakeFifo(woken)
+}
+
+// The counts of BenchmarkHandOffWakeups are what they say, for fifo and
+// for weighted: a Release that serves nobody wakes no batch, one whose
+// permits serve two queued waiters at once is one batch of two wake-ups.
+func TestWakeupCounts(t *testing.T) {
+	t.Run("fifo", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			f := &countedFifo{fifo: fifo{free: 4}}
+			checkWakeupCounts(t, f, func() (int64, int64) { return int64(f.wakeups), int64(f.batches) })
+		})
+	})
+	t.Run("weighted", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			s := weighted.New(4)
+			c := countWakeups(s)
+			checkWakeupCounts(t, s, func() (int64, int64) { return c.parks.Load(), c.batches.Load() })
+		})
+	})
+}
+
+// checkWakeupCounts queues requests of 3, 1 and 1 on s, a semaphore of 4
+// permits, behind all of them held, and gives the permits back so that
+// the first two are woken together and the last alone.
+func checkWakeupCounts(t *testing.T, s sem.Semaphore, counts func() (wakeups, batches int64)) {
+	require.True(t, s.TryAcquire(4))
+	var calls []*acquiretest.Call
+	for _, n := range []int64{3, 1, 1} {
+		calls = append(calls, acquiretest.Go(s, n))
+		synctest.Wait()
+	}
+	s.Release(1) // 1 free: the head wants 3
+	synctest.Wait()
+	_, batches := counts()
+	assert.Zero(t, batches, "a Release that served nobody counted as a batch")
+	s.Release(3) // 4 free: the 3 and the first 1
+	synctest.Wait()
+	require.True(t, calls[0].Served())
+	require.True(t, calls[1].Served())
+	require.False(t, calls[2].Returned())
+	s.Release(1) // the first 1 gives its permit back: the last 1
+	synctest.Wait()
+	require.True(t, calls[2].Served())
+	s.Release(4) // nobody waits
+	wakeups, batches := counts()
+	assert.Equal(t, [2]int64{3, 2}, [2]int64{wakeups, batches}, "wake-ups and batches")
+	for _, c := range calls {
+		c.Cancel()
+	}
 }
