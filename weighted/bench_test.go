@@ -37,12 +37,14 @@ import (
 //   - xsync: golang.org/x/sync/semaphore's Weighted, with the same
 //     guarantees, which allocates a list element and a channel per wait.
 //
+// With weights (see handOffWeights), 16 goroutines on size 8 cycle
+// Acquire(w) and Release(w), w from 1 to 4, with nothing done while they
+// hold the permits, as in the harness's goroutines=16/size=8/weights=1-4;
+// only the contenders that serve weights run it, from fifo on.
+//
 // Each reports its process CPU time per operation besides (see reportCPU).
 func BenchmarkHandOff(b *testing.B) {
-	contenders := []struct {
-		name string
-		new  func(size int64) sem.Semaphore
-	}{
+	contenders := []contender{
 		{"chan", func(size int64) sem.Semaphore { return make(acquiretest.RawChan, size) }},
 		{"chan+mutex", func(size int64) sem.Semaphore { return &lockedChan{c: make(chan struct{}, size)} }},
 		{"fifo", func(size int64) sem.Semaphore { return &fifo{free: size} }},
@@ -64,6 +66,7 @@ func BenchmarkHandOff(b *testing.B) {
 			reportCPU(b, func() { convoy(b, c.new(4), 4, 64) })
 		})
 	}
+	handOffWeights(b)
 }
 
 // reportCPU runs bench and reports the process CPU time it used per

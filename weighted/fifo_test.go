@@ -87,7 +87,16 @@ func (f *fifo) TryAcquire(n int64) bool {
 func (f *fifo) Release(n int64) {
 	f.mu.Lock()
 	f.free += n
-	var woken, last *fifoWaiter
+	woken := f.grant()
+	f.mu.Unlock()
+	wakeFifo(woken)
+}
+
+// grant takes from the queue, in order, the waiters the free permits
+// serve, and returns them linked through next, to be woken after the
+// unlock. f.mu must be held.
+func (f *fifo) grant() (woken *fifoWaiter) {
+	var last *fifoWaiter
 	for w := f.head; w != nil && w.n <= f.free; w = f.head {
 		f.free -= w.n
 		f.head = w.next
@@ -102,7 +111,11 @@ func (f *fifo) Release(n int64) {
 		}
 		last = w
 	}
-	f.mu.Unlock()
+	return woken
+}
+
+// wakeFifo wakes the waiters of a list that grant returned.
+func wakeFifo(woken *fifoWaiter) {
 	for w := woken; w != nil; {
 		next := w.next
 		w.wake <- struct{}{}
@@ -146,10 +159,7 @@ func TestFifoContenderKeepsOrder(t *testing.T) {
 }
 
 // fifoContenders are fifo and the additive contenders, each with 3 permits.
-var fifoContenders = []struct {
-	name string
-	new  func(size int64) sem.Semaphore
-}{
+var fifoContenders = []contender{
 	{"fifo", func(size int64) sem.Semaphore { return &fifo{free: size} }},
 	{"add1ctx", func(size int64) sem.Semaphore { return &addCtx{free: size} }},
 	{"add2state", newAddState},
@@ -166,6 +176,7 @@ func checkKeepsOrder(t *testing.T, f sem.Semaphore) {
 	small := acquiretest.Go(f, 1)
 	synctest.Wait()
 	assert.False(t, small.Returned(), "a request of 1 took a free permit past the queued request of 3")
+	assert.False(t, head.Returned(), "a Release granted the request of 3 with 1 permit free")
 	f.Release(1)
 	synctest.Wait()
 	assert.False(t, small.Returned(), "a Release granted a request of 1 past the queued request of 3")
