@@ -69,8 +69,9 @@ type testHooks struct {
 	// park runs just before a queued waiter blocks, the moment at which
 	// its grant and its context may both become ready.
 	park func()
-	// frozen runs in freeze once the slow bit is set, before the caller
-	// stores the word it computes from the copy freeze returned.
+	// frozen runs in grant, before it grants: the slow bit is set, by
+	// freeze, and the caller has yet to store the word it computes from
+	// the copy freeze returned.
 	frozen func()
 	// trySlow runs in TryAcquire once it has found the slow bit set,
 	// before it takes the mutex to decide.
@@ -274,15 +275,24 @@ func (s *Semaphore) Release(n int64) {
 }
 
 // acquireSlow queues an Acquire(n) that could not be served at once and waits
-// for its grant or for ctx.
+// for its grant or for ctx, and reports the wait to the function OnWait
+// installed, if any.
+//
+// It unlocks with s.mu.Unlock, not unlock: enqueue grants and fails
+// nobody, so nobody is listed to be woken (every holder of the mutex that
+// lists anyone unlocks with unlock, which empties the list). The call
+// saved, with the observer's calls made here rather than in a function of
+// their own, keeps the path of a waiter as short in calls as it can be
+// (BenchmarkHandOff, the weights scenario at GOMAXPROCS=1).
 func (s *Semaphore) acquireSlow(ctx context.Context, n int64) error {
 	s.mu.Lock()
 	w, err := s.enqueue(ctx, n)
-	s.unlock()
+	s.mu.Unlock()
 	if w == nil {
 		return err
 	}
-	return s.wait(ctx, w)
+	o := s.onWait.Start(n)
+	return o.End(s.park(ctx, w))
 }
 
 // park blocks the queued waiter w until its grant, its failure, or ctx.
@@ -367,14 +377,14 @@ func (s *Semaphore) releaseSlow(n int64) {
 // freeze, called with s.mu held, sets the slow bit unless it is set
 // already, and returns the state word: from then on no fast path changes
 // it. Only holders of the mutex clear the bit, so a load that finds it set
-// needs no read-modify-write.
+// needs no read-modify-write. Every caller then calls grant before it
+// stores the word, so the frozen test hook runs there: without it freeze
+// is small enough to be inlined, which keeps a call out of every Release
+// that takes the mutex (BenchmarkHandOff).
 func (s *Semaphore) freeze() uint64 {
 	st := s.state.Load()
 	if st&slow == 0 {
 		st = s.state.Or(slow) | slow
-	}
-	if t := s.test; t != nil && t.frozen != nil {
-		t.frozen()
 	}
 	return st
 }
@@ -394,6 +404,9 @@ func (s *Semaphore) held(st uint64) int64 {
 // it fits: the cancellation came before this grant, so it wins, and a
 // grant once made is final.
 func (s *Semaphore) grant(st uint64) uint64 {
+	if t := s.test; t != nil && t.frozen != nil {
+		t.frozen()
+	}
 	for {
 		w := s.q.head
 		if w == nil {
