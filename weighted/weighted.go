@@ -274,16 +274,10 @@ func (s *Semaphore) Release(n int64) {
 	}
 }
 
-// acquireSlow queues an Acquire(n) that could not be served at once and waits
-// for its grant or for ctx, and reports the wait to the function OnWait
-// installed, if any.
-//
-// It unlocks with s.mu.Unlock, not unlock: enqueue grants and fails
-// nobody, so nobody is listed to be woken (every holder of the mutex that
-// lists anyone unlocks with unlock, which empties the list). The call
-// saved, with the observer's calls made here rather than in a function of
-// their own, keeps the path of a waiter as short in calls as it can be
-// (BenchmarkHandOff, the weights scenario at GOMAXPROCS=1).
+// acquireSlow queues an Acquire(n) that could not be served at once, waits
+// for its grant or for ctx, and reports the wait to OnWait's function. It
+// unlocks with s.mu.Unlock, a call fewer than unlock (BenchmarkHandOff):
+// enqueue lists nobody to wake, and whoever does unlocks with unlock.
 func (s *Semaphore) acquireSlow(ctx context.Context, n int64) error {
 	s.mu.Lock()
 	w, err := s.enqueue(ctx, n)
@@ -377,10 +371,8 @@ func (s *Semaphore) releaseSlow(n int64) {
 // freeze, called with s.mu held, sets the slow bit unless it is set
 // already, and returns the state word: from then on no fast path changes
 // it. Only holders of the mutex clear the bit, so a load that finds it set
-// needs no read-modify-write. Every caller then calls grant before it
-// stores the word, so the frozen test hook runs there: without it freeze
-// is small enough to be inlined, which keeps a call out of every Release
-// that takes the mutex (BenchmarkHandOff).
+// needs no read-modify-write. The frozen test hook runs in grant, which
+// every caller calls before it stores, so that freeze is inlined.
 func (s *Semaphore) freeze() uint64 {
 	st := s.state.Load()
 	if st&slow == 0 {
