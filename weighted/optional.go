@@ -1,8 +1,6 @@
 package weighted
 
 import (
-	"context"
-
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/internal/check"
 )
@@ -62,10 +60,3 @@ func (s *Semaphore) Waiting() (requests int, permits int64) {
 // finds f installed when it queues reads the clock when it queues and when
 // it stops; with none installed, nothing reads the clock.
 func (s *Semaphore) OnWait(f func(sem.WaitEvent)) { s.onWait.Set(f) }
-
-// wait parks the queued waiter w, and reports the wait to the function
-// installed by OnWait, if any.
-func (s *Semaphore) wait(ctx context.Context, w *waiter) error {
-	o := s.onWait.Start(w.n)
-	return o.End(s.park(ctx, w))
-}

@@ -69,8 +69,9 @@ type testHooks struct {
 	// park runs just before a queued waiter blocks, the moment at which
 	// its grant and its context may both become ready.
 	park func()
-	// frozen runs in freeze once the slow bit is set, before the caller
-	// stores the word it computes from the copy freeze returned.
+	// frozen runs in grant, before it grants: the slow bit is set, by
+	// freeze, and the caller has yet to store the word it computes from
+	// the copy freeze returned.
 	frozen func()
 	// trySlow runs in TryAcquire once it has found the slow bit set,
 	// before it takes the mutex to decide.
@@ -273,16 +274,19 @@ func (s *Semaphore) Release(n int64) {
 	}
 }
 
-// acquireSlow queues an Acquire(n) that could not be served at once and waits
-// for its grant or for ctx.
+// acquireSlow queues an Acquire(n) that could not be served at once, waits
+// for its grant or for ctx, and reports the wait to OnWait's function. It
+// unlocks with s.mu.Unlock, a call fewer than unlock (BenchmarkHandOff):
+// enqueue lists nobody to wake, and whoever does unlocks with unlock.
 func (s *Semaphore) acquireSlow(ctx context.Context, n int64) error {
 	s.mu.Lock()
 	w, err := s.enqueue(ctx, n)
-	s.unlock()
+	s.mu.Unlock()
 	if w == nil {
 		return err
 	}
-	return s.wait(ctx, w)
+	o := s.onWait.Start(n)
+	return o.End(s.park(ctx, w))
 }
 
 // park blocks the queued waiter w until its grant, its failure, or ctx.
@@ -367,14 +371,12 @@ func (s *Semaphore) releaseSlow(n int64) {
 // freeze, called with s.mu held, sets the slow bit unless it is set
 // already, and returns the state word: from then on no fast path changes
 // it. Only holders of the mutex clear the bit, so a load that finds it set
-// needs no read-modify-write.
+// needs no read-modify-write. The frozen test hook runs in grant, which
+// every caller calls before it stores, so that freeze is inlined.
 func (s *Semaphore) freeze() uint64 {
 	st := s.state.Load()
 	if st&slow == 0 {
 		st = s.state.Or(slow) | slow
-	}
-	if t := s.test; t != nil && t.frozen != nil {
-		t.frozen()
 	}
 	return st
 }
@@ -394,6 +396,9 @@ func (s *Semaphore) held(st uint64) int64 {
 // it fits: the cancellation came before this grant, so it wins, and a
 // grant once made is final.
 func (s *Semaphore) grant(st uint64) uint64 {
+	if t := s.test; t != nil && t.frozen != nil {
+		t.frozen()
+	}
 	for {
 		w := s.q.head
 		if w == nil {
