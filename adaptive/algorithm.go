@@ -1,5 +1,7 @@
 package adaptive
 
+import "math"
+
 // An Algorithm proposes the next limit from the window that just closed.
 // The Limiter calls Next from one goroutine at a time, so an Algorithm may
 // keep state without locking; it then belongs to one Limiter. The Limiter
@@ -46,6 +48,7 @@ const (
 	gradientLeastQueue  = 0.5  // the least growth per window, in requests
 	gradientHeadroom    = 1.02 // the most the average may be over the no-load latency
 	gradientSmoothing   = 0.2  // the fraction of the way to each new estimate
+	gradientMaxWeight   = 5    // the most windows' worth of smoothing one long window takes
 	gradientLongWindows = 600  // the span of the long-term average, in windows; the first gradientWarmup are averaged plainly
 	gradientWarmup      = 10   // windows averaged plainly before the average decays
 	gradientDropRate    = 0.1  // the share of sampled requests failed that is congestion
@@ -226,15 +229,18 @@ func (g *Gradient) Next(w Window) float64 {
 	if w.MinRTT == 0 { // no success, no latency to learn from
 		return w.Limit
 	}
-	short := float64(w.MinRTT)
-	if g.Mean {
-		short = float64(w.MeanRTT)
+	short, noLoad := float64(w.MinRTT), float64(w.NoLoadRTT)
+	switch {
+	case g.Mean:
+		short, noLoad = float64(w.MeanRTT), 0
+	case w.NoLoadMeanRTT > 0:
+		short, noLoad = float64(w.MeanRTT), float64(w.NoLoadMeanRTT)
 	}
 	g.average(short)
 	if g.long > 2*short { // the backend recovered: forget the slow past faster
 		g.long *= 0.9
 	}
-	if noLoad := float64(w.NoLoadRTT); !g.Mean && noLoad > 0 {
+	if noLoad > 0 {
 		g.long = min(max(g.long, noLoad), gradientHeadroom*noLoad)
 	}
 	if appLimited(w) {
@@ -243,7 +249,20 @@ func (g *Gradient) Next(w Window) float64 {
 	gradient := min(max(or(g.Tolerance, gradientTolerance)*g.long/short, 0.5), 1)
 	queue := min(or(g.QueueSize, gradientQueueSize), max(gradientQueueShare*w.Limit, gradientLeastQueue))
 	next := w.Limit*gradient + queue
-	return w.Limit + or(g.Smoothing, gradientSmoothing)*(next-w.Limit)
+	return w.Limit + g.smoothing(w)*(next-w.Limit)
+}
+
+// smoothing returns the fraction of the way to the new estimate that w
+// moves the limit: Smoothing for a window of up to targetSamples samples;
+// a window of k times as many, which work whose time varies widely needs
+// for a precise mean, moves it as k windows would, up to
+// gradientMaxWeight.
+func (g *Gradient) smoothing(w Window) float64 {
+	k := 1.0
+	if w.NoLoadMeanRTT > 0 {
+		k = min(max(1, float64(w.Samples-w.Drops)/targetSamples), gradientMaxWeight)
+	}
+	return 1 - math.Pow(1-or(g.Smoothing, gradientSmoothing), k)
 }
 
 // average adds one window's latency to the long-term average.

@@ -1,6 +1,9 @@
 package adaptive
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Every probeEvery times the shortest window the Limiter probes the no-load
 // latency: it holds the limit at half its value for probeWindows windows,
@@ -14,6 +17,48 @@ const (
 	probeWindows = 2
 )
 
+// Work whose time varies widely (see noLoad.wide) changes the probe. Its
+// measuring window waits for a precise mean (see samplesNeeded), so the
+// next probe follows only after probeSpacing times the last one's length,
+// which keeps the probes' cost to about a fortieth of the capacity; but
+// while the no-load mean is unknown, or the last probe found a queue, or
+// fewer than probeMedian probes have counted since, the next follows after
+// probeSoon windows' time or probeSoonSpacing times the last probe's
+// length. Its first window lasts at least probeDrain times the mean latency
+// before the probe, so that the requests admitted at the full limit end
+// before the second measures.
+const (
+	probeSpacing     = 20
+	probeSoon        = 10
+	probeSoonSpacing = 3
+	probeDrain       = 2
+)
+
+// A probe's mean latency counts only if it is more than probeQueued times
+// the mean of the window before the probe: halving the limit from one at
+// least 1/probeQueued times the capacity would lower it that much, so a
+// probe that fell more ran into a queue, as one taken from a start far
+// above the capacity does. Such a probe's mean is only a bound: the
+// no-load mean is lowered to it, and the limit to the probe's, at once.
+// The no-load mean is the median of the last probeMedian probes that
+// count, so that one probe that chance made fast or slow does not move it.
+const (
+	probeQueued = 0.6
+	probeMedian = 3
+)
+
+// The work's time varies widely when a probe's fastest request is, on
+// average over probes (each weighing wideSmoothing), more than wideFastest
+// times the lowest latency seen before it: the fastest of a window's
+// requests is then well above the fastest of thousands, by chance alone.
+// Work whose time varies by ±20% stays within a few hundredths of it, and
+// so does work with a slow tail but no faster requests than the usual; by
+// ±50% it is about a tenth above it, and exponential work several times.
+const (
+	wideFastest   = 1.05
+	wideSmoothing = 0.25
+)
+
 // noLoad learns the no-load latency: the lowest latency seen, except that
 // a probe replaces it with the fastest latency of a window run at half the
 // limit, as BBR's ProbeRTT drains its queue to measure the round trip
@@ -22,23 +67,42 @@ const (
 // and since a window at half the limit holds no queue while the limit is
 // near the capacity, the probe does not let queueing creep into the
 // no-load latency under sustained overload, as a minimum that merely
-// expired would.
+// expired would. The probe's mean latency is learnt too: the no-load mean,
+// the baseline of a window's mean where the work's time varies widely.
 type noLoad struct {
-	rtt     time.Duration // the no-load latency; 0 until a window succeeds
-	ended   int64         // Limiter.now() when the last probe ended, or rtt was first learnt
-	probing int           // windows of the probe left, 0 if none runs
+	rtt     time.Duration              // the no-load latency; 0 until a window succeeds
+	mean    time.Duration              // the no-load mean; 0 until a probe succeeds
+	means   [probeMedian]time.Duration // the last probes' means that counted, oldest first
+	counted int                        // of means
+	spread  float64                    // a probe's fastest over the rtt before it, smoothed; 0 until a probe ends
+	ended   int64                      // Limiter.now() when the last probe ended, or rtt was first learnt
+	started int64                      // Limiter.now() when the last probe started
+	length  int64                      // how long the last probe lasted
+	before  time.Duration              // the mean latency of the window before the probe
+	probing int                        // windows of the probe left, 0 if none runs
+	soon    bool                       // the next probe comes soon
+	queued  bool                       // the last probe found a queue
 }
 
-// learn adds a window's fastest latency, 0 if none succeeded, and reports
-// whether rtt changed and whether the window was part of a probe, whose
-// windows the algorithm must not see.
-func (n *noLoad) learn(fastest time.Duration) (changed, probe bool) {
+// wide reports whether the work's time varies widely: then the window's
+// mean latency, against the no-load mean, is the signal, not its fastest.
+func (n *noLoad) wide() bool { return n.spread > wideFastest }
+
+// learn adds a window's fastest and mean latency, 0 if none succeeded, and
+// reports whether rtt changed and whether the window was part of a probe,
+// whose windows the algorithm must not see.
+func (n *noLoad) learn(fastest, mean time.Duration) (changed, probe bool) {
 	old := n.rtt
 	switch {
 	case n.probing > 0:
 		probe = true
 		if n.probing--; n.probing == 0 && fastest > 0 {
+			if n.spread == 0 {
+				n.spread = 1
+			}
+			n.spread += wideSmoothing * (float64(fastest)/float64(n.rtt) - n.spread)
 			n.rtt = fastest
+			n.learnMean(mean)
 		}
 	case fastest > 0 && (n.rtt == 0 || fastest < n.rtt):
 		n.rtt = fastest
@@ -46,22 +110,53 @@ func (n *noLoad) learn(fastest time.Duration) (changed, probe bool) {
 	return n.rtt != old, probe
 }
 
-// probeDue reports whether the window that closes at now, when the
-// shortest window is winLen, is the last before a probe, and starts the
-// probe if so.
-func (n *noLoad) probeDue(now, winLen int64) bool {
+// learnMean adds the mean latency of a probe's measuring window.
+func (n *noLoad) learnMean(mean time.Duration) {
+	n.queued = float64(mean) < probeQueued*float64(n.before)
+	if n.queued { // a bound: the no-load mean is lower
+		if n.mean == 0 || mean < n.mean {
+			n.mean, n.counted = mean, 0
+		}
+		n.soon = true
+		return
+	}
+	if n.counted == probeMedian {
+		copy(n.means[:], n.means[1:])
+		n.counted--
+	}
+	n.means[n.counted] = mean
+	n.counted++
+	n.soon = n.counted < probeMedian
+	sorted := n.means
+	slices.Sort(sorted[:n.counted])
+	n.mean = sorted[(n.counted-1)/2] // of two, the lower
+}
+
+// probeDue reports whether the window that closes at now, whose mean
+// latency was mean, when the shortest window is winLen, is the last before
+// a probe, and starts the probe if so.
+func (n *noLoad) probeDue(now, winLen int64, mean time.Duration) bool {
 	if n.rtt == 0 || n.probing > 0 {
 		return false
 	}
 	if n.ended == 0 { // the first latency: the period starts
 		n.ended = now
 	}
-	if now-n.ended < probeEvery*winLen {
+	period := probeEvery * winLen
+	if n.wide() {
+		period = max(period, probeSpacing*n.length)
+		if n.soon || n.mean == 0 {
+			period = max(probeSoon*winLen, probeSoonSpacing*n.length)
+		}
+	}
+	if now-n.ended < period {
 		return false
 	}
-	n.probing = probeWindows
+	n.probing, n.started, n.before = probeWindows, now, mean
 	return true
 }
 
 // probeEnded records that the probe ended at now.
-func (n *noLoad) probeEnded(now int64) { n.ended = now }
+func (n *noLoad) probeEnded(now int64) {
+	n.ended, n.length = now, now-n.started
+}
