@@ -42,17 +42,18 @@ const (
 	vegasBeta      = 0.1  // the most queue, as a fraction of the limit
 	vegasLeastBeta = 0.75 // the most queue is at least this many requests
 
-	gradientTolerance   = 1    // the window's latency over the long-term average that shrinks the limit
-	gradientQueueSize   = 2    // the growth per window while latency holds
-	gradientQueueShare  = 0.1  // the most growth per window, as a fraction of the limit
-	gradientLeastQueue  = 0.5  // the least growth per window, in requests
-	gradientHeadroom    = 1.02 // the most the average may be over the no-load latency
-	gradientSmoothing   = 0.2  // the fraction of the way to each new estimate
-	gradientMaxWeight   = 5    // the most windows' worth of smoothing one long window takes
-	gradientLongWindows = 600  // the span of the long-term average, in windows; the first gradientWarmup are averaged plainly
-	gradientWarmup      = 10   // windows averaged plainly before the average decays
-	gradientDropRate    = 0.1  // the share of sampled requests failed that is congestion
-	gradientBackoff     = 0.9  // multiplies the limit on congestion
+	gradientTolerance      = 1    // the window's latency over the long-term average that shrinks the limit
+	gradientQueueSize      = 2    // the growth per window while latency holds
+	gradientQueueShare     = 0.1  // the most growth per window, as a fraction of the limit
+	gradientLeastQueue     = 0.5  // the least growth per window, in requests
+	gradientLeastMeanQueue = 0.75 // the least growth per window, in requests, when the window's mean is read
+	gradientHeadroom       = 1.02 // the most the average may be over the no-load latency
+	gradientSmoothing      = 0.2  // the fraction of the way to each new estimate
+	gradientMaxWeight      = 5    // the most windows' worth of smoothing one long window takes
+	gradientLongWindows    = 600  // the span of the long-term average, in windows; the first gradientWarmup are averaged plainly
+	gradientWarmup         = 10   // windows averaged plainly before the average decays
+	gradientDropRate       = 0.1  // the share of sampled requests failed that is congestion
+	gradientBackoff        = 0.9  // multiplies the limit on congestion
 )
 
 // or returns v, or def when v is zero (a field left unset).
@@ -247,7 +248,11 @@ func (g *Gradient) Next(w Window) float64 {
 		return w.Limit
 	}
 	gradient := min(max(or(g.Tolerance, gradientTolerance)*g.long/short, 0.5), 1)
-	queue := min(or(g.QueueSize, gradientQueueSize), max(gradientQueueShare*w.Limit, gradientLeastQueue))
+	least := gradientLeastQueue
+	if w.NoLoadMeanRTT > 0 && !g.Mean { // the mean reads a queued request whole
+		least = gradientLeastMeanQueue
+	}
+	queue := min(or(g.QueueSize, gradientQueueSize), max(gradientQueueShare*w.Limit, least))
 	next := w.Limit*gradient + queue
 	return w.Limit + g.smoothing(w)*(next-w.Limit)
 }

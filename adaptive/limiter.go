@@ -319,7 +319,7 @@ func (l *Limiter) closeWindow(now int64) {
 		return
 	}
 	w, measured, cv2 := l.win.take(now)
-	changed, probe := l.noLoad.learn(w.MinRTT, w.MeanRTT)
+	changed, probe := l.noLoad.learn(w.MinRTT, w.MeanRTT, w.Samples-w.Drops)
 	if changed {
 		l.winLen.Store(max(int64(windowRTTs*l.noLoad.rtt), int64(minWindow)))
 		l.winMin.Store(max(l.winMin.Load(), l.winLen.Load()))
@@ -342,7 +342,7 @@ func (l *Limiter) closeWindow(now int64) {
 			}
 			l.resize(l.estimate)
 		}
-	case l.noLoad.probeDue(now, l.winLen.Load(), w.MeanRTT):
+	case l.noLoad.probeDue(now, l.winLen.Load()):
 		l.resize(l.probeLimit())
 	default:
 		w.Limit, w.NoLoadRTT = l.estimate, l.noLoad.rtt

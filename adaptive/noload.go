@@ -31,11 +31,13 @@ const (
 	probeSpacing     = 20
 	probeSoon        = 10
 	probeSoonSpacing = 3
-	probeDrain       = 2
+	probeDrain       = 4
 )
 
 // A probe's mean latency counts only if it is more than probeQueued times
-// the mean of the window before the probe: halving the limit from one at
+// the mean latency before the probe (of the last windows' samples, each
+// window's weighing half the next's, so that one window's chance does not
+// decide): halving the limit from one at
 // least 1/probeQueued times the capacity would lower it that much, so a
 // probe that fell more ran into a queue, as one taken from a start far
 // above the capacity does. Such a probe's mean is only a bound: the
@@ -47,16 +49,21 @@ const (
 	probeMedian = 3
 )
 
-// The work's time varies widely when a probe's fastest request is, on
-// average over probes (each weighing wideSmoothing), more than wideFastest
-// times the lowest latency seen before it: the fastest of a window's
-// requests is then well above the fastest of thousands, by chance alone.
-// Work whose time varies by ±20% stays within a few hundredths of it, and
-// so does work with a slow tail but no faster requests than the usual; by
-// ±50% it is about a tenth above it, and exponential work several times.
+// The work's time varies widely when its spread at the low end, the range
+// of the fastest requests' latencies over the least, is more than
+// wideSpread. The fastest of n requests exceeds the least by about that
+// range over n+1, so each probe that finds no queue estimates it as its
+// fastest latency over the lowest seen before it, less one, times its
+// requests plus one; the estimates are smoothed from 0, each weighing
+// wideSmoothing. Work whose time varies by ±20% has a spread of a half;
+// work with a slow tail but no faster requests than the usual, none; by
+// ±50%, 2; exponential work, a spread without bound.
 const (
-	wideFastest   = 1.05
-	wideSmoothing = 0.25
+	wideSpread    = 1
+	narrowSpread  = 0.25 // below it, work that varied widely varies no more
+	wideSmoothing = 0.5
+	maxSpread     = 4    // the most one probe adds
+	spreadQueued  = 0.75 // a probe whose mean fell more than this with the limit may have queued
 )
 
 // noLoad learns the no-load latency: the lowest latency seen, except that
@@ -70,44 +77,64 @@ const (
 // expired would. The probe's mean latency is learnt too: the no-load mean,
 // the baseline of a window's mean where the work's time varies widely.
 type noLoad struct {
-	rtt     time.Duration              // the no-load latency; 0 until a window succeeds
-	mean    time.Duration              // the no-load mean; 0 until a probe succeeds
-	means   [probeMedian]time.Duration // the last probes' means that counted, oldest first
-	counted int                        // of means
-	spread  float64                    // a probe's fastest over the rtt before it, smoothed; 0 until a probe ends
-	ended   int64                      // Limiter.now() when the last probe ended, or rtt was first learnt
-	started int64                      // Limiter.now() when the last probe started
-	length  int64                      // how long the last probe lasted
-	before  time.Duration              // the mean latency of the window before the probe
-	probing int                        // windows of the probe left, 0 if none runs
-	soon    bool                       // the next probe comes soon
-	queued  bool                       // the last probe found a queue
+	rtt         time.Duration              // the no-load latency; 0 until a window succeeds
+	mean        time.Duration              // the no-load mean; 0 until a probe succeeds
+	means       [probeMedian]time.Duration // the last probes' means that counted, oldest first
+	counted     int                        // of means
+	spread      float64                    // the work's spread at its low end, smoothed over probes from 0
+	spreadKnown bool                       // a probe has estimated spread
+	isWide      bool                       // see wide
+	ended       int64                      // Limiter.now() when the last probe ended, or rtt was first learnt
+	started     int64                      // Limiter.now() when the last probe started
+	length      int64                      // how long the last probe lasted
+	before      time.Duration              // recent when the probe started
+	recent      [2]float64                 // the latencies and the count of the samples of the last windows outside probes, each weighing half the next
+	probing     int                        // windows of the probe left, 0 if none runs
+	soon        bool                       // the next probe comes soon
+	queued      bool                       // the last probe found a queue
 }
 
 // wide reports whether the work's time varies widely: then the window's
 // mean latency, against the no-load mean, is the signal, not its fastest.
-func (n *noLoad) wide() bool { return n.spread > wideFastest }
+func (n *noLoad) wide() bool { return n.isWide }
 
 // learn adds a window's fastest and mean latency, 0 if none succeeded, and
+// how many samples it held,
 // reports whether rtt changed and whether the window was part of a probe,
 // whose windows the algorithm must not see.
-func (n *noLoad) learn(fastest, mean time.Duration) (changed, probe bool) {
+func (n *noLoad) learn(fastest, mean time.Duration, samples int64) (changed, probe bool) {
 	old := n.rtt
 	switch {
 	case n.probing > 0:
 		probe = true
 		if n.probing--; n.probing == 0 && fastest > 0 {
-			if n.spread == 0 {
-				n.spread = 1
+			if n.learnMean(mean); float64(mean) >= spreadQueued*float64(n.before) {
+				n.learnSpread(fastest, samples)
 			}
-			n.spread += wideSmoothing * (float64(fastest)/float64(n.rtt) - n.spread)
 			n.rtt = fastest
-			n.learnMean(mean)
 		}
 	case fastest > 0 && (n.rtt == 0 || fastest < n.rtt):
 		n.rtt = fastest
 	}
+	if !probe && mean > 0 {
+		n.recent[0] = n.recent[0]/2 + float64(mean)*float64(samples)
+		n.recent[1] = n.recent[1]/2 + float64(samples)
+	}
 	return n.rtt != old, probe
+}
+
+// learnSpread adds the fastest latency of a probe that found no queue,
+// and how many of its requests succeeded.
+func (n *noLoad) learnSpread(fastest time.Duration, samples int64) {
+	x := min(max(0, float64(fastest)/float64(n.rtt)-1)*float64(samples+1), maxSpread)
+	n.spread += wideSmoothing * (x - n.spread)
+	n.spreadKnown = true
+	switch {
+	case n.spread > wideSpread:
+		n.isWide = true
+	case n.spread < narrowSpread:
+		n.isWide = false
+	}
 }
 
 // learnMean adds the mean latency of a probe's measuring window.
@@ -132,10 +159,10 @@ func (n *noLoad) learnMean(mean time.Duration) {
 	n.mean = sorted[(n.counted-1)/2] // of two, the lower
 }
 
-// probeDue reports whether the window that closes at now, whose mean
-// latency was mean, when the shortest window is winLen, is the last before
-// a probe, and starts the probe if so.
-func (n *noLoad) probeDue(now, winLen int64, mean time.Duration) bool {
+// probeDue reports whether the window that closes at now, when the
+// shortest window is winLen, is the last before a probe, and starts the
+// probe if so.
+func (n *noLoad) probeDue(now, winLen int64) bool {
 	if n.rtt == 0 || n.probing > 0 {
 		return false
 	}
@@ -143,6 +170,9 @@ func (n *noLoad) probeDue(now, winLen int64, mean time.Duration) bool {
 		n.ended = now
 	}
 	period := probeEvery * winLen
+	if !n.spreadKnown { // the first probe tells whether the work varies widely
+		period = probeSoon * winLen
+	}
 	if n.wide() {
 		period = max(period, probeSpacing*n.length)
 		if n.soon || n.mean == 0 {
@@ -152,7 +182,10 @@ func (n *noLoad) probeDue(now, winLen int64, mean time.Duration) bool {
 	if now-n.ended < period {
 		return false
 	}
-	n.probing, n.started, n.before = probeWindows, now, mean
+	n.probing, n.started = probeWindows, now
+	if n.recent[1] > 0 {
+		n.before = time.Duration(n.recent[0] / n.recent[1])
+	}
 	return true
 }
 
