@@ -84,12 +84,13 @@ func or(v, def float64) float64 {
 // capacities, by design: at 2 the largest fixed size that meets the p99
 // goal only about matches the peer, and an adaptive limit must spend some
 // time below it; at 8 no fixed size within a quarter of the capacity
-// matches it (results.md measures both). Like every algorithm, it is
-// measured on work whose time on an idle backend varies by ±20%: where it
-// varies as much as an exponential distribution's, or by ±50%, the
-// window's fastest request, set against the fastest ever seen, reads as a
-// queue that is not there and the limit sinks far below the capacity, as
-// results.md measures. The zero value is ready to use.
+// matches it (results.md measures both). It reads the window's fastest
+// request, which work whose time on an idle backend varies widely (as an
+// exponential distribution's, or by ±50%) makes a signal of nothing: a
+// window's fastest is above the fastest ever seen by chance alone, reads
+// as a queue that is not there, and the limit sinks far below the
+// capacity, as results.md measures. Choose Gradient for such work. The
+// zero value is ready to use.
 type AIMD struct {
 	// Increase is added per window without congestion, at most 0.075 of
 	// the limit; default 1.
@@ -139,11 +140,10 @@ func (a *AIMD) backoff(w Window) float64 {
 // capacities, by design: at 2 the largest fixed size that meets the p99
 // goal only about matches the peer, and at 8 no fixed size within a
 // quarter of the capacity matches it, as docs/adaptive/results.md
-// measures. Like every algorithm, it is measured on work whose time on an
-// idle backend varies by ±20%: where it varies as much as an exponential
-// distribution's, or by ±50%, the window's fastest request, set against
-// the fastest ever seen, reads as a queue that is not there and the limit
-// sinks far below the capacity, as results.md measures. The zero value is
+// measures. Like AIMD it reads the window's fastest request, which work
+// whose time on an idle backend varies widely (exponential, or ±50%) makes
+// a signal of nothing, and its limit sinks far below the capacity there,
+// as results.md measures: choose Gradient for such work. The zero value is
 // ready to use.
 type Vegas struct {
 	// Alpha and Beta bound the queue, as fractions of the limit; defaults
@@ -191,17 +191,25 @@ func (v *Vegas) Next(w Window) float64 {
 // goodput as high as failsafe-go's defaults at the small capacities, by
 // design: at 2 the largest fixed size that meets the p99 goal only about
 // matches the peer, and at 8 no fixed size within a quarter of the
-// capacity matches it; results.md measures both. The window's latency is its fastest request's
-// unless Mean is set. A window in which more than a tenth of the sampled
+// capacity matches it; results.md measures both. The window's latency is
+// its fastest request's, unless Mean is set or the work varies widely (see
+// below). A window in which more than a tenth of the sampled
 // requests failed multiplies the limit by 0.9, whatever the latency: a
 // backend that fails fast when full answers its failures faster than its
 // work, and would otherwise let the limit climb while half the requests
-// fail. Like every algorithm, it is measured on work whose time on an idle
-// backend varies by ±20%: where it varies as much as an exponential
-// distribution's, or by ±50%, the window's fastest request, set against an
-// average held near the fastest ever seen, reads as a queue that is not
-// there and the limit sinks far below the capacity, as results.md
-// measures. The zero value is ready to use.
+// fail. Where the work's time on an idle backend varies widely
+// (exponential, or ±50%: the Limiter's probes tell, and then give the
+// no-load mean in [Window].NoLoadMeanRTT), the fastest of a window is
+// above the fastest ever seen by chance alone and would read as a queue
+// that is not there; so it reads the window's mean against the no-load
+// mean instead, with a queue allowance of at least 0.75 of a request,
+// since the mean reads a queued request whole where the fastest reads
+// about 0.6 of one, and a window that waited for k times the usual
+// samples, to make its mean precise, moves the limit as k windows would
+// (up to 5). There it meets the goodput and p99 goals in both modes,
+// though its limit strays more than a quarter from capacities of 8 and 32
+// for a second now and then, as results.md measures. The zero value is
+// ready to use.
 type Gradient struct {
 	// Tolerance is how much slower than the long-term average a window may
 	// be before the limit shrinks; default 1.

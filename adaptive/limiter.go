@@ -358,9 +358,10 @@ func (l *Limiter) closeWindow(now int64) {
 	}
 }
 
-// probeLimit is the limit a probe holds: half the limit, rounded down, but
-// 2 at a limit of 3, so that over a capacity of 2 it leaves none of it
-// idle, and at 5 not 3, which over a capacity of 2 holds a queue.
+// probeLimit is the limit a probe holds: half the limit, rounded up; where
+// the work varies widely, rounded down, but 2 at a limit of 3, so that
+// over a capacity of 2 it leaves none of it idle, and at 5 not 3, which
+// over a capacity of 2 holds a queue that a probe's mean would learn.
 func (l *Limiter) probeLimit() float64 {
 	if !l.noLoad.wide() {
 		return max(l.min, math.Ceil(l.estimate/2))

@@ -64,6 +64,7 @@ const (
 	wideSmoothing = 0.5
 	maxSpread     = 4    // the most one probe adds
 	spreadQueued  = 0.75 // a probe whose mean fell more than this with the limit may have queued
+	stepRise      = 1.25 // a probe whose mean rose more than this over the no-load mean saw a latency step
 )
 
 // noLoad learns the no-load latency: the lowest latency seen, except that
@@ -108,8 +109,9 @@ func (n *noLoad) learn(fastest, mean time.Duration, samples int64) (changed, pro
 	case n.probing > 0:
 		probe = true
 		if n.probing--; n.probing == 0 && fastest > 0 {
+			rise := n.rise(fastest, mean)
 			if n.learnMean(mean); float64(mean) >= spreadQueued*float64(n.before) {
-				n.learnSpread(fastest, samples)
+				n.learnSpread(rise, samples)
 			}
 			n.rtt = fastest
 		}
@@ -123,10 +125,24 @@ func (n *noLoad) learn(fastest, mean time.Duration, samples int64) (changed, pro
 	return n.rtt != old, probe
 }
 
-// learnSpread adds the fastest latency of a probe that found no queue,
-// and how many of its requests succeeded.
-func (n *noLoad) learnSpread(fastest time.Duration, samples int64) {
-	x := min(max(0, float64(fastest)/float64(n.rtt)-1)*float64(samples+1), maxSpread)
+// rise returns how much a probe whose fastest and mean latency are those
+// raised the fastest latency over the lowest seen before it, relative to
+// how much it raised the mean over the no-load mean if that is more than
+// stepRise: a backend that became slower for good raises both alike, and
+// its fastest request, above the lowest seen before, says so, not that the
+// work varies.
+func (n *noLoad) rise(fastest, mean time.Duration) float64 {
+	rise := float64(fastest) / float64(n.rtt)
+	if step := float64(mean) / float64(n.mean); n.mean > 0 && step > stepRise {
+		rise /= step
+	}
+	return rise
+}
+
+// learnSpread adds the rise of a probe that found no queue (see rise), and
+// how many of its requests succeeded.
+func (n *noLoad) learnSpread(rise float64, samples int64) {
+	x := min(max(0, rise-1)*float64(samples+1), maxSpread)
 	n.spread += wideSmoothing * (x - n.spread)
 	n.spreadKnown = true
 	switch {

@@ -83,7 +83,10 @@ type Window struct {
 	NoLoadRTT time.Duration
 	// NoLoadMeanRTT is the mean latency of requests on an idle backend:
 	// the median of the last three probes' mean latencies that did not
-	// find a queue (see [Gradient]); 0 until a probe succeeded.
+	// find a queue. It is given only where the work's time varies widely,
+	// so that a window's fastest request says nothing (see [Gradient]),
+	// as the probes tell: their fastest requests stand well above the
+	// lowest seen before them. It is 0 otherwise.
 	NoLoadMeanRTT time.Duration
 }
 
