@@ -76,9 +76,9 @@ func or(v, def float64) float64 {
 // turns. Its limit is a sawtooth, so there it spends part of the time at
 // 2, where random arrivals leave the backend idle between requests, and a
 // little at 4, which breaks the p99 goal while it lasts:
-// docs/adaptive/results.md measures it meeting the goodput goal there in
-// both modes, but the p99 goal only with TryStart, by a thin margin; with
-// Start it climbs to 4 often enough to miss it. Choose Vegas or Gradient
+// docs/adaptive/results.md measures it meeting the goodput and p99 goals
+// there in both modes, each by a thin margin, which a small change of its
+// constants or of the probes' timing can tip. Choose Vegas or Gradient
 // for a capacity of a few requests. Like every algorithm, it cannot meet
 // the goal of goodput as high as failsafe-go's defaults at the small
 // capacities, by design: at 2 the largest fixed size that meets the p99
