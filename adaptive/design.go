@@ -150,7 +150,10 @@ package adaptive
 // algorithm sees neither the window that starts the probe nor the probe's.
 // The price is the probe's two windows at half the limit each period: a
 // few percent of the time at a large limit, more at a capacity of 2, where
-// a window waits for its samples.
+// a window waits for its samples. The first probe comes after probeSoon
+// windows' time, not probeEvery: it tells whether the work varies widely
+// (see Wide spread), and an algorithm that reads the wrong signal until
+// then sinks the limit in that time.
 //
 // Vegas, after TCP Vegas (Brakmo and Peterson, 1995): the no-load latency
 // is the Limiter's; with L the limit and r the window's
