@@ -1,5 +1,7 @@
 package adaptive
 
+import "math"
+
 // An Algorithm proposes the next limit from the window that just closed.
 // The Limiter calls Next from one goroutine at a time, so an Algorithm may
 // keep state without locking; it then belongs to one Limiter. The Limiter
@@ -40,16 +42,18 @@ const (
 	vegasBeta      = 0.1  // the most queue, as a fraction of the limit
 	vegasLeastBeta = 0.75 // the most queue is at least this many requests
 
-	gradientTolerance   = 1    // the window's latency over the long-term average that shrinks the limit
-	gradientQueueSize   = 2    // the growth per window while latency holds
-	gradientQueueShare  = 0.1  // the most growth per window, as a fraction of the limit
-	gradientLeastQueue  = 0.5  // the least growth per window, in requests
-	gradientHeadroom    = 1.02 // the most the average may be over the no-load latency
-	gradientSmoothing   = 0.2  // the fraction of the way to each new estimate
-	gradientLongWindows = 600  // the span of the long-term average, in windows; the first gradientWarmup are averaged plainly
-	gradientWarmup      = 10   // windows averaged plainly before the average decays
-	gradientDropRate    = 0.1  // the share of sampled requests failed that is congestion
-	gradientBackoff     = 0.9  // multiplies the limit on congestion
+	gradientTolerance      = 1    // the window's latency over the long-term average that shrinks the limit
+	gradientQueueSize      = 2    // the growth per window while latency holds
+	gradientQueueShare     = 0.1  // the most growth per window, as a fraction of the limit
+	gradientLeastQueue     = 0.5  // the least growth per window, in requests
+	gradientLeastMeanQueue = 0.75 // the least growth per window, in requests, when the window's mean is read
+	gradientHeadroom       = 1.02 // the most the average may be over the no-load latency
+	gradientSmoothing      = 0.2  // the fraction of the way to each new estimate
+	gradientMaxWeight      = 5    // the most windows' worth of smoothing one long window takes
+	gradientLongWindows    = 600  // the span of the long-term average, in windows; the first gradientWarmup are averaged plainly
+	gradientWarmup         = 10   // windows averaged plainly before the average decays
+	gradientDropRate       = 0.1  // the share of sampled requests failed that is congestion
+	gradientBackoff        = 0.9  // multiplies the limit on congestion
 )
 
 // or returns v, or def when v is zero (a field left unset).
@@ -72,20 +76,21 @@ func or(v, def float64) float64 {
 // turns. Its limit is a sawtooth, so there it spends part of the time at
 // 2, where random arrivals leave the backend idle between requests, and a
 // little at 4, which breaks the p99 goal while it lasts:
-// docs/adaptive/results.md measures it meeting the goodput goal there in
-// both modes, but the p99 goal only with TryStart, by a thin margin; with
-// Start it climbs to 4 often enough to miss it. Choose Vegas or Gradient
+// docs/adaptive/results.md measures it meeting the goodput and p99 goals
+// there in both modes, each by a thin margin, which a small change of its
+// constants or of the probes' timing can tip. Choose Vegas or Gradient
 // for a capacity of a few requests. Like every algorithm, it cannot meet
 // the goal of goodput as high as failsafe-go's defaults at the small
 // capacities, by design: at 2 the largest fixed size that meets the p99
 // goal only about matches the peer, and an adaptive limit must spend some
 // time below it; at 8 no fixed size within a quarter of the capacity
-// matches it (results.md measures both). Like every algorithm, it is
-// measured on work whose time on an idle backend varies by ±20%: where it
-// varies as much as an exponential distribution's, or by ±50%, the
-// window's fastest request, set against the fastest ever seen, reads as a
-// queue that is not there and the limit sinks far below the capacity, as
-// results.md measures. The zero value is ready to use.
+// matches it (results.md measures both). It reads the window's fastest
+// request, which work whose time on an idle backend varies widely (as an
+// exponential distribution's, or by ±50%) makes a signal of nothing: a
+// window's fastest is above the fastest ever seen by chance alone, reads
+// as a queue that is not there, and the limit sinks far below the
+// capacity, as results.md measures. Choose Gradient for such work. The
+// zero value is ready to use.
 type AIMD struct {
 	// Increase is added per window without congestion, at most 0.075 of
 	// the limit; default 1.
@@ -135,11 +140,10 @@ func (a *AIMD) backoff(w Window) float64 {
 // capacities, by design: at 2 the largest fixed size that meets the p99
 // goal only about matches the peer, and at 8 no fixed size within a
 // quarter of the capacity matches it, as docs/adaptive/results.md
-// measures. Like every algorithm, it is measured on work whose time on an
-// idle backend varies by ±20%: where it varies as much as an exponential
-// distribution's, or by ±50%, the window's fastest request, set against
-// the fastest ever seen, reads as a queue that is not there and the limit
-// sinks far below the capacity, as results.md measures. The zero value is
+// measures. Like AIMD it reads the window's fastest request, which work
+// whose time on an idle backend varies widely (exponential, or ±50%) makes
+// a signal of nothing, and its limit sinks far below the capacity there,
+// as results.md measures: choose Gradient for such work. The zero value is
 // ready to use.
 type Vegas struct {
 	// Alpha and Beta bound the queue, as fractions of the limit; defaults
@@ -187,17 +191,25 @@ func (v *Vegas) Next(w Window) float64 {
 // goodput as high as failsafe-go's defaults at the small capacities, by
 // design: at 2 the largest fixed size that meets the p99 goal only about
 // matches the peer, and at 8 no fixed size within a quarter of the
-// capacity matches it; results.md measures both. The window's latency is its fastest request's
-// unless Mean is set. A window in which more than a tenth of the sampled
+// capacity matches it; results.md measures both. The window's latency is
+// its fastest request's, unless Mean is set or the work varies widely (see
+// below). A window in which more than a tenth of the sampled
 // requests failed multiplies the limit by 0.9, whatever the latency: a
 // backend that fails fast when full answers its failures faster than its
 // work, and would otherwise let the limit climb while half the requests
-// fail. Like every algorithm, it is measured on work whose time on an idle
-// backend varies by ±20%: where it varies as much as an exponential
-// distribution's, or by ±50%, the window's fastest request, set against an
-// average held near the fastest ever seen, reads as a queue that is not
-// there and the limit sinks far below the capacity, as results.md
-// measures. The zero value is ready to use.
+// fail. Where the work's time on an idle backend varies widely
+// (exponential, or ±50%: the Limiter's probes tell, and then give the
+// no-load mean in [Window].NoLoadMeanRTT), the fastest of a window is
+// above the fastest ever seen by chance alone and would read as a queue
+// that is not there; so it reads the window's mean against the no-load
+// mean instead, with a queue allowance of at least 0.75 of a request,
+// since the mean reads a queued request whole where the fastest reads
+// about 0.6 of one, and a window that waited for k times the usual
+// samples, to make its mean precise, moves the limit as k windows would
+// (up to 5). There it meets the goodput and p99 goals in both modes,
+// though its limit strays more than a quarter from capacities of 8 and 32
+// for a second now and then, as results.md measures. The zero value is
+// ready to use.
 type Gradient struct {
 	// Tolerance is how much slower than the long-term average a window may
 	// be before the limit shrinks; default 1.
@@ -226,24 +238,44 @@ func (g *Gradient) Next(w Window) float64 {
 	if w.MinRTT == 0 { // no success, no latency to learn from
 		return w.Limit
 	}
-	short := float64(w.MinRTT)
-	if g.Mean {
-		short = float64(w.MeanRTT)
+	short, noLoad := float64(w.MinRTT), float64(w.NoLoadRTT)
+	switch {
+	case g.Mean:
+		short, noLoad = float64(w.MeanRTT), 0
+	case w.NoLoadMeanRTT > 0:
+		short, noLoad = float64(w.MeanRTT), float64(w.NoLoadMeanRTT)
 	}
 	g.average(short)
 	if g.long > 2*short { // the backend recovered: forget the slow past faster
 		g.long *= 0.9
 	}
-	if noLoad := float64(w.NoLoadRTT); !g.Mean && noLoad > 0 {
+	if noLoad > 0 {
 		g.long = min(max(g.long, noLoad), gradientHeadroom*noLoad)
 	}
 	if appLimited(w) {
 		return w.Limit
 	}
 	gradient := min(max(or(g.Tolerance, gradientTolerance)*g.long/short, 0.5), 1)
-	queue := min(or(g.QueueSize, gradientQueueSize), max(gradientQueueShare*w.Limit, gradientLeastQueue))
+	least := gradientLeastQueue
+	if w.NoLoadMeanRTT > 0 && !g.Mean { // the mean reads a queued request whole
+		least = gradientLeastMeanQueue
+	}
+	queue := min(or(g.QueueSize, gradientQueueSize), max(gradientQueueShare*w.Limit, least))
 	next := w.Limit*gradient + queue
-	return w.Limit + or(g.Smoothing, gradientSmoothing)*(next-w.Limit)
+	return w.Limit + g.smoothing(w)*(next-w.Limit)
+}
+
+// smoothing returns the fraction of the way to the new estimate that w
+// moves the limit: Smoothing for a window of up to targetSamples samples;
+// a window of k times as many, which work whose time varies widely needs
+// for a precise mean, moves it as k windows would, up to
+// gradientMaxWeight.
+func (g *Gradient) smoothing(w Window) float64 {
+	k := 1.0
+	if w.NoLoadMeanRTT > 0 {
+		k = min(max(1, float64(w.Samples-w.Drops)/targetSamples), gradientMaxWeight)
+	}
+	return 1 - math.Pow(1-or(g.Smoothing, gradientSmoothing), k)
 }
 
 // average adds one window's latency to the long-term average.

@@ -48,7 +48,8 @@ package adaptive
 // memory per request.
 //
 // The minimum, not the mean. Each algorithm reads the window's fastest
-// successful request as its current latency (Gradient's Mean aside). When the backend is
+// successful request as its current latency (Gradient's Mean, and Wide
+// spread below, aside). When the backend is
 // overloaded every request slows, the fastest too, while a slow tail of
 // requests that are slow by nature moves the mean but not the minimum: the
 // minimum tells congestion from a tail. Failed requests count as failures
@@ -59,8 +60,21 @@ package adaptive
 // by a few percent when work varies by ±20%, as on the simulator's
 // backend, but by several times when it varies as exponential work does,
 // and the fastest of a window of such work varies from window to window
-// about as much as its mean. There every algorithm reads a queue that is
-// not there and the limit sinks; docs/adaptive/results.md measures it.
+// about as much as its mean. There AIMD and Vegas read a queue that is not
+// there and the limit sinks; docs/adaptive/results.md measures it.
+//
+// Wide spread. So the Limiter tells such work from its probes (noload.go):
+// the fastest of a probe's n requests exceeds the lowest seen by about the
+// range of the work's fastest requests over n+1, and where that range,
+// smoothed over probes, exceeds the least latency, the work varies widely.
+// Then windows wait for enough samples that their mean is precise (about
+// (CV/precision)², window.go), the probes measure the no-load mean, the
+// median of three that found no queue, and the Limiter gives it to the
+// algorithm, so that Gradient compares like with like: the window's mean
+// with the no-load mean. A probe whose latency halved when the limit did
+// was queued: its mean only bounds the no-load mean, and the limit falls
+// to the probe's at once. Where the spread is narrow none of this runs, so
+// the fastest request's signal, which a slow tail does not move, is kept.
 //
 // AIMD, after TCP's congestion avoidance (Jacobson, 1988) and Netflix's
 // concurrency-limits: add a constant per window while the fastest request
@@ -136,7 +150,10 @@ package adaptive
 // algorithm sees neither the window that starts the probe nor the probe's.
 // The price is the probe's two windows at half the limit each period: a
 // few percent of the time at a large limit, more at a capacity of 2, where
-// a window waits for its samples.
+// a window waits for its samples. The first probe comes after probeSoon
+// windows' time, not probeEvery: it tells whether the work varies widely
+// (see Wide spread), and an algorithm that reads the wrong signal until
+// then sinks the limit in that time.
 //
 // Vegas, after TCP Vegas (Brakmo and Peterson, 1995): the no-load latency
 // is the Limiter's; with L the limit and r the window's

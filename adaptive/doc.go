@@ -19,7 +19,10 @@
 // only failures or a latency threshold and is the easiest to reason about.
 // All three learn the no-load latency anew when the backend becomes slower
 // for good: every hundred windows' time the Limiter probes it at half the
-// limit.
+// limit. Where the work's time varies widely (exponential, or ±50%), the
+// probes tell, and Gradient alone keeps its goals: it reads the window's
+// mean against the probes' mean there, where AIMD and Vegas, which read
+// the window's fastest request, sink.
 //
 // Start waits while the limit is reached, but only while the wait pays:
 // the queue is bounded by a wait (a quarter of the no-load latency by

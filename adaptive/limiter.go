@@ -42,6 +42,9 @@ type Limiter struct {
 	epoch  time.Time // now() is the time since epoch
 	size   atomic.Int64
 	winLen atomic.Int64  // the shortest window, in nanoseconds
+	winMin atomic.Int64  // the next window's least length: winLen, or longer to drain a probe
+	need   atomic.Int64  // the samples a window waits for, at least minSamples
+	winMax atomic.Int64  // the longest a window waits for need, in nanoseconds
 	sample atomic.Uint64 // a start is sampled when a random draw & sample is 0
 	rand   rand.Source   // the draws; nil for math/rand/v2's
 
@@ -56,6 +59,7 @@ type Limiter struct {
 	closing    sync.Mutex // taken with TryLock by the goroutine closing a window
 	estimate   float64    // the unrounded limit; under closing
 	noLoad     noLoad     // under closing
+	spread     float64    // the latencies' squared CV, smoothed over windows; under closing
 	min, max   float64
 	smooth     float64
 	maxWait    time.Duration        // WithMaxWait's; -1 for the default
@@ -130,6 +134,8 @@ func New(s Resizable, initial int64, alg Algorithm, opts ...Option) *Limiter {
 	l.budget.Store(int64(l.maxWait))
 	l.size.Store(initial)
 	l.win.reset(0)
+	l.need.Store(minSamples)
+	l.winMax.Store(math.MaxInt64)
 	s.Resize(initial)
 	if free := s.Available(); free != initial {
 		panic(fmt.Sprintf("%s: New: %d of %d permits of the semaphore are held; wrap a semaphore nobody uses", pkg, initial-free, initial))
@@ -297,7 +303,7 @@ func (t Token) finish(now int64, latency time.Duration, ok bool) {
 	}
 	l.win.record(latency, ok, t.sampled, l.size.Load()-l.s.Available())
 	l.Release(t.n)
-	if l.win.due(now, l.winLen.Load()) {
+	if l.due(now) {
 		l.closeWindow(now)
 	}
 }
@@ -309,32 +315,40 @@ func (l *Limiter) closeWindow(now int64) {
 		return
 	}
 	defer l.closing.Unlock()
-	if !l.win.due(now, l.winLen.Load()) { // another goroutine closed it
+	if !l.due(now) { // another goroutine closed it
 		return
 	}
-	w, measured := l.win.take(now)
-	changed, probe := l.noLoad.learn(w.MinRTT)
+	w, measured, cv2 := l.win.take(now)
+	changed, probe := l.noLoad.learn(w.MinRTT, w.MeanRTT, w.Samples-w.Drops)
 	if changed {
 		l.winLen.Store(max(int64(windowRTTs*l.noLoad.rtt), int64(minWindow)))
+		l.winMin.Store(max(l.winMin.Load(), l.winLen.Load()))
 		if l.maxWait < 0 {
 			l.budget.Store(int64(l.noLoad.rtt / defaultWaitDivisor))
 		}
 	}
 	if w.MinRTT > 0 {
 		l.meanRTT.Store(int64(w.MeanRTT))
+		l.spread += spreadSmoothing * (cv2 - l.spread)
+		l.winMax.Store(maxWindowMeans * int64(w.MeanRTT))
 	}
-	mask := l.sample.Load()
-	l.sample.Store(samplingMask(uint64(measured) * (mask + 1)))
+	defer l.sizeNext(w.MeanRTT, measured, probe)
 	switch {
 	case probe: // the probe's windows say nothing of the limit
 		if l.noLoad.probing == 0 { // the probe ended
 			l.noLoad.probeEnded(now)
+			if l.noLoad.queued && l.noLoad.wide() { // the limit was twice the capacity, or more
+				l.estimate = l.probeLimit()
+			}
 			l.resize(l.estimate)
 		}
 	case l.noLoad.probeDue(now, l.winLen.Load()):
-		l.resize(max(l.min, math.Ceil(l.estimate/2)))
+		l.resize(l.probeLimit())
 	default:
 		w.Limit, w.NoLoadRTT = l.estimate, l.noLoad.rtt
+		if l.noLoad.wide() {
+			w.NoLoadMeanRTT = l.noLoad.mean
+		}
 		next := l.alg.Next(w)
 		if math.IsNaN(next) {
 			next = l.estimate
@@ -342,6 +356,66 @@ func (l *Limiter) closeWindow(now int64) {
 		l.estimate = min(max(l.estimate+l.smooth*(next-l.estimate), l.min), l.max)
 		l.resize(l.estimate)
 	}
+}
+
+// probeLimit is the limit a probe holds: half the limit, rounded up; where
+// the work varies widely, rounded down, but 2 at a limit of 3, so that
+// over a capacity of 2 it leaves none of it idle, and at 5 not 3, which
+// over a capacity of 2 holds a queue that a probe's mean would learn.
+func (l *Limiter) probeLimit() float64 {
+	if !l.noLoad.wide() {
+		return max(l.min, math.Ceil(l.estimate/2))
+	}
+	size := math.Round(l.estimate)
+	return max(l.min, math.Floor(size/2), min(2, size-1))
+}
+
+// due reports whether the window is due to close at now.
+func (l *Limiter) due(now int64) bool {
+	return l.win.due(now, l.winMin.Load(), l.need.Load(), l.winMax.Load())
+}
+
+// sizeNext sets the samples the next window waits for, its least length,
+// and the share of requests sampled, after a window whose mean latency was
+// mean, in which measured requests were sampled, and which was part of a
+// probe if probe is set. A probe keeps the share sampled before it: a
+// window's mean counts the requests that end in it, so those begun before
+// it, the longest, must be sampled as often as those begun in it, or a
+// probe whose short first window raised the share reads the short
+// requests of its own and few of the long ones before it: a mean too low.
+func (l *Limiter) sizeNext(mean time.Duration, measured int64, probe bool) {
+	need := l.samplesNeeded(mean)
+	l.need.Store(need)
+	length := l.winLen.Load()
+	if l.noLoad.probing == probeWindows && l.noLoad.wide() { // the requests admitted before the probe end
+		length = max(length, int64(probeDrain*l.noLoad.before))
+	}
+	l.winMin.Store(length)
+	if !l.noLoad.wide() || !probe && l.noLoad.probing == 0 {
+		mask := l.sample.Load()
+		l.sample.Store(samplingMask(uint64(measured)*(mask+1), uint64(max(targetSamples, need))))
+	}
+}
+
+// samplesNeeded returns the samples the next window needs, after one whose
+// mean latency was mean: the window that drains a probe's requests, which
+// lasts probeDrain times the mean latency of the window before the probe,
+// minSamples; a probe's measuring window those for probePrecision; any
+// other those for
+// windowPrecision or for the distance of mean from the no-load mean over
+// windowZ, whichever is fewer.
+func (l *Limiter) samplesNeeded(mean time.Duration) int64 {
+	switch {
+	case !l.noLoad.wide() || l.noLoad.probing == probeWindows:
+		return minSamples
+	case l.noLoad.probing == 1:
+		return samplesNeeded(l.spread, probePrecision)
+	}
+	precision := windowPrecision
+	if base := l.noLoad.mean; base > 0 && mean > 0 {
+		precision = max(precision, math.Abs(float64(mean)/float64(base)-1)/windowZ)
+	}
+	return samplesNeeded(l.spread, precision)
 }
 
 // resize gives the wrapped semaphore the size limit, rounded, if that

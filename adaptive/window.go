@@ -18,11 +18,39 @@ const (
 	maxSampling   = 256
 )
 
-// samplingMask returns the mask that samples about targetSamples of the
-// requests a window as long as the last, which saw about requests, will see.
-func samplingMask(requests uint64) uint64 {
+// A window's mean latency is precise only over enough samples: about
+// (CV/precision)² for a standard error of precision times the mean, where
+// CV is the latencies' standard deviation over their mean. Work whose time
+// varies by ±20% needs fewer than minSamples for a tenth; exponential
+// work, whose CV is 1, a hundred. So a window also waits for the samples
+// that the latencies' spread, as the last windows measured it, asks for:
+// for a standard error of windowPrecision, or of the distance of the last
+// window's mean from the no-load mean over windowZ, whichever is larger,
+// since a window far off the baseline says so in fewer samples. A probe's
+// measuring window waits for probePrecision. No window waits for more
+// than maxSamplesNeeded, nor, once it holds minSamples, longer than
+// maxWindowMeans times the last window's mean latency.
+const (
+	windowPrecision  = 0.1
+	probePrecision   = 0.1
+	windowZ          = 3
+	maxSamplesNeeded = 1000
+	maxWindowMeans   = 50
+	spreadSmoothing  = 0.25    // the weight of each window in the latencies' squared CV
+	maxSquared       = 1 << 24 // the longest latency squared, in microseconds
+)
+
+// samplesNeeded returns the samples a window of latencies whose squared CV
+// is cv2 needs for the standard error of its mean to be precision of it.
+func samplesNeeded(cv2, precision float64) int64 {
+	return int64(min(max(cv2/(precision*precision), minSamples), maxSamplesNeeded))
+}
+
+// samplingMask returns the mask that samples about target of the requests
+// a window as long as the last, which saw about requests, will see.
+func samplingMask(requests, target uint64) uint64 {
 	every := uint64(1)
-	for every*2*targetSamples <= requests && every < maxSampling {
+	for every*2*target <= requests && every < maxSampling {
 		every *= 2
 	}
 	return every - 1
@@ -53,6 +81,13 @@ type Window struct {
 	// times the shortest window holds the limit at half for two windows and
 	// takes the fastest latency of the second.
 	NoLoadRTT time.Duration
+	// NoLoadMeanRTT is the mean latency of requests on an idle backend:
+	// the median of the last three probes' mean latencies that did not
+	// find a queue. It is given only where the work's time varies widely,
+	// so that a window's fastest request says nothing (see [Gradient]),
+	// as the probes tell: their fastest requests stand well above the
+	// lowest seen before them. It is 0 otherwise.
+	NoLoadMeanRTT time.Duration
 }
 
 // window gathers samples with atomic operations only, so that requests
@@ -66,6 +101,7 @@ type window struct {
 	measured       atomic.Int64 // sampled requests, failed or not
 	measuredDrops  atomic.Int64 // sampled requests that failed
 	sumRTT, minRTT atomic.Int64 // over successes; minRTT is MaxInt64 if none
+	sumSquares     atomic.Int64 // over successes, of the latency in microseconds, squared
 	maxInFlight    atomic.Int64
 }
 
@@ -83,19 +119,25 @@ func (w *window) record(rtt time.Duration, ok, measured bool, inFlight int64) {
 		}
 	} else {
 		w.sumRTT.Add(int64(rtt))
+		us := min(int64(rtt/time.Microsecond), maxSquared)
+		w.sumSquares.Add(us * us)
 		lower(&w.minRTT, int64(rtt))
 	}
 	raise(&w.maxInFlight, inFlight)
 }
 
-// due reports whether the window has lasted length and holds enough samples.
-func (w *window) due(now, length int64) bool {
-	return now-w.start.Load() >= length && w.samples.Load() >= minSamples
+// due reports whether the window has lasted length and holds need
+// samples, or has lasted longest and holds minSamples.
+func (w *window) due(now, length, need, longest int64) bool {
+	lasted, samples := now-w.start.Load(), w.samples.Load()
+	return lasted >= length && samples >= minSamples && (samples >= need || lasted >= longest)
 }
 
 // take closes the window at now and opens the next one. It returns the
-// window and how many of its requests were sampled.
-func (w *window) take(now int64) (s Window, measured int64) {
+// window, how many of its requests were sampled, and the squared
+// coefficient of variation of its latencies (0 if fewer than two
+// succeeded).
+func (w *window) take(now int64) (s Window, measured int64, cv2 float64) {
 	measured = w.measured.Swap(0)
 	if drops := w.measuredDrops.Swap(0); measured > 0 {
 		s.DropRate = float64(drops) / float64(measured)
@@ -106,12 +148,15 @@ func (w *window) take(now int64) (s Window, measured int64) {
 		Drops:    w.drops.Swap(0),
 		InFlight: w.maxInFlight.Swap(0),
 	}
-	sum, lowest := w.sumRTT.Swap(0), w.minRTT.Swap(math.MaxInt64)
+	sum, lowest, squares := w.sumRTT.Swap(0), w.minRTT.Swap(math.MaxInt64), w.sumSquares.Swap(0)
 	if ok := s.Samples - s.Drops; ok > 0 && lowest != math.MaxInt64 {
 		s.MinRTT, s.MeanRTT = time.Duration(lowest), time.Duration(sum/ok)
+		if mean := float64(s.MeanRTT) / float64(time.Microsecond); ok > 1 && mean >= 1 {
+			cv2 = max(0, float64(squares)/float64(ok)/(mean*mean)-1)
+		}
 	}
 	w.start.Store(now)
-	return s, measured
+	return s, measured, cv2
 }
 
 func (w *window) reset(now int64) {

@@ -193,10 +193,18 @@ func (r *openRun) next(limit time.Duration) (time.Duration, event) {
 	return next, ev
 }
 
+// advance sleeps until at. In the waiting mode it then lets the waiting
+// goroutines that woke at the same instant (a wait that timed out) finish
+// before the event is handled: otherwise they would run beside it, and a
+// refusal would land in one window or the next as the scheduler chose,
+// so that two runs of the same seed differed.
 func (r *openRun) advance(at time.Duration) {
 	if d := at - r.now(); d > 0 {
 		r.virtual += float64(d) * r.rate()
 		time.Sleep(d)
+		if r.waits {
+			synctest.Wait()
+		}
 	}
 }
 

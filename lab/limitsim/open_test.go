@@ -27,14 +27,13 @@ const openSeed = 1
 // the peer, and an adaptive limit spends some time below it; at 8 no fixed
 // size within a quarter of the capacity matches it (TestScenarios/Peer
 // checks both on the fixed sizes). AIMD's sawtooth at a capacity of 2 meets
-// the goodput and p99 goals by a small margin, and in the waiting mode
-// climbs to 4 often enough to break the p99 goal. On the fail-fast backend
+// the goodput and p99 goals by a small margin in both modes. On the fail-fast backend
 // every algorithm with TryStart backs off below the capacity after each
 // burst of failures, and serves a few percent less than failsafe-go's
 // defaults.
 var knownOpenMisses = []string{
 	"capacity 2/AIMD/TryStart: peer", "capacity 2/Vegas/TryStart: peer", "capacity 2/Gradient/TryStart: peer",
-	"capacity 2/AIMD/Start: p99", "capacity 2/AIMD/Start: peer",
+	"capacity 2/AIMD/Start: peer",
 	"capacity 2/Vegas/Start: peer", "capacity 2/Gradient/Start: peer",
 	"capacity 8/AIMD/TryStart: peer", "capacity 8/Vegas/TryStart: peer", "capacity 8/Gradient/TryStart: peer",
 	"capacity 8/AIMD/Start: peer", "capacity 8/Vegas/Start: peer", "capacity 8/Gradient/Start: peer",
@@ -43,25 +42,37 @@ var knownOpenMisses = []string{
 
 // knownSpreadMisses are the goals an algorithm misses in the open-loop
 // scenarios whose work varies more than ±20%, as docs/adaptive.md explains
-// them; TestScenarios expects them after knownOpenMisses.
-var knownSpreadMisses = spreadMisses(
-	[]string{"exponential, capacity 2"}, []string{"goodput"},
-	[]string{"exponential, capacity 8", "exponential, capacity 32", "±50%, capacity 8"}, []string{"goodput", "peer", "drift"},
+// them; TestScenarios expects them after knownOpenMisses. AIMD and Vegas
+// read the window's fastest request, which such work makes a signal of
+// nothing, and miss the goodput goal in all four, and at capacities of 8
+// and 32 the peer and drift goals with it. Gradient reads the window's
+// mean there, against the probes' mean: it meets the goodput and p99 goals
+// in all four, but its limit drifts more than a quarter from capacities
+// of 8 and 32 for a second now and then, and at a capacity of 8 it
+// cannot meet the peer goal, as with ±20% work.
+var knownSpreadMisses = slices.Concat(
+	spreadMisses("exponential, capacity 2", fastest("goodput"), nil),
+	spreadMisses("exponential, capacity 8", fastest("goodput", "peer", "drift"), []string{"peer", "drift"}),
+	spreadMisses("exponential, capacity 32", fastest("goodput", "peer", "drift"), []string{"drift"}),
+	spreadMisses("±50%, capacity 8", fastest("goodput", "peer", "drift"), []string{"peer"}),
 )
 
-// spreadMisses lists, for each group of scenarios and the goals its
-// algorithms miss, every algorithm in both modes missing them, in the
-// order TestScenarios meets them.
-func spreadMisses(groups ...[]string) []string {
+// fastest returns the goals that AIMD and Vegas, which read the fastest
+// request, miss: goals for each.
+func fastest(goals ...string) map[string][]string {
+	return map[string][]string{"AIMD": goals, "Vegas": goals}
+}
+
+// spreadMisses lists, for scenario sc, the goals each algorithm misses in
+// both modes, AIMD's and Vegas's in byAlg and Gradient's in gradient, in
+// the order TestScenarios meets them.
+func spreadMisses(sc string, byAlg map[string][]string, gradient []string) []string {
+	byAlg["Gradient"] = gradient
 	var out []string
-	for i := 0; i < len(groups); i += 2 {
-		for _, sc := range groups[i] {
-			for _, mode := range []string{"TryStart", "Start"} {
-				for _, alg := range []string{"AIMD", "Vegas", "Gradient"} {
-					for _, goal := range groups[i+1] {
-						out = append(out, sc+"/"+alg+"/"+mode+": "+goal)
-					}
-				}
+	for _, mode := range []string{"TryStart", "Start"} {
+		for _, alg := range []string{"AIMD", "Vegas", "Gradient"} {
+			for _, goal := range byAlg[alg] {
+				out = append(out, sc+"/"+alg+"/"+mode+": "+goal)
 			}
 		}
 	}

@@ -124,7 +124,7 @@ func TestScenarios(t *testing.T) {
 				assert.Equal(t, defaults, swept, "the docs say the setting with a queue of 2 is Gradient's defaults")
 			}
 		}
-		assert.Equal(t, []string{"queue 4", "queue 2"}, meetAll,
+		assert.Equal(t, []string{"queue 4", "queue 3", "queue 2"}, meetAll,
 			"the docs say which settings of Gradient meet every goal")
 	})
 }

@@ -1,0 +1,80 @@
+package adaptive_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/semacat/sem/adaptive"
+	"github.com/semacat/sem/weighted"
+)
+
+// saturate runs workers goroutines for d, each starting requests one after
+// another with TryStart, which take a time drawn from the exponential
+// distribution of mean noLoad, whatever the load: a backend with no queue
+// and work that varies as widely as a queueing model's. A refused worker
+// pauses a millisecond. It must run in a synctest bubble.
+func saturate(l *adaptive.Limiter, workers int, d time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i := range workers {
+		r := rand.New(rand.NewPCG(uint64(i), 2))
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				tok, ok := l.TryStart(1)
+				if !ok {
+					time.Sleep(time.Millisecond)
+					continue
+				}
+				time.Sleep(time.Duration(r.ExpFloat64() * float64(noLoad)))
+				tok.Done(true)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestGradientExponentialWork: exponential work on a backend with no
+// queue leaves nothing to shrink the limit for. The fastest of a window's
+// requests is far above the fastest ever seen there, by chance alone; read
+// against it, Gradient's limit sank to a request or two. Read as the
+// window's mean against the probes' mean, it holds.
+func TestGradientExponentialWork(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := adaptive.New(weighted.New(1), 20, &adaptive.Gradient{})
+		saturate(l, 40, 20*time.Second)
+		assert.GreaterOrEqual(t, l.Limit(), int64(20), "nothing queued, the limit must not sink")
+	})
+}
+
+// TestSpreadTellsTheSignal: the Limiter gives the algorithm the no-load
+// mean, the baseline of a window's mean, for work whose time varies
+// widely, exponential work, and it is the work's mean; work of one
+// latency keeps the fastest request's signal: no no-load mean is given.
+func TestSpreadTellsTheSignal(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := &hold{}
+		l := adaptive.New(weighted.New(1), 20, h)
+		saturate(l, 40, 10*time.Second)
+		last := h.seen[len(h.seen)-1]
+		require.NotZero(t, last.NoLoadMeanRTT, "exponential work varies widely")
+		assert.InEpsilon(t, noLoad, last.NoLoadMeanRTT, 0.15, "the no-load mean is the work's mean")
+	})
+	synctest.Test(t, func(t *testing.T) {
+		h := &hold{}
+		l := adaptive.New(weighted.New(1), 20, h)
+		for range 1000 {
+			round(t, l, int(l.Limit()), noLoad, true)
+		}
+		for _, w := range h.seen {
+			require.Zero(t, w.NoLoadMeanRTT, "work of one latency read as varying widely at %+v", w)
+		}
+	})
+}
