@@ -223,10 +223,13 @@ package weighted
 // Only the sum, weighted over fifo, stands clear of the noise. No feature
 // carries most of the distance, nor does the shape of this package's code
 // (the third run sets it beside add5pool, and beside itself without its
-// test hooks), so none was redesigned: what this package pays over fifo
-// in the convoy is the sum of small costs of the features the contract
-// and the API require, each below what a run on a shared machine can
-// resolve on its own.
+// test hooks), so none was redesigned. That is not to say the features
+// cost what this package pays for them: a semaphore written apart from
+// this project, with every one of them and semtest's FIFO and NoBarging
+// checks passed, ran the convoy at about fifo's cost, and no single
+// change toward it closed more than a fraction of the distance. What is
+// left is the shape of this package's code, many small costs, not a
+// feature (docs/weighted.md, The floor).
 //
 // The floor for these guarantees is fifo. A semaphore that serves any
 // weights in arrival order and never lets a running goroutine barge must
@@ -234,13 +237,15 @@ package weighted
 // lock) and besides: take a lock of its own, since a queue of weights
 // cannot be a channel's queue and the decision to queue or to grant must
 // be atomic with the look at the free permits; wake the head by name, on
-// a channel of the waiter's own, since a channel shared by all would wake
-// whoever parked on it first, and queueing and parking are two steps; and
-// give the waiter's node back for reuse, or allocate. fifo does those three
+// a channel of the waiter's own or through a wait list that wakes in the
+// order of joining, such as sync.Cond's, since a channel shared by all
+// would wake whoever parked on it first, and queueing and parking are two
+// steps; and keep each waiter's request until it is served, in a node
+// reused or allocated or a slot of a ring. fifo does those three
 // and nothing else, and in BenchmarkHandOff it stands where the channel
 // with one mutex section per call stands, the least that the lock alone
 // adds to the channel: nothing in fifo is left to remove, only the lock
-// and the per-waiter channel, which the guarantees require.
+// and the wake-up by name, which the guarantees require.
 //
 // Measured and rejected, for want of a gain beyond the benchmarks' noise in
 // paired runs of BenchmarkSemaphore: spinning on TryLock before blocking on
