@@ -107,9 +107,13 @@ release() {
 	# Each zip's size, uncompressed, within a bound near today's, and no
 	# Go file of it, whatever its build constraints, importing another
 	# module's internal/ packages (which the go command refuses only when a
-	# user builds for that platform or tag).
+	# user builds for that platform or tag). The root's bound went from
+	# 800 to 850 KiB when weighted's BenchmarkHandOff gained the weights
+	# scenario, its wake-up counts and BenchmarkPair (test files, 807 KiB
+	# in all); the next growth there should move BenchmarkHandOff's
+	# contenders (fifo, add1ctx to add5pool) to a development module.
 	step "$version: what each published zip carries" "$tmp/modzip" \
-		"$(zipof)=800" "$(zipof etcdsem)=250" "$(zipof redissem)=300" "$(zipof benchmarks)=250"
+		"$(zipof)=850" "$(zipof etcdsem)=250" "$(zipof redissem)=300" "$(zipof benchmarks)=250"
 	zips=$(sed -n 's/^github.com\/semacat\/sem\/*\([a-z]*\): \([0-9]*\) KiB.*/\1=\2KiB/p' "$log" | sed 's/^=/.=/' | tr '\n' ' ')
 	row "zips $version" "within limits, no foreign internal/" "$zips"
 	summary="$summary  licenses of $version, as pkg.go.dev's detector sees them:
