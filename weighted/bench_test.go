@@ -3,7 +3,6 @@ package weighted_test
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"runtime/metrics"
 	"sync"
 	"testing"
@@ -101,44 +100,18 @@ func lockWait() float64 {
 
 // convoy runs b.N Acquire(1)+spin+Release(1) cycles on s, a semaphore of
 // the given size, from the given number of goroutines, which start queued
-// behind all the permits, held until the timer starts. Were they not queued
-// by then, a semaphore with a fast path could run with no convoy at all.
+// behind all the permits (see acquiretest.Queued).
 func convoy(b *testing.B, s sem.Semaphore, size int64, goroutines int) {
 	ctx := context.Background()
-	b.ReportAllocs()
-	for range size {
-		if err := s.Acquire(ctx, 1); err != nil {
-			b.Fatal(err)
-		}
-	}
-	var started, done sync.WaitGroup
-	for i := range goroutines {
-		n := b.N / goroutines
-		if i < b.N%goroutines {
-			n++
-		}
-		started.Add(1)
-		done.Go(func() {
-			started.Done()
-			for range n {
-				if err := s.Acquire(ctx, 1); err != nil {
-					panic(fmt.Sprintf("Acquire(1): %v", err))
-				}
-				spin()
-				s.Release(1)
+	acquiretest.Queued(b, s, size, goroutines, func(_, n int) {
+		for range n {
+			if err := s.Acquire(ctx, 1); err != nil {
+				panic(fmt.Sprintf("Acquire(1): %v", err))
 			}
-		})
-	}
-	started.Wait()
-	// Let each goroutine run into its first Acquire, which blocks.
-	for range goroutines {
-		runtime.Gosched()
-	}
-	b.ResetTimer()
-	for range size {
-		s.Release(1)
-	}
-	done.Wait()
+			spin()
+			s.Release(1)
+		}
+	})
 }
 
 // sink keeps spin's loop from being optimized away.

@@ -3,8 +3,6 @@ package weighted_test
 import (
 	"context"
 	"fmt"
-	"runtime"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -64,39 +62,17 @@ func weightOf(i, k int) int64 { return 1 + int64((i+k)%weightsMax) }
 // weightsConvoy runs b.N Acquire(w)+Release(w) cycles on s, a semaphore
 // of the given size, from the given number of goroutines, with the
 // weights of weightOf and nothing done while the permits are held. As in
-// convoy, the goroutines start queued behind all the permits, held until
-// the timer starts.
+// convoy, the goroutines start queued behind all the permits.
 func weightsConvoy(b *testing.B, ctx context.Context, s sem.Semaphore, size int64, goroutines int) {
-	b.ReportAllocs()
-	if err := s.Acquire(ctx, size); err != nil {
-		b.Fatal(err)
-	}
-	var started, done sync.WaitGroup
-	for i := range goroutines {
-		n := b.N / goroutines
-		if i < b.N%goroutines {
-			n++
-		}
-		started.Add(1)
-		done.Go(func() {
-			started.Done()
-			for k := range n {
-				w := weightOf(i, k)
-				if err := s.Acquire(ctx, w); err != nil {
-					panic(fmt.Sprintf("Acquire(%d): %v", w, err))
-				}
-				s.Release(w)
+	acquiretest.Queued(b, s, size, goroutines, func(i, n int) {
+		for k := range n {
+			w := weightOf(i, k)
+			if err := s.Acquire(ctx, w); err != nil {
+				panic(fmt.Sprintf("Acquire(%d): %v", w, err))
 			}
-		})
-	}
-	started.Wait()
-	// Let each goroutine run into its first Acquire, which blocks.
-	for range goroutines {
-		runtime.Gosched()
-	}
-	b.ResetTimer()
-	s.Release(size)
-	done.Wait()
+			s.Release(w)
+		}
+	})
 }
 
 // BenchmarkHandOffWakeups counts the wake-ups of BenchmarkHandOff's

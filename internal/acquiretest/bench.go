@@ -2,6 +2,7 @@ package acquiretest
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -41,9 +42,30 @@ func BenchUncontended(b *testing.B, newSem func(size int64) sem.Semaphore) {
 // Acquire parks and is handed the permit.
 func BenchConvoy(b *testing.B, s sem.Semaphore, goroutines int) {
 	ctx := context.Background()
+	Queued(b, s, 1, goroutines, func(_, n int) {
+		for range n {
+			if err := s.Acquire(ctx, 1); err != nil {
+				b.Error(err)
+				return
+			}
+			s.Release(1)
+		}
+	})
+}
+
+// Queued runs a benchmark of b.N cycles on s, a semaphore of the given
+// size, from the given number of goroutines: goroutine i runs cycles(i, n)
+// for its n of the b.N cycles. They start queued behind all the permits,
+// held one by one until the timer starts and then given back one by one,
+// so that a semaphore with a fast path cannot run its first cycles with
+// nobody waiting, a regime it might keep. It reports allocations.
+func Queued(b *testing.B, s sem.Semaphore, size int64, goroutines int, cycles func(i, n int)) {
+	ctx := context.Background()
 	b.ReportAllocs()
-	if err := s.Acquire(ctx, 1); err != nil {
-		b.Fatal(err)
+	for range size {
+		if err := s.Acquire(ctx, 1); err != nil {
+			b.Fatal(err)
+		}
 	}
 	var started, done sync.WaitGroup
 	for i := range goroutines {
@@ -54,18 +76,18 @@ func BenchConvoy(b *testing.B, s sem.Semaphore, goroutines int) {
 		started.Add(1)
 		done.Go(func() {
 			started.Done()
-			for range n {
-				if err := s.Acquire(ctx, 1); err != nil {
-					b.Error(err)
-					return
-				}
-				s.Release(1)
-			}
+			cycles(i, n)
 		})
 	}
 	started.Wait()
+	// Let each goroutine run into its first Acquire, which blocks.
+	for range goroutines {
+		runtime.Gosched()
+	}
 	b.ResetTimer()
-	s.Release(1)
+	for range size {
+		s.Release(1)
+	}
 	done.Wait()
 }
 
