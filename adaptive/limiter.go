@@ -348,6 +348,7 @@ func (l *Limiter) closeWindow(now int64) {
 			switch {
 			case l.noLoad.queued && l.noLoad.wide(): // the limit was twice the capacity, or more
 				l.estimate = l.probeLimit()
+				l.settled = l.estimate
 			case l.noLoad.stepped && l.noLoad.wide(): // the limit shrank for a step, not a queue
 				l.estimate = max(l.estimate, l.settled)
 			case !l.noLoad.queued && !l.noLoad.rose:

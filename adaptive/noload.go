@@ -226,15 +226,15 @@ func (n *noLoad) learnMean(mean time.Duration, failed float64) {
 		copy(n.means[:], n.means[1:])
 		n.counted--
 	}
+	old := n.mean // a median, or a bound if none counted since a queue
+	n.rose = n.counted > 0 && float64(mean) > stepRise*float64(old)
 	n.means[n.counted] = mean
 	n.counted++
-	old := n.mean
-	n.rose = old > 0 && float64(mean) > stepRise*float64(old)
 	n.soon = n.counted < probeMedian || n.rose
 	sorted := n.means
 	slices.Sort(sorted[:n.counted])
 	n.mean = sorted[(n.counted-1)/2] // of two, the lower
-	n.stepped = old > 0 && float64(n.mean) > stepRise*float64(old)
+	n.stepped = n.rose && float64(n.mean) > stepRise*float64(old)
 }
 
 // probeDue reports whether the window that closes at now, when the
