@@ -227,14 +227,15 @@ func (n *noLoad) learnMean(mean time.Duration, failed float64) {
 		n.counted--
 	}
 	old := n.mean // a median, or a bound if none counted since a queue
-	n.rose = n.counted > 0 && float64(mean) > stepRise*float64(old)
+	median := n.counted > 0
+	n.rose = median && float64(mean) > stepRise*float64(old)
 	n.means[n.counted] = mean
 	n.counted++
-	n.soon = n.counted < probeMedian || n.rose
+	n.soon = n.counted < probeMedian || n.rose && float64(n.before) > stepRise*float64(old)
 	sorted := n.means
 	slices.Sort(sorted[:n.counted])
 	n.mean = sorted[(n.counted-1)/2] // of two, the lower
-	n.stepped = n.rose && float64(n.mean) > stepRise*float64(old)
+	n.stepped = median && float64(n.mean) > stepRise*float64(old)
 }
 
 // probeDue reports whether the window that closes at now, when the
