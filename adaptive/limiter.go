@@ -59,6 +59,8 @@ type Limiter struct {
 	closing    sync.Mutex // taken with TryLock by the goroutine closing a window
 	estimate   float64    // the unrounded limit; under closing
 	noLoad     noLoad     // under closing
+	narrowRun  int        // the last windows in a row whose latencies varied less than narrowCV2; under closing
+	settled    float64    // the estimate when the last probe that found neither a queue nor a step ended; under closing
 	spread     float64    // the latencies' squared CV, smoothed over windows; under closing
 	min, max   float64
 	smooth     float64
@@ -319,7 +321,18 @@ func (l *Limiter) closeWindow(now int64) {
 		return
 	}
 	w, measured, cv2 := l.win.take(now)
-	changed, probe := l.noLoad.learn(w.MinRTT, w.MeanRTT, w.Samples-w.Drops)
+	changed, probe := l.noLoad.learn(w.MinRTT, w.MeanRTT, w.Samples-w.Drops, w.Samples, w.Drops)
+	if w.MinRTT > 0 {
+		l.meanRTT.Store(int64(w.MeanRTT))
+		l.spread += spreadSmoothing * (cv2 - l.spread)
+		l.winMax.Store(maxWindowMeans * int64(w.MeanRTT))
+		if l.narrowRun++; cv2 >= narrowCV2 || w.Samples-w.Drops < minSamples {
+			l.narrowRun = 0
+		}
+		if l.narrowRun >= narrowWindows && !probe && l.noLoad.narrowed(w.MinRTT) {
+			changed = true
+		}
+	}
 	if changed {
 		l.winLen.Store(max(int64(windowRTTs*l.noLoad.rtt), int64(minWindow)))
 		l.winMin.Store(max(l.winMin.Load(), l.winLen.Load()))
@@ -327,18 +340,19 @@ func (l *Limiter) closeWindow(now int64) {
 			l.budget.Store(int64(l.noLoad.rtt / defaultWaitDivisor))
 		}
 	}
-	if w.MinRTT > 0 {
-		l.meanRTT.Store(int64(w.MeanRTT))
-		l.spread += spreadSmoothing * (cv2 - l.spread)
-		l.winMax.Store(maxWindowMeans * int64(w.MeanRTT))
-	}
 	defer l.sizeNext(w.MeanRTT, measured, probe)
 	switch {
 	case probe: // the probe's windows say nothing of the limit
 		if l.noLoad.probing == 0 { // the probe ended
 			l.noLoad.probeEnded(now)
-			if l.noLoad.queued && l.noLoad.wide() { // the limit was twice the capacity, or more
+			switch {
+			case l.noLoad.queued && l.noLoad.wide(): // the limit was twice the capacity, or more
 				l.estimate = l.probeLimit()
+				l.settled = l.estimate
+			case l.noLoad.stepped && l.noLoad.wide(): // the limit shrank for a step, not a queue
+				l.estimate = max(l.estimate, l.settled)
+			case !l.noLoad.queued && !l.noLoad.rose:
+				l.settled = l.estimate
 			}
 			l.resize(l.estimate)
 		}

@@ -21,10 +21,13 @@ const (
 // measuring window waits for a precise mean (see samplesNeeded), so the
 // next probe follows only after probeSpacing times the last one's length,
 // which keeps the probes' cost to about a fortieth of the capacity; but
-// while the no-load mean is unknown, or the last probe found a queue, or
-// fewer than probeMedian probes have counted since, the next follows after
-// probeSoon windows' time or probeSoonSpacing times the last probe's
-// length. Its first window lasts at least probeDrain times the mean latency
+// while the no-load mean is unknown, or fewer than probeMedian probes have
+// counted since one found a queue, or the last one's mean rose as a
+// latency step's would, the next follows after probeSoon windows' time or
+// probeSoonSpacing times the last probe's length; and after a probe that
+// found a queue, which halved a limit of twice the capacity or more, after
+// probeSoon windows' time or the last probe's length, so that a limit
+// started far above a small capacity comes down in a few seconds. Its first window lasts at least probeDrain times the mean latency
 // before the probe, so that the requests admitted at the full limit end
 // before the second measures.
 const (
@@ -44,9 +47,15 @@ const (
 // no-load mean is lowered to it, and the limit to the probe's, at once.
 // The no-load mean is the median of the last probeMedian probes that
 // count, so that one probe that chance made fast or slow does not move it.
+// A mean before the probe is that of the requests that succeeded, and
+// where more than probeFailed of the requests failed, as those that a
+// queue makes outlast their deadline do, it leaves out the slowest and
+// cannot show the fall: a probe then also ran into a queue if fewer than
+// half as many of its requests failed.
 const (
 	probeQueued = 0.6
 	probeMedian = 3
+	probeFailed = 0.05
 )
 
 // The work's time varies widely when its spread at the low end, the range
@@ -65,6 +74,27 @@ const (
 	maxSpread     = 4    // the most one probe adds
 	spreadQueued  = 0.75 // a probe whose mean fell more than this with the limit may have queued
 	stepRise      = 1.25 // a probe whose mean rose more than this over the no-load mean saw a latency step
+)
+
+// A probe whose mean rose more than stepRise over the no-load mean may have
+// seen a latency step that load did not cause: the next probe follows soon
+// to confirm it, as if fewer than probeMedian had counted, so that the
+// median follows a step within a few probes' time, not a few periods'.
+// Once the median rises so, the windows since the step were read against
+// a baseline too low, and the limit they shrank is given back: the
+// Limiter restores the limit it held at the last probe that saw no rise.
+
+// Work whose time varied widely varies no more once the latencies'
+// squared coefficient of variation falls below narrowCV2 in narrowWindows
+// windows in a row, each of at least minSamples successes: ±20% work has
+// about 0.013, ±50% 0.083, exponential 1, and a window of ±50% work falls
+// that far below its spread about once in three hundred. The windows tell
+// it at once, where the probes, spaced widely for such work, would take
+// many seconds: time in which the lowest latency seen, that of the wide
+// work, makes the work of today read as queued.
+const (
+	narrowCV2     = 0.02
+	narrowWindows = 2
 )
 
 // noLoad learns the no-load latency: the lowest latency seen, except that
@@ -89,10 +119,14 @@ type noLoad struct {
 	started     int64                      // Limiter.now() when the last probe started
 	length      int64                      // how long the last probe lasted
 	before      time.Duration              // recent when the probe started
-	recent      [2]float64                 // the latencies and the count of the samples of the last windows outside probes, each weighing half the next
+	recent      [3]float64                 // the latencies, the count of the successes and of the ends of the last windows outside probes, each weighing half the next
+	failed      float64                    // of the ends of the last windows outside probes, each weighing half the next, those that failed
+	beforeFail  float64                    // the share of the requests that failed when the probe started
 	probing     int                        // windows of the probe left, 0 if none runs
 	soon        bool                       // the next probe comes soon
 	queued      bool                       // the last probe found a queue
+	rose        bool                       // the last probe's mean rose as a latency step raises it
+	stepped     bool                       // the last probe raised the no-load mean so
 }
 
 // wide reports whether the work's time varies widely: then the window's
@@ -103,14 +137,14 @@ func (n *noLoad) wide() bool { return n.isWide }
 // how many samples it held,
 // reports whether rtt changed and whether the window was part of a probe,
 // whose windows the algorithm must not see.
-func (n *noLoad) learn(fastest, mean time.Duration, samples int64) (changed, probe bool) {
+func (n *noLoad) learn(fastest, mean time.Duration, samples, ended, failed int64) (changed, probe bool) {
 	old := n.rtt
 	switch {
 	case n.probing > 0:
 		probe = true
 		if n.probing--; n.probing == 0 && fastest > 0 {
 			rise := n.rise(fastest, mean)
-			if n.learnMean(mean); float64(mean) >= spreadQueued*float64(n.before) {
+			if n.learnMean(mean, float64(failed)/float64(ended)); !n.queued && float64(mean) >= spreadQueued*float64(n.before) {
 				n.learnSpread(rise, samples)
 			}
 			n.rtt = fastest
@@ -121,6 +155,10 @@ func (n *noLoad) learn(fastest, mean time.Duration, samples int64) (changed, pro
 	if !probe && mean > 0 {
 		n.recent[0] = n.recent[0]/2 + float64(mean)*float64(samples)
 		n.recent[1] = n.recent[1]/2 + float64(samples)
+	}
+	if !probe && ended > 0 {
+		n.recent[2] = n.recent[2]/2 + float64(ended)
+		n.failed = n.failed/2 + float64(failed)
 	}
 	return n.rtt != old, probe
 }
@@ -153,9 +191,30 @@ func (n *noLoad) learnSpread(rise float64, samples int64) {
 	}
 }
 
-// learnMean adds the mean latency of a probe's measuring window.
-func (n *noLoad) learnMean(mean time.Duration) {
-	n.queued = float64(mean) < probeQueued*float64(n.before)
+// narrowed records that the work's time no longer varies widely, if it
+// did, as the latencies' spread over the last windows tells, and reports
+// whether the no-load latency changed: it is raised to fastest, the
+// fastest latency of the last window, since the lowest seen while the work
+// varied widely is lower than any the work now takes, and the next probe
+// measures its rise from it.
+func (n *noLoad) narrowed(fastest time.Duration) bool {
+	if !n.isWide {
+		return false
+	}
+	n.isWide, n.spread = false, 0
+	if fastest > n.rtt {
+		n.rtt = fastest
+		return true
+	}
+	return false
+}
+
+// learnMean adds the mean latency of a probe's measuring window, in which
+// the share failed of the requests failed.
+func (n *noLoad) learnMean(mean time.Duration, failed float64) {
+	n.queued = float64(mean) < probeQueued*float64(n.before) ||
+		n.beforeFail > probeFailed && failed < n.beforeFail/2
+	n.rose, n.stepped = false, false
 	if n.queued { // a bound: the no-load mean is lower
 		if n.mean == 0 || mean < n.mean {
 			n.mean, n.counted = mean, 0
@@ -167,12 +226,16 @@ func (n *noLoad) learnMean(mean time.Duration) {
 		copy(n.means[:], n.means[1:])
 		n.counted--
 	}
+	old := n.mean // a median, or a bound if none counted since a queue
+	median := n.counted > 0
+	n.rose = median && float64(mean) > stepRise*float64(old)
 	n.means[n.counted] = mean
 	n.counted++
-	n.soon = n.counted < probeMedian
+	n.soon = n.counted < probeMedian || n.rose && float64(n.before) > stepRise*float64(old)
 	sorted := n.means
 	slices.Sort(sorted[:n.counted])
 	n.mean = sorted[(n.counted-1)/2] // of two, the lower
+	n.stepped = median && float64(n.mean) > stepRise*float64(old)
 }
 
 // probeDue reports whether the window that closes at now, when the
@@ -191,7 +254,10 @@ func (n *noLoad) probeDue(now, winLen int64) bool {
 	}
 	if n.wide() {
 		period = max(period, probeSpacing*n.length)
-		if n.soon || n.mean == 0 {
+		switch {
+		case n.queued: // the limit is twice the capacity or more
+			period = max(probeSoon*winLen, n.length)
+		case n.soon || n.mean == 0:
 			period = max(probeSoon*winLen, probeSoonSpacing*n.length)
 		}
 	}
@@ -201,6 +267,9 @@ func (n *noLoad) probeDue(now, winLen int64) bool {
 	n.probing, n.started = probeWindows, now
 	if n.recent[1] > 0 {
 		n.before = time.Duration(n.recent[0] / n.recent[1])
+	}
+	if n.recent[2] > 0 {
+		n.beforeFail = n.failed / n.recent[2]
 	}
 	return true
 }

@@ -21,6 +21,13 @@ import (
 // and work that varies as widely as a queueing model's. A refused worker
 // pauses a millisecond. It must run in a synctest bubble.
 func saturate(l *adaptive.Limiter, workers int, d time.Duration) {
+	saturateWith(l, workers, d, func(r *rand.Rand) time.Duration {
+		return time.Duration(r.ExpFloat64() * float64(noLoad))
+	})
+}
+
+// saturateWith is saturate with requests that take work's draws.
+func saturateWith(l *adaptive.Limiter, workers int, d time.Duration, work func(*rand.Rand) time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -33,7 +40,7 @@ func saturate(l *adaptive.Limiter, workers int, d time.Duration) {
 					time.Sleep(time.Millisecond)
 					continue
 				}
-				time.Sleep(time.Duration(r.ExpFloat64() * float64(noLoad)))
+				time.Sleep(work(r))
 				tok.Done(true)
 			}
 		})
@@ -102,5 +109,30 @@ func TestSpreadTellsTheSignal(t *testing.T) {
 		for _, w := range h.seen {
 			require.Zero(t, w.NoLoadMeanRTT, "work of one latency read as varying widely at %+v", w)
 		}
+	})
+}
+
+// TestNarrowedWorkRelearnsNoLoad: after a phase of exponential work, work
+// that varies by ±20% again. The lowest latency seen while the work varied
+// widely is far below any the work now takes, so an algorithm that reads
+// the fastest request against it (AIMD, Vegas) reads a queue that is not
+// there and sinks to its floor; and the probe that would learn the no-load
+// latency anew comes only seconds later, since probes of widely varying
+// work are spaced widely. The windows' spread tells the work narrowed at
+// once: within a second the no-load latency is the narrow work's, and no
+// no-load mean is given.
+func TestNarrowedWorkRelearnsNoLoad(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := &hold{}
+		l := adaptive.New(weighted.New(1), 20, h, seeded())
+		saturate(l, 40, 10*time.Second)
+		require.NotZero(t, h.seen[len(h.seen)-1].NoLoadMeanRTT, "exponential work varies widely")
+		require.Less(t, h.seen[len(h.seen)-1].NoLoadRTT, noLoad/10, "the fastest of exponential work")
+		saturateWith(l, 40, time.Second, func(r *rand.Rand) time.Duration {
+			return time.Duration((0.8 + 0.4*r.Float64()) * float64(noLoad))
+		})
+		last := h.seen[len(h.seen)-1]
+		assert.Zero(t, last.NoLoadMeanRTT, "±20% work does not vary widely")
+		assert.GreaterOrEqual(t, last.NoLoadRTT, 8*noLoad/10, "the no-load latency is the ±20% work's")
 	})
 }
