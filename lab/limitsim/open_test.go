@@ -60,6 +60,7 @@ var knownSpreadMisses = slices.Concat(
 	spreadMisses("exponential, capacity 8", fastest("goodput", "peer", "drift"), both("peer", "drift")),
 	spreadMisses("exponential, capacity 32", fastest("goodput", "peer", "drift"), both("drift")),
 	spreadMisses("±50%, capacity 8", fastest("goodput", "peer", "drift"), both("peer")),
+	spreadMisses("±50%, capacity 2", fastest("goodput"), both("p99")),
 	spreadMisses("exponential, step ×2", fastest("goodput", "peer", "drift"),
 		map[string][]string{"TryStart": {"goodput", "drift"}}),
 	spreadMisses("exponential, step ×2, capacity 8", fastest("goodput", "peer", "drift"),

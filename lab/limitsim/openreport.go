@@ -35,6 +35,7 @@ var OpenScenarios = []Open{
 	{Name: "exponential, capacity 8", Length: 30 * time.Second, Capacity: 8, Load: 2, Spread: Exponential},
 	{Name: "exponential, capacity 32", Length: 30 * time.Second, Capacity: 32, Load: 2, Spread: Exponential},
 	{Name: "±50%, capacity 8", Length: 30 * time.Second, Capacity: 8, Load: 2, Spread: Uniform50},
+	{Name: "±50%, capacity 2", Length: 30 * time.Second, Capacity: 2, Load: 2, Spread: Uniform50},
 	{Name: "exponential, step ×2", Length: 30 * time.Second, Capacity: 32, Load: 2, Spread: Exponential, Step: 2, StepAt: 10 * time.Second},
 	{Name: "exponential, step ×2, capacity 8", Length: 30 * time.Second, Capacity: 8, Load: 2, Spread: Exponential, Step: 2, StepAt: 10 * time.Second},
 }
