@@ -412,10 +412,10 @@ func (l *Limiter) sizeNext(mean time.Duration, measured int64, probe bool) {
 }
 
 // samplesNeeded returns the samples the next window needs, after one whose
-// mean latency was mean: the window that drains a probe's requests, which
-// lasts probeDrain times the mean latency of the window before the probe,
-// minSamples; a probe's measuring window those for probePrecision; any
-// other those for
+// mean latency was mean: minSamples where the work varies little, and for
+// the window that drains a probe's requests (it lasts probeDrain times the
+// mean latency of the window before the probe instead); for a probe's
+// measuring window, those for probePrecision; for any other, those for
 // windowPrecision or for the distance of mean from the no-load mean over
 // windowZ, whichever is fewer.
 func (l *Limiter) samplesNeeded(mean time.Duration) int64 {
