@@ -246,7 +246,9 @@ package weighted
 // written only when one is paid. Together they brought it, in interleaved
 // rounds of both convoys, to what that semaphore with this package's fast
 // path costs; what is left above fifo is what that semaphore itself costs
-// above fifo, the features (docs/weighted.md, The floor). A sync.Pool of
+// above fifo, the features, of which contexts alone (add1ctx) stood clear
+// of the noise in rounds of BenchmarkHandOff after the change
+// (docs/weighted.md, The floor). A sync.Pool of
 // nodes gained nothing measurable over any base and would let a garbage
 // collection make a waiter allocate again; the stack stays. The fast path
 // stays too: uncontended it saves a third of an Acquire+Release, and in
