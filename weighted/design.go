@@ -38,7 +38,9 @@ package weighted
 // listed. With the flag set only holders of the mutex change the word, so
 // the Release does all that on a copy of it, loaded once (the flag is set
 // with a read-modify-write only if the load finds it clear), and stores the
-// result once, whatever it granted. It never wakes a waiter that cannot proceed, and a woken waiter
+// result only if it changed: in the convoy a Release grants what it
+// returns, and the word is not written at all. The waiters it granted are
+// listed on its own stack, not in the semaphore. It never wakes a waiter that cannot proceed, and a woken waiter
 // never has to look at the state again, nor take the mutex: its permits are
 // already its own, and it gives its node back on a stack of its own (see
 // Allocation). The flag is cleared, under the mutex, when the queue empties
@@ -145,9 +147,10 @@ package weighted
 // unlocks, and a woken waiter gives its node back with a compare-and-swap
 // instead of the mutex.
 //
-// Where the time goes now, in BenchmarkHandOff at size 4 (two processors
-// handing off at once, every call through the mutex), counted per
-// hand-off, with fifo beside it; the figures are in
+// Where the time went, before the reverse ablation told below, in
+// BenchmarkHandOff at size 4 (two processors handing off at once, every
+// call through the mutex), counted per hand-off, with fifo beside it; the
+// figures are in
 // docs/results/weighted/handoff-size4.txt, taken with the commands it names:
 //
 //   - Wake-ups. One channel send per grant, sent after the unlock, and
@@ -223,13 +226,33 @@ package weighted
 // Only the sum, weighted over fifo, stands clear of the noise. No feature
 // carries most of the distance, nor does the shape of this package's code
 // (the third run sets it beside add5pool, and beside itself without its
-// test hooks), so none was redesigned. That is not to say the features
+// test hooks), so none was redesigned then. That is not to say the features
 // cost what this package pays for them: a semaphore written apart from
 // this project, with every one of them and semtest's FIFO and NoBarging
 // checks passed, ran the convoy at about fifo's cost, and no single
-// change toward it closed more than a fraction of the distance. What is
-// left is the shape of this package's code, many small costs, not a
-// feature (docs/weighted.md, The floor).
+// change toward it closed more than a fraction of the distance.
+//
+// Built up from that semaphore instead (docs/results/weighted/
+// handoff-floor.txt, with its harness and commands): adding this
+// package's differences to it one at a time, the state word with its fast
+// paths, the stack of returned nodes instead of a sync.Pool, the context's
+// look under the mutex, none stood clear of the noise, while this package
+// stood clearly above it. So this package was changed toward it in the
+// small ways above and below, none measurable alone: the state word stored
+// only when it changed, the waiters to wake listed on the caller's stack,
+// acquireSlow one function that calls park only for a context that can be
+// done, nothing of a context that can never be done called under the
+// mutex, the fields a hand-off writes first in Semaphore and the debt
+// written only when one is paid. Together they brought it, in interleaved
+// rounds of both convoys, to what that semaphore with this package's fast
+// path costs; what is left above fifo is what that semaphore itself costs
+// above fifo, the features, of which contexts alone (add1ctx) stood clear
+// of the noise in rounds of BenchmarkHandOff after the change
+// (docs/weighted.md, The floor). A sync.Pool of
+// nodes gained nothing measurable over any base and would let a garbage
+// collection make a waiter allocate again; the stack stays. The fast path
+// stays too: uncontended it saves a third of an Acquire+Release, and in
+// the convoy no run told its cost from nothing.
 //
 // The floor for these guarantees is fifo. A semaphore that serves any
 // weights in arrival order and never lets a running goroutine barge must
@@ -253,7 +276,7 @@ package weighted
 // alone, skipping the read-modify-write that sets the flag when a load
 // finds it set already, and writing the state word once per Release
 // instead of once per waiter granted (kept since, together, as told
-// above). Measured and rejected in the process CPU time per hand-off that
+// above, and the write since skipped when nothing changed). Measured and rejected in the process CPU time per hand-off that
 // BenchmarkHandOff reports, the measure least disturbed by a shared
 // machine: keeping the state word, the mutex and the stack of returned
 // nodes on cache lines of their own; the opposite, every field a hand-off
@@ -273,7 +296,9 @@ package weighted
 // before with the state word no longer written in the convoy, so that
 // the second cache line (state word, size, debt, flag, hooks) is one no
 // hand-off writes. None moved weighted's distance to fifo beyond the
-// drift that fifo itself, unchanged, showed between the runs.
+// drift that fifo itself, unchanged, showed between the runs; all but
+// the back link are kept since, together with the rest of the reverse
+// ablation's changes told above, which moved it.
 //
 // Kept, measured with weights at GOMAXPROCS=1, where weighted stood above
 // add5pool (the same features in fewer functions) by instructions all in
@@ -281,5 +306,6 @@ package weighted
 // fewer on the path of an Acquire that waits and of the Release that wakes
 // it. acquireSlow makes the observer's calls itself and unlocks with the
 // mutex's Unlock; pushBack takes its node itself; and the frozen test hook
-// runs in grant, so that freeze is inlined. The calls left, enqueue, park
-// and unlock beside grant, are most of what still stands between the two.
+// runs in grant, so that freeze is inlined. enqueue has since been folded
+// into acquireSlow, and park is called only for a context that can be
+// done.

@@ -14,19 +14,20 @@ import (
 // and the requests behind it keep their places.
 func (s *Semaphore) Resize(size int64) {
 	pkg.PanicIfBadSize("Resize", size, check.Unbounded)
+	var l wakeList
 	s.mu.Lock()
-	defer s.unlock()
+	defer s.unlock(&l)
 	held := s.held(s.freeze())
 	s.size.Store(size)
 	s.owed = max(held-size, 0)
 	for w := s.q.head; w != nil; {
 		next := w.next
 		if w.n > size {
-			s.fail(w, pkg.ErrExceedsSize(w.n, size))
+			s.fail(w, pkg.ErrExceedsSize(w.n, size), &l)
 		}
 		w = next
 	}
-	s.state.Store(s.grant(uint64(max(size-held, 0))<<1 | slow))
+	s.state.Store(s.grant(uint64(max(size-held, 0))<<1|slow, &l))
 }
 
 // Close fails every waiting Acquire, and every later one, with an error
@@ -34,15 +35,16 @@ func (s *Semaphore) Resize(size int64) {
 // accepted, so holders can give back what they hold. Close is idempotent
 // and always returns nil.
 func (s *Semaphore) Close() error {
+	var l wakeList
 	s.mu.Lock()
-	defer s.unlock()
+	defer s.unlock(&l)
 	if s.closed {
 		return nil
 	}
 	s.closed = true
 	s.state.Or(slow) // kept set for good: every caller meets the flag
 	for w := s.q.head; w != nil; w = s.q.head {
-		s.fail(w, pkg.ErrClosed(w.n))
+		s.fail(w, pkg.ErrClosed(w.n), &l)
 	}
 	return nil
 }

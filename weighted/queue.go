@@ -40,12 +40,13 @@ type queue struct {
 	returned   atomic.Pointer[waiter]
 }
 
-// pushBack queues a waiter for n permits with ctx and returns it. It takes
+// pushBack queues a waiter for n permits with ctx, whose Done is done, and
+// returns it. It takes
 // the node from free, which it refills first, if empty, with the nodes
 // returned since it last ran out, or allocates one when none was. (Taking
 // the node here rather than in a function of its own keeps a call out of
 // every Acquire that waits: BenchmarkHandOff.)
-func (q *queue) pushBack(ctx context.Context, n int64) *waiter {
+func (q *queue) pushBack(ctx context.Context, done <-chan struct{}, n int64) *waiter {
 	if q.free == nil {
 		q.free = q.returned.Swap(nil)
 	}
@@ -55,7 +56,7 @@ func (q *queue) pushBack(ctx context.Context, n int64) *waiter {
 	} else {
 		q.free, w.link = w.link, nil
 	}
-	w.n, w.ctx, w.done, w.queued = n, ctx, ctx.Done(), true
+	w.n, w.ctx, w.done, w.queued = n, ctx, done, true
 	w.prev = q.tail
 	if q.tail != nil {
 		q.tail.next = w
@@ -96,4 +97,19 @@ func (q *queue) put(w *waiter) {
 			return
 		}
 	}
+}
+
+// wakeList lists the waiters granted or failed under the semaphore's
+// mutex, in that order, linked through link, for unlock to wake once it
+// has unlocked the mutex.
+type wakeList struct{ head, tail *waiter }
+
+// push appends w to the list.
+func (l *wakeList) push(w *waiter) {
+	if l.head == nil {
+		l.head = w
+	} else {
+		l.tail.link = w
+	}
+	l.tail = w
 }

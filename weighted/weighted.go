@@ -44,17 +44,14 @@ const slow = 1
 // It implements sem.Semaphore, sem.Resizer, sem.Closer and sem.Observer. The
 // zero value is not usable; call New or NewAvailable.
 type Semaphore struct {
+	// The fields a hand-off writes come first; the convoy reads the rest.
+	mu    sync.Mutex    // guards q, owed, closed, and changes of the slow bit
+	q     queue         // waiting Acquires, in arrival order
 	state atomic.Uint64 // free<<1 | slow
 	size  atomic.Int64  // stored only under mu, with the slow bit set
 
-	mu     sync.Mutex // guards the fields below, and changes of the slow bit
-	q      queue      // waiting Acquires, in arrival order
-	owed   int64      // permits held beyond the size after a shrink
+	owed   int64 // permits held beyond the size after a shrink
 	closed bool
-	// woken lists the waiters granted or failed under the mutex, in that
-	// order, linked through link: unlock wakes them once it has unlocked.
-	woken, wokenTail *waiter
-
 	onWait observe.Hook
 	test   *testHooks // nil outside tests
 }
@@ -62,7 +59,7 @@ type Semaphore struct {
 // testHooks are functions a test installs on one semaphore, to run at the
 // moments their fields name.
 type testHooks struct {
-	// queue runs in enqueue between the check that a request does not fit
+	// queue runs in acquireSlow between the check that a request does not fit
 	// and the setting of the slow bit: the window in which a fast-path
 	// Release can race a new waiter.
 	queue func()
@@ -221,8 +218,9 @@ func (s *Semaphore) tryAcquire(n int64) bool {
 // takes n permits if they are free. Only the uncontended fast path stays
 // free of the mutex; a TryAcquire that meets waiters pays for it.
 func (s *Semaphore) trySlow(n int64) bool {
+	var l wakeList
 	s.mu.Lock()
-	defer s.unlock()
+	defer s.unlock(&l)
 	if s.closed || s.q.len > 0 {
 		return false
 	}
@@ -231,7 +229,7 @@ func (s *Semaphore) trySlow(n int64) bool {
 	if ok {
 		st -= uint64(n) << 1
 	}
-	s.state.Store(s.grant(st))
+	s.state.Store(s.grant(st, &l))
 	return ok
 }
 
@@ -239,7 +237,7 @@ func (s *Semaphore) trySlow(n int64) bool {
 // free, and reports whether it did.
 //
 // An Acquire looks at its context between its load of old and this swap,
-// never before the load, on its fast path and in enqueue alike. Looked at before the load, the context could be
+// never before the load, on its fast path and in acquireSlow alike. Looked at before the load, the context could be
 // canceled, and the permits freed by a Release, between the look and the
 // load: a grant after a cancellation that came first. Looked at after it,
 // a swap that succeeds finds the word equal to old, but not necessarily
@@ -274,56 +272,35 @@ func (s *Semaphore) Release(n int64) {
 	}
 }
 
-// acquireSlow queues an Acquire(n) that could not be served at once, waits
-// for its grant or for ctx, and reports the wait to OnWait's function. It
-// unlocks with s.mu.Unlock, a call fewer than unlock (BenchmarkHandOff):
-// enqueue lists nobody to wake, and whoever does unlocks with unlock.
+// acquireSlow serves under the mutex an Acquire(n) that could not be
+// served at once: it returns the error of an Acquire that must fail (ctx is
+// done, the semaphore is closed, or n exceeds a size shrunk since the caller
+// looked), or takes n permits if nobody is queued and they are free, or
+// else queues a waiter for them, setting the slow bit, which sends every
+// Release and Acquire to the mutex; it then waits for the grant or for ctx,
+// and reports the wait to OnWait's function. The fast paths may change the
+// state while the bit is clear, so it looks at ctx after each load, as
+// Acquire does (see takeFrom). It is one function, and unlocks with the
+// mutex's Unlock, since nobody is listed to wake here: every call on the
+// path of a waiter costs in the convoy (BenchmarkHandOff).
 func (s *Semaphore) acquireSlow(ctx context.Context, n int64) error {
+	done := ctx.Done()
 	s.mu.Lock()
-	w, err := s.enqueue(ctx, n)
-	s.mu.Unlock()
-	if w == nil {
-		return err
-	}
-	o := s.onWait.Start(n)
-	return o.End(s.park(ctx, w))
-}
-
-// park blocks the queued waiter w until its grant, its failure, or ctx.
-func (s *Semaphore) park(ctx context.Context, w *waiter) error {
-	done := w.done
-	if done == nil {
-		<-w.wake
-		return s.retire(w)
-	}
-	if t := s.test; t != nil && t.park != nil {
-		t.park()
-	}
-	select {
-	case <-w.wake:
-		return s.retire(w)
-	case <-done:
-		return s.cancel(ctx, w)
-	}
-}
-
-// enqueue, called with s.mu held, returns the error of an Acquire(ctx, n) that
-// must fail: ctx is done, the semaphore is closed, or n exceeds a size
-// shrunk since the caller looked. Otherwise it takes n permits if nobody is
-// queued and they are free, and returns nil, nil; or it queues a waiter for
-// them and sets the slow bit, which sends every Release and Acquire to the
-// mutex. The fast paths may change the state while the bit is clear, so it
-// looks at ctx after each load, as Acquire does (see takeFrom).
-func (s *Semaphore) enqueue(ctx context.Context, n int64) (*waiter, error) {
 	for {
 		old := s.state.Load()
-		if err := s.failure(ctx, n); err != nil {
-			return nil, err
+		// A context whose Done is nil can never be done, so that in
+		// the convoy nothing is called here (BenchmarkHandOff).
+		if done != nil || s.closed || n > s.size.Load() {
+			if err := s.failure(ctx, n); err != nil {
+				s.mu.Unlock()
+				return err
+			}
 		}
 		if old&slow == 0 {
 			if free(old) >= n {
 				if s.takeFrom(old, n) {
-					return nil, nil
+					s.mu.Unlock()
+					return nil
 				}
 				continue
 			}
@@ -337,7 +314,30 @@ func (s *Semaphore) enqueue(ctx context.Context, n int64) (*waiter, error) {
 				continue
 			}
 		}
-		return s.q.pushBack(ctx, n), nil
+		break
+	}
+	w := s.q.pushBack(ctx, done, n)
+	s.mu.Unlock()
+	o := s.onWait.Start(n)
+	if w.done == nil { // a context that can never be done
+		<-w.wake
+		return o.End(s.retire(w))
+	}
+	return o.End(s.park(ctx, w))
+}
+
+// park blocks the queued waiter w, whose context can be done, until its
+// grant, its failure, or ctx.
+func (s *Semaphore) park(ctx context.Context, w *waiter) error {
+	done := w.done
+	if t := s.test; t != nil && t.park != nil {
+		t.park()
+	}
+	select {
+	case <-w.wake:
+		return s.retire(w)
+	case <-done:
+		return s.cancel(ctx, w)
 	}
 }
 
@@ -355,17 +355,25 @@ func (s *Semaphore) failure(ctx context.Context, n int64) error {
 // made: a Release in the convoy reads the word and writes it, and adds
 // no other read-modify-write to the mutex's.
 func (s *Semaphore) releaseSlow(n int64) {
+	var l wakeList
 	s.mu.Lock()
 	st := s.freeze()
 	if held := s.held(st); n > held {
-		s.state.Store(s.grant(st))
-		s.unlock()
+		s.state.Store(s.grant(st, &l))
+		s.unlock(&l)
 		pkg.PanicOverRelease(n, held)
 	}
 	paid := min(n, s.owed) // returned permits pay a shrink's debt first
-	s.owed -= paid
-	s.state.Store(s.grant(st + uint64(n-paid)<<1))
-	s.unlock()
+	if paid > 0 {          // written only then, see Semaphore
+		s.owed -= paid
+	}
+	// In the convoy a Release grants what it returns, and the word is
+	// left as it was: no store then, so that the other processor's
+	// loads of it stay hits (BenchmarkHandOff).
+	if next := s.grant(st+uint64(n-paid)<<1, &l); next != st {
+		s.state.Store(next)
+	}
+	s.unlock(&l)
 }
 
 // freeze, called with s.mu held, sets the slow bit unless it is set
@@ -388,14 +396,14 @@ func (s *Semaphore) held(st uint64) int64 {
 }
 
 // grant, called with s.mu held, hands permits to the waiters at the head
-// of the queue for as long as the head fits, lists them to be woken, and
+// of the queue for as long as the head fits, lists them on l, and
 // returns the state word to store: st, the frozen word with the slow bit
 // set, less the permits granted, and with the bit cleared when the queue
 // empties, unless the semaphore is closed or permits are owed. A head
 // whose context is done is failed with its error instead, whether or not
 // it fits: the cancellation came before this grant, so it wins, and a
 // grant once made is final.
-func (s *Semaphore) grant(st uint64) uint64 {
+func (s *Semaphore) grant(st uint64, l *wakeList) uint64 {
 	if t := s.test; t != nil && t.frozen != nil {
 		t.frozen()
 	}
@@ -414,7 +422,7 @@ func (s *Semaphore) grant(st uint64) uint64 {
 		if w.done != nil {
 			select {
 			case <-w.done:
-				s.fail(w, w.ctx.Err())
+				s.fail(w, w.ctx.Err(), l)
 				continue
 			default:
 			}
@@ -423,38 +431,30 @@ func (s *Semaphore) grant(st uint64) uint64 {
 			return st
 		}
 		st -= uint64(w.n) << 1
-		s.done(w)
+		s.q.remove(w)
+		l.push(w)
 	}
 }
 
-// fail, called with s.mu held, takes w out of the queue to return err.
-func (s *Semaphore) fail(w *waiter, err error) {
+// fail, called with s.mu held, takes w out of the queue to return err, and
+// lists it on l to be woken.
+func (s *Semaphore) fail(w *waiter, err error, l *wakeList) {
 	w.err = err
-	s.done(w)
-}
-
-// done, called with s.mu held, takes w, granted or failed, out of the
-// queue and lists it to be woken by unlock.
-func (s *Semaphore) done(w *waiter) {
 	s.q.remove(w)
-	if s.woken == nil {
-		s.woken = w
-	} else {
-		s.wokenTail.link = w
-	}
-	s.wokenTail = w
+	l.push(w)
 }
 
-// unlock unlocks s.mu, then wakes the waiters that were granted or failed
-// while it was held. Waking them outside the mutex keeps the hand-off to
+// unlock unlocks s.mu, then wakes the waiters listed on l, granted or
+// failed while it was held. The list is the caller's, on its stack, not
+// the semaphore's, so that listing them writes nothing that the other
+// processor reads. Waking them outside the mutex keeps the hand-off to
 // the scheduler, which may wake an idle processor, out of the mutex's hold
 // time, where every other caller would wait for it. Nothing is lost by the
 // delay: the grant is made and final under the mutex, and a waiter whose
 // context is done meanwhile waits for its token before it gives its node
 // back (see cancel).
-func (s *Semaphore) unlock() {
-	w := s.woken
-	s.woken, s.wokenTail = nil, nil
+func (s *Semaphore) unlock(l *wakeList) {
+	w := l.head
 	s.mu.Unlock()
 	if t := s.test; t != nil && t.wake != nil && w != nil {
 		t.wake()
@@ -483,15 +483,16 @@ func (s *Semaphore) retire(w *waiter) error {
 // coming, sent after the unlock that follows the grant: cancel receives it
 // before it gives the node back, so that no token outlives its use.
 func (s *Semaphore) cancel(ctx context.Context, w *waiter) error {
+	var l wakeList
 	s.mu.Lock()
 	if w.queued {
 		s.q.remove(w)
-		s.state.Store(s.grant(s.freeze()))
-		s.unlock()
+		s.state.Store(s.grant(s.freeze(), &l))
+		s.unlock(&l)
 		s.q.put(w)
 		return ctx.Err()
 	}
-	s.unlock()
+	s.mu.Unlock()
 	<-w.wake
 	return s.retire(w)
 }
