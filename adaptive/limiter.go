@@ -61,7 +61,6 @@ type Limiter struct {
 	noLoad     noLoad     // under closing
 	narrowRun  int        // the last windows in a row whose latencies varied less than narrowCV2; under closing
 	probeAt    float64    // the limit the last probe held; under closing
-	sankProbe  bool       // the last probe was called for a limit that sank; under closing
 	settled    float64    // the estimate when the last probe that found neither a queue nor a step ended; under closing
 	spread     float64    // the latencies' squared CV, smoothed over windows; under closing
 	min, max   float64
@@ -360,8 +359,7 @@ func (l *Limiter) closeWindow(now int64) {
 		}
 	case l.noLoad.probeDue(now, l.winLen.Load(), l.sank()):
 		base := l.estimate
-		l.sankProbe = l.sank()
-		if l.sankProbe { // the step, if it is one, shows at half the limit before it
+		if l.sank() { // the step, if it is one, shows at half the limit before it
 			base = l.settled
 		}
 		l.probeAt = l.probeLimit(base)
@@ -412,20 +410,19 @@ func (l *Limiter) due(now int64) bool {
 // it, the longest, must be sampled as often as those begun in it, or a
 // probe whose short first window raised the share reads the short
 // requests of its own and few of the long ones before it: a mean too low.
-// A probe called for a limit that sank (see sankShare) samples every
-// request from its draining window on instead, which lasts probeDrain
-// mean latencies, so that the requests begun before it end there: at
-// the few requests of a sunk limit, the share sampled before it would
-// keep its measuring window waiting for seconds.
+// Where the work varies widely a probe samples every request from its
+// draining window on instead, which lasts probeDrain mean latencies, so
+// that the requests begun before it end there: its measuring window
+// waits for a hundred samples of exponential work, and at the few
+// requests of a limit that sank (see sankShare), or of a capacity of a
+// few, the share sampled before it would keep it waiting for seconds.
 func (l *Limiter) sizeNext(mean time.Duration, measured int64, probe bool) {
 	need := l.samplesNeeded(mean)
 	l.need.Store(need)
 	length := l.winLen.Load()
 	if l.noLoad.probing == probeWindows && l.noLoad.wide() { // the requests admitted before the probe end
 		length = max(length, int64(probeDrain*l.noLoad.before))
-		if l.sankProbe {
-			l.sample.Store(0)
-		}
+		l.sample.Store(0)
 	}
 	l.winMin.Store(length)
 	if !l.noLoad.wide() || !probe && l.noLoad.probing == 0 {

@@ -84,8 +84,8 @@ const (
 // queue in every window's mean, and the limit sinks towards its floor
 // within a second, where a probe holds a request or two and waits seconds
 // for its samples. So that probe holds half the limit left before the
-// sinking, not half the sunk one, and samples every request from its
-// draining window on (see Limiter.sizeNext): the step shows within a
+// sinking, not half the sunk one (and, as every probe of such work,
+// samples every request: see Limiter.sizeNext): the step shows within a
 // second. A capacity that really fell is told as well, and the limit it
 // left becomes the one to compare with.
 const sankShare = 0.5

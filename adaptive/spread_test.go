@@ -147,12 +147,12 @@ func TestNarrowedWorkRelearnsNoLoad(t *testing.T) {
 // the limit a request too high. Pooled over the probes of its level, it
 // stays within a few percent once some have counted. Goroutines end
 // their requests in no fixed order, so each run differs: of the windows
-// of three runs after the first 20 s, the 90th percentile of the no-load
-// mean's distance from the work's mean was 2.7-5.3% in 20 tries pooled,
-// and 7.1-13.6% in 20 tries with the median alone.
+// of five runs after the first 20 s, the 90th percentile of the no-load
+// mean's distance from the work's mean was 3.0-5.0% in 10 tries pooled,
+// and 8.8-11.9% in 10 tries with the median alone.
 func TestNoLoadMeanPooled(t *testing.T) {
 	var errs []float64
-	for range 3 {
+	for range 5 {
 		synctest.Test(t, func(t *testing.T) {
 			h := &hold{}
 			l := adaptive.New(weighted.New(1), 4, h, seeded())
@@ -170,7 +170,7 @@ func TestNoLoadMeanPooled(t *testing.T) {
 	}
 	slices.Sort(errs)
 	p90 := errs[len(errs)*9/10]
-	assert.Less(t, p90, 0.06, "the no-load mean strays from the work's mean")
+	assert.Less(t, p90, 0.065, "the no-load mean strays from the work's mean")
 	t.Logf("the no-load mean strayed at most %.1f%% from the work's mean in nine windows of ten", 100*p90)
 }
 
