@@ -206,13 +206,13 @@ func (v *Vegas) Next(w Window) float64 {
 // since the mean reads a queued request whole where the fastest reads
 // about 0.6 of one, and a window that waited for k times the usual
 // samples, to make its mean precise, moves the limit as k windows would
-// (up to 5). There it meets the goodput and p99 goals in both modes,
-// though its limit strays more than a quarter from capacities of 8 and 32
-// for a second now and then, and after a latency step ×2 at 32 with
-// TryStart it serves less than 0.9 of the best fixed size for the first
-// seconds the goal counts, while the probes learn the new no-load mean, as
-// results.md measures. The zero value is
-// ready to use.
+// (up to 5). There it meets the goodput and p99 goals in both modes, as
+// results.md measures, also after a latency step, which the Limiter's
+// probes learn within a few seconds. Its limit strays more than a quarter
+// above a capacity of 8 with exponential work at times; but there the
+// fixed sizes from a quarter to a half over the capacity serve the most,
+// so the capacity is not the ideal limit (results.md sweeps them). The
+// zero value is ready to use.
 type Gradient struct {
 	// Tolerance is how much slower than the long-term average a window may
 	// be before the limit shrinks; default 1.

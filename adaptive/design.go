@@ -68,8 +68,9 @@ package adaptive
 // range of the work's fastest requests over n+1, and where that range,
 // smoothed over probes, exceeds the least latency, the work varies widely.
 // Then windows wait for enough samples that their mean is precise (about
-// (CV/precision)², window.go), the probes measure the no-load mean, the
-// median of three that found no queue, and the Limiter gives it to the
+// (CV/precision)², window.go), the probes measure the no-load mean (the
+// median of three that found no queue, then the mean of the requests of
+// up to sixteen of the same level, pool.go), and the Limiter gives it to the
 // algorithm, so that Gradient compares like with like: the window's mean
 // with the no-load mean. A probe whose latency halved when the limit did
 // was queued: its mean only bounds the no-load mean, and the limit falls

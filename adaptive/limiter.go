@@ -60,6 +60,7 @@ type Limiter struct {
 	estimate   float64    // the unrounded limit; under closing
 	noLoad     noLoad     // under closing
 	narrowRun  int        // the last windows in a row whose latencies varied less than narrowCV2; under closing
+	probeAt    float64    // the limit the last probe held; under closing
 	settled    float64    // the estimate when the last probe that found neither a queue nor a step ended; under closing
 	spread     float64    // the latencies' squared CV, smoothed over windows; under closing
 	min, max   float64
@@ -347,7 +348,7 @@ func (l *Limiter) closeWindow(now int64) {
 			l.noLoad.probeEnded(now)
 			switch {
 			case l.noLoad.queued && l.noLoad.wide(): // the limit was twice the capacity, or more
-				l.estimate = l.probeLimit()
+				l.estimate = l.probeAt
 				l.settled = l.estimate
 			case l.noLoad.stepped && l.noLoad.wide(): // the limit shrank for a step, not a queue
 				l.estimate = max(l.estimate, l.settled)
@@ -356,8 +357,13 @@ func (l *Limiter) closeWindow(now int64) {
 			}
 			l.resize(l.estimate)
 		}
-	case l.noLoad.probeDue(now, l.winLen.Load()):
-		l.resize(l.probeLimit())
+	case l.noLoad.probeDue(now, l.winLen.Load(), l.sank()):
+		base := l.estimate
+		if l.sank() { // the step, if it is one, shows at half the limit before it
+			base = l.settled
+		}
+		l.probeAt = l.probeLimit(base)
+		l.resize(l.probeAt)
 	default:
 		w.Limit, w.NoLoadRTT = l.estimate, l.noLoad.rtt
 		if l.noLoad.wide() {
@@ -372,16 +378,23 @@ func (l *Limiter) closeWindow(now int64) {
 	}
 }
 
-// probeLimit is the limit a probe holds: half the limit, rounded up; where
-// the work varies widely, rounded down, but 2 at a limit of 3, so that
-// over a capacity of 2 it leaves none of it idle, and at 5 not 3, which
-// over a capacity of 2 holds a queue that a probe's mean would learn.
-func (l *Limiter) probeLimit() float64 {
+// probeLimit is the limit a probe from limit holds: half of it, rounded
+// up; where the work varies widely, rounded down, but 2 at a limit of 3,
+// so that over a capacity of 2 it leaves none of it idle, and at 5 not 3,
+// which over a capacity of 2 holds a queue that a probe's mean would learn.
+func (l *Limiter) probeLimit(limit float64) float64 {
 	if !l.noLoad.wide() {
-		return max(l.min, math.Ceil(l.estimate/2))
+		return max(l.min, math.Ceil(limit/2))
 	}
-	size := math.Round(l.estimate)
+	size := math.Round(limit)
 	return max(l.min, math.Floor(size/2), min(2, size-1))
+}
+
+// sank reports whether the work varies widely and the limit sank below
+// sankShare of the one the last probe that saw neither a queue nor a rise
+// left (see sankShare).
+func (l *Limiter) sank() bool {
+	return l.noLoad.wide() && l.estimate < sankShare*l.settled
 }
 
 // due reports whether the window is due to close at now.
@@ -397,12 +410,19 @@ func (l *Limiter) due(now int64) bool {
 // it, the longest, must be sampled as often as those begun in it, or a
 // probe whose short first window raised the share reads the short
 // requests of its own and few of the long ones before it: a mean too low.
+// Where the work varies widely a probe samples every request from its
+// draining window on instead, which lasts probeDrain mean latencies, so
+// that the requests begun before it end there: its measuring window
+// waits for a hundred samples of exponential work, and at the few
+// requests of a limit that sank (see sankShare), or of a capacity of a
+// few, the share sampled before it would keep it waiting for seconds.
 func (l *Limiter) sizeNext(mean time.Duration, measured int64, probe bool) {
 	need := l.samplesNeeded(mean)
 	l.need.Store(need)
 	length := l.winLen.Load()
 	if l.noLoad.probing == probeWindows && l.noLoad.wide() { // the requests admitted before the probe end
 		length = max(length, int64(probeDrain*l.noLoad.before))
+		l.sample.Store(0)
 	}
 	l.winMin.Store(length)
 	if !l.noLoad.wide() || !probe && l.noLoad.probing == 0 {

@@ -1,6 +1,7 @@
 package adaptive
 
 import (
+	"cmp"
 	"slices"
 	"time"
 )
@@ -46,7 +47,8 @@ const (
 // above the capacity does. Such a probe's mean is only a bound: the
 // no-load mean is lowered to it, and the limit to the probe's, at once.
 // The no-load mean is the median of the last probeMedian probes that
-// count, so that one probe that chance made fast or slow does not move it.
+// count, so that one probe that chance made fast or slow does not move it,
+// until the pool of the probes of its level holds that many (pool.go).
 // A mean before the probe is that of the requests that succeeded, and
 // where more than probeFailed of the requests failed, as those that a
 // queue makes outlast their deadline do, it leaves out the slowest and
@@ -75,6 +77,18 @@ const (
 	spreadQueued  = 0.75 // a probe whose mean fell more than this with the limit may have queued
 	stepRise      = 1.25 // a probe whose mean rose more than this over the no-load mean saw a latency step
 )
+
+// Where the work varies widely, a limit that sank below sankShare of the
+// limit the last probe that saw neither a queue nor a rise left calls the
+// next probe soon: a latency step that load did not cause reads as a
+// queue in every window's mean, and the limit sinks towards its floor
+// within a second, where a probe holds a request or two and waits seconds
+// for its samples. So that probe holds half the limit left before the
+// sinking, not half the sunk one (and, as every probe of such work,
+// samples every request: see Limiter.sizeNext): the step shows within a
+// second. A capacity that really fell is told as well, and the limit it
+// left becomes the one to compare with.
+const sankShare = 0.5
 
 // A probe whose mean rose more than stepRise over the no-load mean may have
 // seen a latency step that load did not cause: the next probe follows soon
@@ -108,25 +122,27 @@ const (
 // expired would. The probe's mean latency is learnt too: the no-load mean,
 // the baseline of a window's mean where the work's time varies widely.
 type noLoad struct {
-	rtt         time.Duration              // the no-load latency; 0 until a window succeeds
-	mean        time.Duration              // the no-load mean; 0 until a probe succeeds
-	means       [probeMedian]time.Duration // the last probes' means that counted, oldest first
-	counted     int                        // of means
-	spread      float64                    // the work's spread at its low end, smoothed over probes from 0
-	spreadKnown bool                       // a probe has estimated spread
-	isWide      bool                       // see wide
-	ended       int64                      // Limiter.now() when the last probe ended, or rtt was first learnt
-	started     int64                      // Limiter.now() when the last probe started
-	length      int64                      // how long the last probe lasted
-	before      time.Duration              // recent when the probe started
-	recent      [3]float64                 // the latencies, the count of the successes and of the ends of the last windows outside probes, each weighing half the next
-	failed      float64                    // of the ends of the last windows outside probes, each weighing half the next, those that failed
-	beforeFail  float64                    // the share of the requests that failed when the probe started
-	probing     int                        // windows of the probe left, 0 if none runs
-	soon        bool                       // the next probe comes soon
-	queued      bool                       // the last probe found a queue
-	rose        bool                       // the last probe's mean rose as a latency step raises it
-	stepped     bool                       // the last probe raised the no-load mean so
+	rtt         time.Duration          // the no-load latency; 0 until a window succeeds
+	mean        time.Duration          // the no-load mean; 0 until a probe succeeds
+	means       [probeMedian]probeMean // the last probes that counted, oldest first
+	pool        meanPool               // the last probes of the no-load mean's level run while isWide (see poolProbes)
+	wideProbe   bool                   // the last probe started while isWide
+	counted     int                    // of means
+	spread      float64                // the work's spread at its low end, smoothed over probes from 0
+	spreadKnown bool                   // a probe has estimated spread
+	isWide      bool                   // see wide
+	ended       int64                  // Limiter.now() when the last probe ended, or rtt was first learnt
+	started     int64                  // Limiter.now() when the last probe started
+	length      int64                  // how long the last probe lasted
+	before      time.Duration          // recent when the probe started
+	recent      [3]float64             // the latencies, the count of the successes and of the ends of the last windows outside probes, each weighing half the next
+	failed      float64                // of the ends of the last windows outside probes, each weighing half the next, those that failed
+	beforeFail  float64                // the share of the requests that failed when the probe started
+	probing     int                    // windows of the probe left, 0 if none runs
+	soon        bool                   // the next probe comes soon
+	queued      bool                   // the last probe found a queue
+	rose        bool                   // the last probe's mean rose as a latency step raises it
+	stepped     bool                   // the last probe raised the no-load mean so
 }
 
 // wide reports whether the work's time varies widely: then the window's
@@ -144,7 +160,7 @@ func (n *noLoad) learn(fastest, mean time.Duration, samples, ended, failed int64
 		probe = true
 		if n.probing--; n.probing == 0 && fastest > 0 {
 			rise := n.rise(fastest, mean)
-			if n.learnMean(mean, float64(failed)/float64(ended)); !n.queued && float64(mean) >= spreadQueued*float64(n.before) {
+			if n.learnMean(mean, samples, float64(failed)/float64(ended)); !n.queued && float64(mean) >= spreadQueued*float64(n.before) {
 				n.learnSpread(rise, samples)
 			}
 			n.rtt = fastest
@@ -184,11 +200,33 @@ func (n *noLoad) learnSpread(rise float64, samples int64) {
 	n.spread += wideSmoothing * (x - n.spread)
 	n.spreadKnown = true
 	switch {
-	case n.spread > wideSpread:
+	case n.spread > wideSpread && !n.isWide:
 		n.isWide = true
+		n.keepLast()
 	case n.spread < narrowSpread:
 		n.isWide = false
 	}
+}
+
+// keepLast keeps of the probes' means only the last: those before it ran
+// at half the limit rounded up, as where the work varies little, which
+// over a capacity of a few requests holds a queue (at a limit of 5 over 2,
+// 3), and so read a no-load mean too high, which would hold the limit a
+// request too high until later probes outvote them. The next probe
+// follows soon. The pool, of probes run while the work was known to vary
+// widely, stays if the last probe is of its level.
+func (n *noLoad) keepLast() {
+	if n.counted == 0 {
+		return
+	}
+	last := n.means[n.counted-1]
+	n.means[0], n.counted, n.soon = last, 1, true
+	if pooled := n.pool.mean(); pooled > 0 && within(last.mean, pooled) {
+		n.mean = pooled
+		return
+	}
+	n.mean = last.mean
+	n.pool.reset()
 }
 
 // narrowed records that the work's time no longer varies widely, if it
@@ -209,15 +247,17 @@ func (n *noLoad) narrowed(fastest time.Duration) bool {
 	return false
 }
 
-// learnMean adds the mean latency of a probe's measuring window, in which
-// the share failed of the requests failed.
-func (n *noLoad) learnMean(mean time.Duration, failed float64) {
+// learnMean adds the mean latency of a probe's measuring window, which
+// held samples successes and in which the share failed of the requests
+// failed.
+func (n *noLoad) learnMean(mean time.Duration, samples int64, failed float64) {
 	n.queued = float64(mean) < probeQueued*float64(n.before) ||
 		n.beforeFail > probeFailed && failed < n.beforeFail/2
 	n.rose, n.stepped = false, false
 	if n.queued { // a bound: the no-load mean is lower
 		if n.mean == 0 || mean < n.mean {
 			n.mean, n.counted = mean, 0
+			n.pool.reset()
 		}
 		n.soon = true
 		return
@@ -226,22 +266,27 @@ func (n *noLoad) learnMean(mean time.Duration, failed float64) {
 		copy(n.means[:], n.means[1:])
 		n.counted--
 	}
-	old := n.mean // a median, or a bound if none counted since a queue
+	old := n.mean // a median or the pool's mean, or a bound if none counted since a queue
 	median := n.counted > 0
 	n.rose = median && float64(mean) > stepRise*float64(old)
-	n.means[n.counted] = mean
+	n.means[n.counted] = probeMean{mean, samples}
 	n.counted++
 	n.soon = n.counted < probeMedian || n.rose && float64(n.before) > stepRise*float64(old)
 	sorted := n.means
-	slices.Sort(sorted[:n.counted])
-	n.mean = sorted[(n.counted-1)/2] // of two, the lower
-	n.stepped = median && float64(n.mean) > stepRise*float64(old)
+	slices.SortFunc(sorted[:n.counted], func(a, b probeMean) int { return cmp.Compare(a.mean, b.mean) })
+	mid := sorted[(n.counted-1)/2].mean // of two, the lower
+	n.stepped = median && float64(mid) > stepRise*float64(old)
+	if n.wideProbe {
+		n.pool.learn(n.means[:n.counted], mid, !median || within(mean, old), !median || within(mid, old))
+	}
+	n.mean = cmp.Or(n.pool.mean(), mid)
 }
 
 // probeDue reports whether the window that closes at now, when the
 // shortest window is winLen, is the last before a probe, and starts the
-// probe if so.
-func (n *noLoad) probeDue(now, winLen int64) bool {
+// probe if so; sank reports whether the limit sank below sankShare of the
+// one the last probe that saw neither a queue nor a rise left.
+func (n *noLoad) probeDue(now, winLen int64, sank bool) bool {
 	if n.rtt == 0 || n.probing > 0 {
 		return false
 	}
@@ -257,14 +302,14 @@ func (n *noLoad) probeDue(now, winLen int64) bool {
 		switch {
 		case n.queued: // the limit is twice the capacity or more
 			period = max(probeSoon*winLen, n.length)
-		case n.soon || n.mean == 0:
+		case n.soon || n.mean == 0 || sank:
 			period = max(probeSoon*winLen, probeSoonSpacing*n.length)
 		}
 	}
 	if now-n.ended < period {
 		return false
 	}
-	n.probing, n.started = probeWindows, now
+	n.probing, n.started, n.wideProbe = probeWindows, now, n.isWide
 	if n.recent[1] > 0 {
 		n.before = time.Duration(n.recent[0] / n.recent[1])
 	}

@@ -83,7 +83,8 @@ type Window struct {
 	NoLoadRTT time.Duration
 	// NoLoadMeanRTT is the mean latency of requests on an idle backend:
 	// the median of the last three probes' mean latencies that did not
-	// find a queue. It is given only where the work's time varies widely,
+	// find a queue, or once three of the same level have counted, the
+	// mean of the requests of the last sixteen of them. It is given only where the work's time varies widely,
 	// so that a window's fastest request says nothing (see [Gradient]),
 	// as the probes tell: their fastest requests stand well above the
 	// lowest seen before them; until two windows in a row vary as little

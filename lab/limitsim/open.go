@@ -43,7 +43,8 @@ type Open struct {
 	// its work.
 	FailFast bool
 	// Spread is how a request's time on an idle backend varies around
-	// Service: Uniform20 (the zero value), Uniform50 or Exponential.
+	// Service: Uniform20 (the zero value), Uniform50, Exponential or
+	// Bimodal.
 	Spread Spread
 }
 
@@ -55,6 +56,18 @@ const (
 	Uniform20   Spread = iota // uniform between 0.8 and 1.2 times Service
 	Uniform50                 // uniform between 0.5 and 1.5 times Service
 	Exponential               // exponential: as many short requests as a queueing model's
+	// Bimodal is two kinds of request: nine in ten take half of Service,
+	// one in ten 5.5 times it (a cache hit and a miss), each within a fifth
+	// of its time either way.
+	Bimodal
+)
+
+// The two kinds of request of Bimodal: the share of the fast, and the
+// time of each over Service.
+const (
+	bimodalFast  = 0.9
+	bimodalShort = 0.5
+	bimodalLong  = (1 - bimodalFast*bimodalShort) / (1 - bimodalFast) // the mean is Service
 )
 
 // work draws a request's time on an idle backend from u, uniform in [0, 1).
@@ -64,6 +77,11 @@ func (d Spread) work(u float64) float64 {
 		return float64(Service) * (0.5 + u)
 	case Exponential:
 		return -float64(Service) * math.Log1p(-u)
+	case Bimodal:
+		if u < bimodalFast {
+			return float64(Service) * bimodalShort * (0.8 + 0.4*u/bimodalFast)
+		}
+		return float64(Service) * bimodalLong * (0.8 + 0.4*(u-bimodalFast)/(1-bimodalFast))
 	}
 	return float64(Service) * (0.8 + 0.4*u)
 }

@@ -44,27 +44,40 @@ var knownOpenMisses = []string{
 // scenarios whose work varies more than ±20%, as docs/adaptive.md explains
 // them; TestScenarios expects them after knownOpenMisses. AIMD and Vegas
 // read the window's fastest request, which such work makes a signal of
-// nothing, and miss the goodput goal in all of them, and where the
-// capacity is 3 or more the peer goal with it, and the drift goal where it
-// applies. Gradient reads the window's mean there, against the probes'
-// mean: it meets the goodput and p99 goals in all but one, but its limit
-// drifts more than a quarter from capacities of 8 and 32 for a second now
-// and then, and at a capacity of 8 it cannot meet the peer goal, as with
-// ±20% work. After a latency step ×2 at a capacity of 32 with TryStart it
-// takes the probes until 20 s to learn the new no-load mean, and serves
-// about four fifths of the best fixed size's goodput from 10 s after the
-// step.
+// nothing, and miss the goodput goal in all of them but the bimodal, and
+// where the capacity is 3 or more the peer goal with it, and the drift
+// goal where it applies. The bimodal work's fast half has a sharp lower
+// edge, which the fastest request reads: there AIMD's sawtooth serves
+// less than the peer, and with TryStart less than 0.9 of the best fixed
+// size, and with TryStart Vegas's limit, whose median over a second
+// reaches 5, breaks the p99 goal. Gradient reads the window's mean where the work varies
+// widely, against the probes' mean, and meets the goodput and p99 goals
+// in all of them; at a capacity of 8 it cannot meet the peer goal, as with
+// ±20% work. With exponential work at 8 its limit's median strays more
+// than a quarter above the capacity at times; but there the ideal is not
+// the capacity: the fixed sizes from a quarter to a half over it serve
+// within 2% of the best and meet the p99 goal, and the capacity serves 9%
+// less at 8 and 3% less at 32 (TestScenarios/Ideal checks it on the sweep
+// results.md shows), so a limit 38% over 8 is among the best sizes. With
+// ±50% work at 8 and Start a probe of ten samples that chance made low
+// read as queued and halved the limit for a second. After a latency step
+// ×2 at 8 with Start it serves a few percent less than the peer.
 var knownSpreadMisses = slices.Concat(
 	spreadMisses("exponential, capacity 2", fastest("goodput"), both()),
 	spreadMisses("exponential, capacity 3, 3×", fastest("goodput", "peer"), both()),
-	spreadMisses("exponential, capacity 8", fastest("goodput", "peer", "drift"), both("peer", "drift")),
-	spreadMisses("exponential, capacity 32", fastest("goodput", "peer", "drift"), both("drift")),
-	spreadMisses("±50%, capacity 8", fastest("goodput", "peer", "drift"), both("peer")),
-	spreadMisses("±50%, capacity 2", fastest("goodput"), both("p99")),
-	spreadMisses("exponential, step ×2", fastest("goodput", "peer", "drift"),
-		map[string][]string{"TryStart": {"goodput", "drift"}}),
+	spreadMisses("exponential, capacity 8", fastest("goodput", "peer", "drift"),
+		map[string][]string{"TryStart": {"peer", "drift"}, "Start": {"peer"}}),
+	spreadMisses("exponential, capacity 32", fastest("goodput", "peer", "drift"), both()),
+	spreadMisses("±50%, capacity 8", fastest("goodput", "peer", "drift"),
+		map[string][]string{"TryStart": {"peer"}, "Start": {"peer", "drift"}}),
+	spreadMisses("±50%, capacity 2", fastest("goodput"), both()),
+	spreadMisses("exponential, step ×2", fastest("goodput", "peer", "drift"), both()),
 	spreadMisses("exponential, step ×2, capacity 8", fastest("goodput", "peer", "drift"),
-		map[string][]string{"Start": {"drift"}}),
+		map[string][]string{"Start": {"peer"}}),
+	[]string{
+		"bimodal, capacity 2/AIMD/TryStart: goodput", "bimodal, capacity 2/AIMD/TryStart: peer",
+		"bimodal, capacity 2/Vegas/TryStart: p99", "bimodal, capacity 2/AIMD/Start: peer",
+	},
 )
 
 // both returns goals for each admission mode.
@@ -115,7 +128,7 @@ func openResults(rows []limitsim.OpenRow) string {
 	b.WriteString("\n## Open-loop arrivals\n\n")
 	fmt.Fprintf(&b, "Requests arrive at random (Poisson) at the load times what the backend can serve, the same arrivals for every contender (seed %d); "+
 		"a request takes %v ±20%% (uniform) on an idle backend, or where the scenario's name says so a time of the same mean "+
-		"drawn from the exponential distribution or uniformly within ±50%%; the backend shares itself among the requests beyond its capacity and never refuses; "+
+		"drawn from the exponential distribution or uniformly within ±50%%, or bimodal: nine in ten requests take half the mean and one in ten 5.5 times it, each within a fifth of its time either way; the backend shares itself among the requests beyond its capacity and never refuses; "+
 		"a client gives up %v after its request arrived, and the backend goes on with the abandoned work; "+
 		"the fail-fast backend instead fails at once every request that finds its capacity in service. "+
 		"The best fixed size is, of 0.75, 1, 1.25 and 1.5 times the capacity (rounded), the one with the most goodput with TryStart, "+
@@ -245,4 +258,85 @@ func TestLong(t *testing.T) {
 		}
 	}
 	assert.Empty(t, missed, "docs/adaptive.md says every algorithm meets every goal over 600 s")
+}
+
+// wideCapacities are the capacities of the scenarios of exponential work
+// whose fixed sizes TestScenarios sweeps around the capacity, and
+// wideShares the sizes, as shares of the capacity.
+var (
+	wideCapacities = []int{8, 32}
+	wideShares     = []float64{0.75, 0.875, 1, 1.125, 1.25, 1.375, 1.5, 1.625, 1.75}
+)
+
+// wideSizes returns the fixed sizes swept at capacity c.
+func wideSizes(c int) []int64 {
+	var out []int64
+	for _, f := range wideShares {
+		out = append(out, int64(math.Round(f*float64(c))))
+	}
+	return out
+}
+
+// wideAt runs the fixed sizes of wideSizes(c) in the scenario of
+// exponential work at capacity c, and returns their rows, against the
+// best of them. It must be called inside a synctest bubble.
+func wideAt(c int) []limitsim.OpenRow {
+	name := fmt.Sprintf("exponential, capacity %d", c)
+	sc := limitsim.OpenScenarios[slices.IndexFunc(limitsim.OpenScenarios, func(sc limitsim.Open) bool { return sc.Name == name })]
+	var cs []limitsim.OpenContender
+	for _, size := range wideSizes(c) {
+		cs = append(cs, limitsim.FixedContender(size))
+	}
+	rows := limitsim.CompareOpen(sc, append(cs, limitsim.PeerContender()), openSeed)[:len(cs)]
+	best := 0.0
+	for _, r := range rows {
+		if meetsP99(r) {
+			best = max(best, r.Goodput)
+		}
+	}
+	for i := range rows {
+		rows[i].VsBest = rows[i].Goodput / best
+	}
+	return rows
+}
+
+func wideResults(rows map[int][]limitsim.OpenRow) string {
+	var b strings.Builder
+	b.WriteString("\n## Exponential work: fixed sizes around the capacity\n\n")
+	b.WriteString("The scenarios of exponential work at capacities of 8 and 32 with fixed sizes from 0.75 to 1.75 times the capacity " +
+		"(TryStart, seed 1), each against the most goodput of the sizes that meet the p99 goal. " +
+		"Where the work varies this widely the backend idles at times with the capacity in flight, so the goodput goes on rising past it, " +
+		"and the sizes that serve the most and meet the p99 goal lie between a quarter and a half over the capacity: the limit's distance " +
+		"from the capacity, the drift goal, does not measure its distance from the ideal there.\n\n")
+	b.WriteString("| capacity | fixed size | goodput vs the best that meets the p99 goal | p99 vs unloaded | meets the p99 goal | within a quarter of the capacity |\n")
+	b.WriteString("| ---: | ---: | ---: | ---: | --- | --- |\n")
+	yes := map[bool]string{true: "yes", false: "no"}
+	for _, c := range wideCapacities {
+		for i, r := range rows[c] {
+			size := wideSizes(c)[i]
+			fmt.Fprintf(&b, "| %d | %d | %.1f%% | %.2f× | %s | %s |\n", c, size, 100*r.VsBest,
+				float64(r.P99)/float64(r.Unloaded), yes[meetsP99(r)], yes[inBand(size, c)])
+		}
+	}
+	return b.String()
+}
+
+// checkWide checks what docs/adaptive.md and knownSpreadMisses say of the
+// drift goal with exponential work: the sizes from a quarter to a half
+// over the capacity meet the p99 goal and serve within 2% of the best
+// size that meets it, and the capacity itself serves less, so that a
+// limit that strays more than a quarter above the capacity can be at the
+// ideal.
+func checkWide(t *testing.T, rows map[int][]limitsim.OpenRow) {
+	for _, c := range wideCapacities {
+		for i, r := range rows[c] {
+			switch f := wideShares[i]; {
+			case f == 1:
+				assert.Less(t, r.VsBest, 0.98, "the docs say the capacity, %d, serves less than 98%% of the best fixed size", c)
+			case f >= 1.25 && f <= 1.5:
+				assert.True(t, meetsP99(r), "the docs say %d, %.3g times the capacity, meets the p99 goal", wideSizes(c)[i], f)
+				assert.GreaterOrEqual(t, r.VsBest, 0.98, "the docs say %d, %.3g times the capacity, serves within 2%% of the best fixed size", wideSizes(c)[i], f)
+			}
+		}
+	}
 }

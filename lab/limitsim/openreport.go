@@ -18,10 +18,10 @@ const OpenInitial = 20
 // overload, a latency step that load did not cause, capacities of 2 and 8,
 // where a request more or less is a large share of the limit, a backend
 // that fails at once when full, and work whose time varies more than the
-// default ±20%: exponential, as queueing models draw it, and ±50%; among
-// them a capacity of 3 at three times its load, where most requests time
-// out before the limit comes down, and a latency step under exponential
-// work.
+// default ±20%: exponential, as queueing models draw it, ±50%, and
+// bimodal, a cache's hits and misses; among them a capacity of 3 at three
+// times its load, where most requests time out before the limit comes
+// down, and a latency step under exponential work.
 var OpenScenarios = []Open{
 	{Name: "overload 1.5×", Length: 30 * time.Second, Capacity: 32, Load: 1.5},
 	{Name: "overload 3×", Length: 30 * time.Second, Capacity: 32, Load: 3},
@@ -38,6 +38,7 @@ var OpenScenarios = []Open{
 	{Name: "±50%, capacity 2", Length: 30 * time.Second, Capacity: 2, Load: 2, Spread: Uniform50},
 	{Name: "exponential, step ×2", Length: 30 * time.Second, Capacity: 32, Load: 2, Spread: Exponential, Step: 2, StepAt: 10 * time.Second},
 	{Name: "exponential, step ×2, capacity 8", Length: 30 * time.Second, Capacity: 8, Load: 2, Spread: Exponential, Step: 2, StepAt: 10 * time.Second},
+	{Name: "bimodal, capacity 2", Length: 30 * time.Second, Capacity: 2, Load: 2, Spread: Bimodal},
 }
 
 // LongScenario is the run of 600 s that shows whether a limit drifts under

@@ -48,11 +48,18 @@ func TestScenarios(t *testing.T) {
 	var settings []limitsim.Setting
 	open := make([][]limitsim.OpenRow, len(limitsim.OpenScenarios))
 	fixed := make([][]limitsim.OpenRow, len(smallCapacities))
+	wide := make([][]limitsim.OpenRow, len(wideCapacities))
 	t.Run("Run", func(t *testing.T) {
 		for i, c := range smallCapacities {
 			t.Run(fmt.Sprintf("fixed at capacity %d", c), func(t *testing.T) {
 				t.Parallel()
 				synctest.Test(t, func(t *testing.T) { fixed[i] = fixedAt(c) })
+			})
+		}
+		for i, c := range wideCapacities {
+			t.Run(fmt.Sprintf("fixed with exponential work at capacity %d", c), func(t *testing.T) {
+				t.Parallel()
+				synctest.Test(t, func(t *testing.T) { wide[i] = wideAt(c) })
 			})
 		}
 		t.Run("closed", func(t *testing.T) {
@@ -75,7 +82,11 @@ func TestScenarios(t *testing.T) {
 	for i, c := range smallCapacities {
 		small[c] = fixed[i]
 	}
-	page := results(rows, settings) + openResults(slices.Concat(open...)) + fixedResults(small)
+	byCapacity := map[int][]limitsim.OpenRow{}
+	for i, c := range wideCapacities {
+		byCapacity[c] = wide[i]
+	}
+	page := results(rows, settings) + openResults(slices.Concat(open...)) + fixedResults(small) + wideResults(byCapacity)
 	path := filepath.Join(docsDir, "results.md")
 	if *update {
 		require.NoError(t, os.WriteFile(path, []byte(page), 0o644))
@@ -103,6 +114,7 @@ func TestScenarios(t *testing.T) {
 		assert.Equal(t, slices.Concat(knownOpenMisses, knownSpreadMisses), missed, "the goals missed differ from those results.md explains")
 	})
 	t.Run("Peer", func(t *testing.T) { checkFixedAtSmall(t, small) })
+	t.Run("Ideal", func(t *testing.T) { checkWide(t, byCapacity) })
 	t.Run("Sweep", func(t *testing.T) {
 		var defaults []limitsim.Measure
 		for _, r := range rows {
