@@ -7,15 +7,16 @@ import (
 	"github.com/semacat/sem/internal/check"
 )
 
-// addLazy is addCtx made as cheap as contexts allow, with the argument
-// checks semtest wants besides, so that it keeps weighted's whole contract
-// but Close and Resize: the least a FIFO semaphore of any weights with
-// contexts does. It differs from addCtx in three ways.
+// addLazy is addCtx with a design of contexts meant to cost less, and the
+// argument checks semtest wants besides, so that it keeps weighted's whole
+// contract but Close and Resize: a candidate for the least a FIFO
+// semaphore of any weights with contexts does. It differs from addCtx in
+// three ways.
 //
 //   - The context's Done is taken before the mutex, and nothing of a
 //     context that can never be done (context.Background, the convoy's) is
-//     called under it or kept in the node; such a waiter parks on its
-//     channel alone, with no select.
+//     called under it or kept in the node (such a waiter parks on its
+//     channel alone, with no select, as in addCtx).
 //   - The queue is fifo's, singly linked. A canceled waiter does not unlink
 //     its node: it marks it abandoned under the mutex and returns; the node
 //     is dropped, and put back in the pool, when it reaches the head. A
@@ -28,6 +29,8 @@ import (
 // The trade: abandoned nodes behind a head that does not fit stay queued
 // until it is served, so waiters that time out behind a large request
 // hold memory until then, where addCtx and weighted free it at once.
+// BenchmarkHandOff sets it beside fifo, addCtx and weighted
+// (docs/results/weighted/handoff-ctxfloor.txt).
 type addLazy struct {
 	mu   sync.Mutex
 	free int64

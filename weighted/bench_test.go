@@ -32,7 +32,7 @@ import (
 //     to wake it, nodes reused; no context, no fast path, no observation;
 //   - add1ctx to add5pool: fifo with weighted's features added one at a
 //     time, each to the one before (see addCtx and what follows it);
-//     add1lazy is addCtx made as cheap as contexts allow (see addLazy);
+//     add1lazy is addCtx with a cheaper design of contexts (see addLazy);
 //   - weighted;
 //   - xsync: golang.org/x/sync/semaphore's Weighted, with the same
 //     guarantees, which allocates a list element and a channel per wait.
