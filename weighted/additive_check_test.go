@@ -25,9 +25,9 @@ func TestAdditiveCancelAfterGrant(t *testing.T) {
 	}
 }
 
-// The additive contenders from addChecks on keep the whole contract with
-// weighted's guarantees, so that the cost of each step is that of a
-// feature, not of a shortcut.
+// The additive contenders from addChecks on, and addLazy, keep the whole
+// contract with weighted's guarantees, so that the cost of each step is
+// that of a feature, not of a shortcut.
 func TestAdditiveConformance(t *testing.T) {
 	for _, c := range fifoContenders[3:] {
 		t.Run(c.name, func(t *testing.T) {

@@ -32,6 +32,7 @@ import (
 //     to wake it, nodes reused; no context, no fast path, no observation;
 //   - add1ctx to add5pool: fifo with weighted's features added one at a
 //     time, each to the one before (see addCtx and what follows it);
+//     add1lazy is addCtx with a cheaper design of contexts (see addLazy);
 //   - weighted;
 //   - xsync: golang.org/x/sync/semaphore's Weighted, with the same
 //     guarantees, which allocates a list element and a channel per wait.
@@ -48,6 +49,7 @@ func BenchmarkHandOff(b *testing.B) {
 		{"chan+mutex", func(size int64) sem.Semaphore { return &lockedChan{c: make(chan struct{}, size)} }},
 		{"fifo", func(size int64) sem.Semaphore { return &fifo{free: size} }},
 		{"add1ctx", func(size int64) sem.Semaphore { return &addCtx{free: size} }},
+		{"add1lazy", func(size int64) sem.Semaphore { return newAddLazy(size) }},
 		{"add2state", newAddState},
 		{"add3checks", func(size int64) sem.Semaphore { return newAddChecks(size) }},
 		{"add4hook", func(size int64) sem.Semaphore { return newAddHook(size) }},
