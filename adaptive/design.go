@@ -76,6 +76,11 @@ package adaptive
 // was queued: its mean only bounds the no-load mean, and the limit falls
 // to the probe's at once. Where the spread is narrow none of this runs, so
 // the fastest request's signal, which a slow tail does not move, is kept.
+// At a limit of a few requests the balance of Gradient's rule on the mean
+// sits near the edge between two sizes (at a capacity of 2, near 3.5), and
+// a no-load mean a few percent off moves it a quarter of a request; the
+// sizes themselves read queues far apart, so a queue read near the
+// allowance holds the size (algorithm.go).
 //
 // AIMD, after TCP's congestion avoidance (Jacobson, 1988) and Netflix's
 // concurrency-limits: add a constant per window while the fastest request

@@ -442,6 +442,8 @@ func (l *Limiter) samplesNeeded(mean time.Duration) int64 {
 	switch {
 	case !l.noLoad.wide() || l.noLoad.probing == probeWindows:
 		return minSamples
+	case l.noLoad.probing == 1 && l.noLoad.pool.n < poolLeast:
+		return max(samplesNeeded(l.spread, probePrecision), unpooledSamples)
 	case l.noLoad.probing == 1:
 		return samplesNeeded(l.spread, probePrecision)
 	}

@@ -68,10 +68,14 @@ const (
 // requests plus one; the estimates are smoothed from 0, each weighing
 // wideSmoothing. Work whose time varies by ±20% has a spread of a half;
 // work with a slow tail but no faster requests than the usual, none; by
-// ±50%, 2; exponential work, a spread without bound.
+// ±50%, 2; exponential work, a spread without bound. A probe whose fastest
+// chanced near the least adds little (about one in five of ±50% work's
+// adds less than a quarter of its usual 2), and three such in a row take
+// the spread of 1.5 that two probes of that work leave below a quarter: so
+// the work varies widely no more only below narrowSpread.
 const (
 	wideSpread    = 1
-	narrowSpread  = 0.25 // below it, work that varied widely varies no more
+	narrowSpread  = 0.1 // below it, work that varied widely varies no more
 	wideSmoothing = 0.5
 	maxSpread     = 4    // the most one probe adds
 	spreadQueued  = 0.75 // a probe whose mean fell more than this with the limit may have queued

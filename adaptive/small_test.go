@@ -1,7 +1,9 @@
 package adaptive_test
 
 import (
+	"math"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -81,4 +83,33 @@ func TestGradientFailFast(t *testing.T) {
 	assert.InDelta(t, 96*0.9, g.Next(w), 1e-9, "half the sampled requests failed")
 	w.DropRate = 0.05
 	assert.Greater(t, g.Next(w), 96.0, "a twentieth failed: the latency rules")
+}
+
+// mean is a window of a limit in which the work varies widely: its mean
+// latency against the no-load mean noLoad.
+func mean(limit float64, m time.Duration) adaptive.Window {
+	return adaptive.Window{Limit: limit, InFlight: int64(math.Round(limit)), Samples: 20,
+		MinRTT: noLoad / 2, MeanRTT: m, NoLoadRTT: noLoad / 2, NoLoadMeanRTT: noLoad}
+}
+
+// TestGradientHoldsSmallSize: where the work varies widely and the limit
+// is a few requests, Gradient reads the window's mean against the probes'
+// no-load mean, and at a capacity of 2 a size of 3 reads 1.3 times it
+// (some 0.65 of a request queued, close to the allowance of 0.75), a size
+// of 4 more than 1.6 times. Left to the gradient alone, the limit settles
+// where the queue read equals the allowance, which a no-load mean read a
+// few percent high puts past 3.5, a size of 4, where the p99 goal breaks.
+// A queue read within 0.35 of a request of the allowance holds the size
+// instead: the limit moves towards the size it rounds to, from above and
+// from below, and a queue outside the band moves it as before.
+func TestGradientHoldsSmallSize(t *testing.T) {
+	g := &adaptive.Gradient{}
+	assert.InDelta(t, 3.32, g.Next(mean(3.4, 13*noLoad/10)), 1e-9, "a size of 3 that reads 0.65 queued: 0.2 of the way to 3")
+	g = &adaptive.Gradient{}
+	assert.InDelta(t, 2.68, g.Next(mean(2.6, 13*noLoad/10)), 1e-9, "from below as well")
+	g = &adaptive.Gradient{}
+	assert.InDelta(t, 3.6+0.2*(3.6*1.02/1.65+0.75-3.6), g.Next(mean(3.6, 165*noLoad/100)), 1e-9,
+		"a size of 4 that reads 1.5 queued shrinks as the gradient says")
+	g = &adaptive.Gradient{}
+	assert.InDelta(t, 2.2+0.2*0.75, g.Next(mean(2.2, noLoad)), 1e-9, "a size of 2 that reads no queue grows by the allowance")
 }

@@ -252,3 +252,37 @@ func TestStepProbedSoon(t *testing.T) {
 		t.Logf("the no-load mean learnt the step in %v", learnt)
 	})
 }
+
+// TestUnpooledProbesHoldMore: work within ±50% of its mean, on a backend
+// with no queue, at a limit of 4 whose probes hold 2. A probe's mean of
+// the ten samples such work asks for strays a tenth from the work's mean;
+// the pool makes that precise over many probes, but until poolLeast (3)
+// probes of the work's level have counted, the no-load mean is the median
+// of one to three of them, and one read a tenth high holds a limit over a
+// capacity of 2 a request too high for the seconds the pool needs. So
+// those probes wait for four times the samples: 40 requests at 2 in
+// flight, some 200 ms of work after the draining window, where the probes
+// before the work reads wide, and those after the pool formed, take some
+// 90 ms in all.
+func TestUnpooledProbesHoldMore(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var lengths []time.Duration
+		var began time.Time
+		l := adaptive.New(weighted.New(1), 4, propose(4), seeded(), adaptive.WithOnLimitChange(func(old, new int64) {
+			if new < old {
+				began = time.Now()
+			} else {
+				lengths = append(lengths, time.Since(began))
+			}
+		}))
+		saturateWith(l, 8, 20*time.Second, func(r *rand.Rand) time.Duration { return time.Duration((0.5 + r.Float64()) * float64(noLoad)) })
+		long := 0
+		for _, d := range lengths {
+			if d >= 180*time.Millisecond {
+				long++
+			}
+		}
+		assert.Equal(t, 3, long, "the probes before the pool formed hold 40 samples: %v", lengths)
+		assert.Less(t, lengths[len(lengths)-1], 150*time.Millisecond, "the probes after it hold 10: %v", lengths)
+	})
+}

@@ -33,6 +33,7 @@ const (
 const (
 	windowPrecision  = 0.1
 	probePrecision   = 0.1
+	unpooledSamples  = 4 * minSamples
 	windowZ          = 3
 	maxSamplesNeeded = 1000
 	maxWindowMeans   = 50
