@@ -66,7 +66,8 @@ type Closer interface {
 // monitoring, adaptive limits and teaching.
 //
 // Waiting reports, as a snapshot stale as soon as it returns, how many
-// Acquire calls are waiting and how many permits they ask for in total.
+// Acquire calls are waiting and how many permits they ask for in total,
+// math.MaxInt64 if they ask for more.
 //
 // OnWait installs f to be called once for every Acquire that had to wait,
 // when it stops waiting (granted, canceled, or failed), from the goroutine

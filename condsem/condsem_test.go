@@ -3,6 +3,7 @@ package condsem_test
 import (
 	"context"
 	"errors"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -319,4 +320,23 @@ func TestCancelBetweenCheckAndWait(t *testing.T) {
 			})
 		})
 	}
+}
+
+func TestWaitingSaturates(t *testing.T) {
+	t.Run("broadcast", func(t *testing.T) {
+		acquiretest.WaitingSaturates(t, func() interface {
+			sem.Semaphore
+			sem.Observer
+		} {
+			return condsem.NewAvailable(math.MaxInt64, 0)
+		})
+	})
+	t.Run("fair", func(t *testing.T) {
+		acquiretest.WaitingSaturates(t, func() interface {
+			sem.Semaphore
+			sem.Observer
+		} {
+			return condsem.NewFairAvailable(math.MaxInt64, 0)
+		})
+	})
 }

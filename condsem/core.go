@@ -30,7 +30,7 @@ type core struct {
 	// to nobody is cheap but not free, a cost that
 	// BenchmarkSemaphore/uncontended in benchmarks shows.
 	waiters int
-	wanted  int64
+	wanted  observe.Total
 
 	queue []request // the fair variant's waiting Acquires, in arrival order
 	next  uint64    // ticket for the next request to join the queue
@@ -119,10 +119,10 @@ func (s *core) acquire(ctx context.Context, n int64, wait func(context.Context, 
 // as waiting while wait runs, and releases s.mu when it returns.
 func (s *core) waitCounted(ctx context.Context, n int64, wait func(context.Context, int64) error) error {
 	s.waiters++
-	s.wanted += n
+	s.wanted.Add(n)
 	defer func() {
 		s.waiters--
-		s.wanted -= n
+		s.wanted.Sub(n)
 		s.mu.Unlock()
 	}()
 	return wait(ctx, n)
@@ -232,11 +232,12 @@ func (s *core) Close() error {
 }
 
 // Waiting reports how many Acquire calls wait and how many permits they
-// ask for in total. It is a snapshot, stale as soon as it returns.
+// ask for in total, math.MaxInt64 if they ask for more. It is a snapshot,
+// stale as soon as it returns.
 func (s *core) Waiting() (requests int, permits int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.waiters, s.wanted
+	return s.waiters, s.wanted.Permits()
 }
 
 // OnWait installs f to be called once by every Acquire that waited, when it

@@ -50,11 +50,12 @@ func (s *Semaphore) Close() error {
 }
 
 // Waiting reports how many Acquire calls are queued and how many permits
-// they ask for in total. It is a snapshot, stale as soon as it returns.
+// they ask for in total, math.MaxInt64 if they ask for more. It is a
+// snapshot, stale as soon as it returns.
 func (s *Semaphore) Waiting() (requests int, permits int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.q.len, s.q.wanted
+	return s.q.len, s.q.wanted.Permits()
 }
 
 // OnWait installs f to be called once by every Acquire that queued, when it

@@ -2,6 +2,7 @@ package weighted_test
 
 import (
 	"context"
+	"math"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/semacat/sem"
+	"github.com/semacat/sem/internal/acquiretest"
 	"github.com/semacat/sem/weighted"
 )
 
@@ -92,5 +94,14 @@ func TestResizeClosesFastPathsUntilStored(t *testing.T) {
 		n, _ := s.Waiting()
 		assert.Zero(t, n)
 		assert.Equal(t, int64(4), s.Available(), "the Resize's store lost or duplicated the TryAcquire's permit")
+	})
+}
+
+func TestWaitingSaturates(t *testing.T) {
+	acquiretest.WaitingSaturates(t, func() interface {
+		sem.Semaphore
+		sem.Observer
+	} {
+		return weighted.NewAvailable(math.MaxInt64, 0)
 	})
 }

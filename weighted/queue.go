@@ -3,6 +3,8 @@ package weighted
 import (
 	"context"
 	"sync/atomic"
+
+	"github.com/semacat/sem/internal/observe"
 )
 
 // waiter is one queued Acquire. Its fields other than link are written
@@ -35,8 +37,8 @@ type waiter struct {
 type queue struct {
 	head, tail *waiter
 	len        int
-	wanted     int64   // permits asked for by the queued waiters
-	free       *waiter // guarded by the semaphore's mutex
+	wanted     observe.Total // permits asked for by the queued waiters
+	free       *waiter       // guarded by the semaphore's mutex
 	returned   atomic.Pointer[waiter]
 }
 
@@ -65,7 +67,7 @@ func (q *queue) pushBack(ctx context.Context, done <-chan struct{}, n int64) *wa
 	}
 	q.tail = w
 	q.len++
-	q.wanted += n
+	q.wanted.Add(n)
 	return w
 }
 
@@ -83,7 +85,7 @@ func (q *queue) remove(w *waiter) {
 	}
 	w.prev, w.next, w.queued = nil, nil, false
 	q.len--
-	q.wanted -= w.n
+	q.wanted.Sub(w.n)
 }
 
 // put gives back w, which is out of the queue and whose wake-up, if it was
