@@ -278,6 +278,10 @@ func (g *Gradient) Next(w Window) float64 {
 	return w.Limit + g.smoothing(w)*(next-w.Limit)
 }
 
+// readsMean reports whether g reads a window's mean against the no-load
+// mean where the work varies widely (see Limiter.closeWindow).
+func (g *Gradient) readsMean() bool { return !g.Mean }
+
 // smoothing returns the fraction of the way to the new estimate that w
 // moves the limit: Smoothing for a window of up to targetSamples samples;
 // a window of k times as many, which work whose time varies widely needs

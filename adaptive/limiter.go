@@ -352,6 +352,8 @@ func (l *Limiter) closeWindow(now int64) {
 				l.settled = l.estimate
 			case l.noLoad.stepped && l.noLoad.wide(): // the limit shrank for a step, not a queue
 				l.estimate = max(l.estimate, l.settled)
+			case l.noLoad.turned && l.sank() && readsMean(l.alg): // the limit shrank for the fastest of wide work
+				l.estimate = math.Sqrt(l.estimate * l.settled) // part of it: the limit the last quiet probe left may have been far above the capacity
 			case !l.noLoad.queued && !l.noLoad.rose:
 				l.settled = l.estimate
 			}
@@ -376,6 +378,16 @@ func (l *Limiter) closeWindow(now int64) {
 		l.estimate = min(max(l.estimate+l.smooth*(next-l.estimate), l.min), l.max)
 		l.resize(l.estimate)
 	}
+}
+
+// readsMean reports whether alg reads a window's mean against the no-load
+// mean where the work varies widely: Gradient, unless it reads the mean
+// always, or an Algorithm that embeds it. The others read the fastest
+// request whatever the work, so a limit given back to them would only
+// sink again.
+func readsMean(alg Algorithm) bool {
+	m, ok := alg.(interface{ readsMean() bool })
+	return ok && m.readsMean()
 }
 
 // probeLimit is the limit a probe from limit holds: half of it, rounded

@@ -101,6 +101,18 @@ const sankShare = 0.5
 // Once the median rises so, the windows since the step were read against
 // a baseline too low, and the limit they shrank is given back: the
 // Limiter restores the limit it held at the last probe that saw no rise.
+// Likewise, until a probe tells that the work varies widely, an algorithm
+// reads each window's fastest request, which such work puts far above the
+// least seen by chance alone, and the limit sinks; the probes then learn
+// the no-load mean at half a limit of a few requests, from few samples,
+// and one read a tenth low holds the limit near 0.75 of a request over a
+// tenth, whatever the capacity, for the seconds the pool takes. So the
+// probe that tells the work wide, if the limit sank below sankShare of the
+// last quiet probe's, gives back part of what sank, to an algorithm that
+// reads the mean (Gradient): the limit becomes the geometric mean of the
+// two, not the quiet probe's whole, which may have been the starting limit
+// far above a capacity of a few, where the next probe finds a queue and
+// halves it below the capacity.
 
 // Work whose time varied widely varies no more once the latencies'
 // squared coefficient of variation falls below narrowCV2 in narrowWindows
@@ -147,6 +159,7 @@ type noLoad struct {
 	queued      bool                   // the last probe found a queue
 	rose        bool                   // the last probe's mean rose as a latency step raises it
 	stepped     bool                   // the last probe raised the no-load mean so
+	turned      bool                   // the last probe told that the work varies widely
 }
 
 // wide reports whether the work's time varies widely: then the window's
@@ -205,7 +218,7 @@ func (n *noLoad) learnSpread(rise float64, samples int64) {
 	n.spreadKnown = true
 	switch {
 	case n.spread > wideSpread && !n.isWide:
-		n.isWide = true
+		n.isWide, n.turned = true, true
 		n.keepLast()
 	case n.spread < narrowSpread:
 		n.isWide = false
@@ -257,7 +270,7 @@ func (n *noLoad) narrowed(fastest time.Duration) bool {
 func (n *noLoad) learnMean(mean time.Duration, samples int64, failed float64) {
 	n.queued = float64(mean) < probeQueued*float64(n.before) ||
 		n.beforeFail > probeFailed && failed < n.beforeFail/2
-	n.rose, n.stepped = false, false
+	n.rose, n.stepped, n.turned = false, false, false
 	if n.queued { // a bound: the no-load mean is lower
 		if n.mean == 0 || mean < n.mean {
 			n.mean, n.counted = mean, 0

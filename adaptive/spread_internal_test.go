@@ -2,9 +2,12 @@ package adaptive
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/semacat/sem/weighted"
 )
 
 // TestSpreadOutlastsLuckyProbes: work within ±50% of its mean adds a
@@ -30,4 +33,45 @@ func TestSpreadOutlastsLuckyProbes(t *testing.T) {
 		n.learnSpread(1, 10)
 	}
 	assert.False(t, n.wide(), "five probes whose fastest is the least seen: the work narrowed (spread %v)", n.spread)
+}
+
+// TestWideGivesBackSunkLimit: until a probe tells that the work varies
+// widely, Gradient reads each window's fastest request, which such work
+// (exponential, say) puts far above the fastest ever seen by chance alone,
+// and the limit sinks to a few requests within a fraction of a second. The
+// no-load mean is then learnt by probes at half a few requests, whose few
+// samples read it a tenth or more low or high, and one read low holds a
+// limit of a few requests far below the capacity for the seconds the pool
+// of probes takes: an outside simulator's exponential work at a capacity
+// of 32, from a limit of 20, kept it at 5-10 for 20 s. So the probe that
+// tells the work wide gives back part of the limit the sinking took, to
+// the geometric mean of the sunk limit and the one the last quiet probe
+// left, to an algorithm that reads the mean: at 6 and 20, 11. AIMD and
+// Vegas, which read the fastest whatever the work, keep the sunk limit,
+// since it would only sink again.
+func TestWideGivesBackSunkLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		alg  Algorithm
+		want int64
+	}{
+		{"Gradient", &Gradient{}, 11},
+		{"Gradient reading the mean", &Gradient{Mean: true}, 6},
+		{"Vegas", &Vegas{}, 6},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := New(weighted.New(1), 6, tc.alg)
+			l.settled, l.estimate = 20, 6 // a quiet probe left 20; the fastest of wide work sank it to 6
+			n := &l.noLoad
+			n.rtt, n.spreadKnown, n.spread = time.Millisecond, true, 0.5 // read as narrow so far
+			n.probing, n.before = 1, 10*time.Millisecond                 // the probe's measuring window closes next
+			l.winMin.Store(0)
+			for i := range 10 { // no queue, and the fastest 3 times the least seen: wide
+				l.win.record(time.Duration(3+i*3)*time.Millisecond, true, true, 3)
+			}
+			l.closeWindow(int64(time.Second))
+			require.True(t, n.wide(), "the probe tells the work wide: spread %v", n.spread)
+			assert.Equal(t, tc.want, l.Limit())
+		})
+	}
 }
