@@ -148,8 +148,8 @@ func TestNarrowedWorkRelearnsNoLoad(t *testing.T) {
 // stays within a few percent once some have counted. Goroutines end
 // their requests in no fixed order, so each run differs: of the windows
 // of five runs after the first 20 s, the 90th percentile of the no-load
-// mean's distance from the work's mean was 3.0-5.0% in 10 tries pooled,
-// and 8.8-11.9% in 10 tries with the median alone.
+// mean's distance from the work's mean was 2.3-4.5% in 21 tries pooled
+// and 7.2% in one, and 9.4-10.6% in 16 tries with the median alone.
 func TestNoLoadMeanPooled(t *testing.T) {
 	var errs []float64
 	for range 5 {
@@ -158,7 +158,7 @@ func TestNoLoadMeanPooled(t *testing.T) {
 			l := adaptive.New(weighted.New(1), 4, h, seeded())
 			work := func(r *rand.Rand) time.Duration { return time.Duration((0.5 + r.Float64()) * float64(noLoad)) }
 			saturateWith(l, 8, 20*time.Second, work)
-			require.NotZero(t, h.seen[len(h.seen)-1].NoLoadMeanRTT, "±50% work varies widely")
+			require.True(t, slices.ContainsFunc(h.seen, readWide), "±50% work varies widely")
 			seen := len(h.seen)
 			saturateWith(l, 8, 60*time.Second, work)
 			for _, w := range h.seen[seen:] {
@@ -170,7 +170,7 @@ func TestNoLoadMeanPooled(t *testing.T) {
 	}
 	slices.Sort(errs)
 	p90 := errs[len(errs)*9/10]
-	assert.Less(t, p90, 0.065, "the no-load mean strays from the work's mean")
+	assert.Less(t, p90, 0.08, "the no-load mean strays from the work's mean")
 	t.Logf("the no-load mean strayed at most %.1f%% from the work's mean in nine windows of ten", 100*p90)
 }
 
@@ -228,30 +228,45 @@ func exponential(mean time.Duration) func(*rand.Rand) time.Duration {
 // sank below half the one the last quiet probe left calls a probe soon,
 // from half that limit: within two seconds the no-load mean is the new
 // work's. Goroutines end their requests in no fixed order, so each run
-// differs: in 20 tries it took 0.95-1.46 s, and with the probe called
-// only as before 1.4 s once, 3.6-5 s six times, and more than the 5 s the
-// test runs 13 times.
+// differs: in 50 tries it took 0.77-1.78 s in 48 and 2.4 and 2.8 s in two,
+// and with the probe called only as before 1.4 s once, 3.6-5 s six times,
+// and more than the 5 s the test runs 13 times in 20. The median of three
+// runs tells the two apart.
 func TestStepProbedSoon(t *testing.T) {
+	var learnt []time.Duration
+	for range 3 {
+		learnt = append(learnt, stepLearnt(t))
+	}
+	slices.Sort(learnt)
+	assert.Less(t, learnt[1], 5*time.Second/2, "the probes learnt the step late: %v", learnt)
+	t.Logf("the no-load mean learnt the step in %v", learnt)
+}
+
+// stepLearnt runs TestStepProbedSoon's step once and returns how long
+// after it the no-load mean was the new work's, or 5 s if it never was.
+func stepLearnt(t *testing.T) time.Duration {
+	learnt := 5 * time.Second
 	synctest.Test(t, func(t *testing.T) {
 		g := &gradientSeen{}
 		l := adaptive.New(weighted.New(1), 20, g, seeded())
 		served(l, 64, 32, 20*time.Second, exponential(noLoad))
-		require.NotZero(t, g.seen[len(g.seen)-1].NoLoadMeanRTT, "exponential work varies widely")
+		require.True(t, slices.ContainsFunc(g.seen, readWide), "exponential work varies widely")
 		step := time.Now()
 		seen := len(g.seen)
 		served(l, 64, 32, 5*time.Second, exponential(2*noLoad))
-		learnt := time.Duration(-1)
 		for i, w := range g.seen[seen:] {
 			if w.NoLoadMeanRTT > 3*noLoad/2 {
 				learnt = g.at[seen+i].Sub(step)
 				break
 			}
 		}
-		require.Positive(t, learnt, "the no-load mean never learnt the step")
-		assert.Less(t, learnt, 2*time.Second, "the probes learnt the step late")
-		t.Logf("the no-load mean learnt the step in %v", learnt)
 	})
+	return learnt
 }
+
+// readWide reports whether the Limiter read w's work as varying widely:
+// only then does a window carry a no-load mean.
+func readWide(w adaptive.Window) bool { return w.NoLoadMeanRTT != 0 }
 
 // TestUnpooledProbesHoldMore: work within ±50% of its mean, on a backend
 // with no queue, at a limit of 4 whose probes hold 2. A probe's mean of
