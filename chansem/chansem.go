@@ -12,7 +12,10 @@
 //
 // Choose chansem for single-permit limits where simplicity and FIFO order
 // matter; choose weighted for requests of mixed weights, or for a limit
-// that must be resized or closed.
+// that must be resized or closed. Every permit taken is a value in the
+// channel, so Acquire(ctx, n), Release(n) and NewAvailable take time in
+// proportion to the permits they move: a size that counts goroutines or
+// connections suits chansem, one that counts bytes does not.
 //
 //	s := chansem.New(3) // three workers at once
 //	if err := s.Acquire(ctx, 1); err != nil {
@@ -82,8 +85,10 @@ func New(size int64) *Semaphore {
 // NewAvailable returns a semaphore with size permits of which only available
 // are free: it starts as if size-available permits were held, so Release may
 // give back that many more than were acquired. NewAvailable(1, 0) is a
-// signalling semaphore: Acquire waits for another goroutine's Release(1). It
-// panics if size is less than 1 or available is not between 0 and size.
+// signalling semaphore: Acquire waits for another goroutine's Release(1).
+// It sends size-available values into the channel, so its time grows with
+// them. It panics if size is less than 1 or available is not between 0 and
+// size.
 func NewAvailable(size, available int64) *Semaphore {
 	pkg.PanicIfBadAvailable("NewAvailable", size, available, check.Unbounded)
 	return newSemaphore(size, available)
