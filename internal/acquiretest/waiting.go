@@ -2,12 +2,10 @@ package acquiretest
 
 import (
 	"context"
+	"errors"
 	"math"
 	"testing"
 	"testing/synctest"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/semacat/sem"
 )
@@ -27,22 +25,27 @@ func WaitingSaturates(t *testing.T, newEmpty func() interface {
 		synctest.Wait()
 		second := Go(s, half)
 		synctest.Wait()
-		requests, permits := s.Waiting()
-		assert.Equal(t, 2, requests)
-		assert.Equal(t, int64(math.MaxInt64), permits, "two requests of more than half of math.MaxInt64")
+		wantWaiting(t, s, "two requests of more than half of math.MaxInt64", 2, math.MaxInt64)
 
-		first.Cancel()
-		synctest.Wait()
-		require.ErrorIs(t, first.Err, context.Canceled)
-		requests, permits = s.Waiting()
-		assert.Equal(t, 1, requests)
-		assert.Equal(t, half, permits, "one request left")
-
-		second.Cancel()
-		synctest.Wait()
-		require.ErrorIs(t, second.Err, context.Canceled)
-		requests, permits = s.Waiting()
-		assert.Zero(t, requests)
-		assert.Zero(t, permits)
+		for _, c := range []*Call{first, second} {
+			c.Cancel()
+			synctest.Wait()
+			if !errors.Is(c.Err, context.Canceled) {
+				t.Fatalf("Acquire(ctx, %d) canceled returned %v; want context.Canceled", c.N, c.Err)
+			}
+			if c == first {
+				wantWaiting(t, s, "one request left", 1, half)
+			}
+		}
+		wantWaiting(t, s, "none left", 0, 0)
 	})
+}
+
+// wantWaiting reports an error unless s's Waiting returns requests and
+// permits.
+func wantWaiting(t *testing.T, s sem.Observer, when string, requests int, permits int64) {
+	t.Helper()
+	if r, p := s.Waiting(); r != requests || p != permits {
+		t.Errorf("%s: Waiting() = %d, %d; want %d, %d", when, r, p, requests, permits)
+	}
 }
