@@ -34,6 +34,10 @@ import (
 
 const pkg check.Pkg = "weighted"
 
+// cacheLine is the size of a cache line on the processors Go runs on most,
+// amd64 and arm64; a larger line only makes the pad in Semaphore less complete.
+const cacheLine = 64
+
 // slow is the low bit of the state word: set while the wait queue is not
 // empty, the semaphore is closed, or permits are owed after a shrink; the
 // fast paths are closed while it is set. The permits that are free are the
@@ -45,8 +49,18 @@ const slow = 1
 // zero value is not usable; call New or NewAvailable.
 type Semaphore struct {
 	// The fields a hand-off writes come first; the convoy reads the rest.
-	mu    sync.Mutex    // guards q, owed, closed, and changes of the slow bit
-	q     queue         // waiting Acquires, in arrival order
+	mu sync.Mutex // guards q, owed, closed, and changes of the slow bit
+	q  queue      // waiting Acquires, in arrival order
+
+	// The pad keeps the fields below off every cache line that holds a
+	// byte of mu or q, wherever the semaphore is placed: the allocator
+	// aligns it to its size class, not to a cache line. In the convoy
+	// every call loads state, which no call there writes, while each
+	// woken waiter pushes its node on q.returned, a compare-and-swap. On one
+	// line, those writes would make the loads miss; apart, the line stays
+	// in every processor's cache (BenchmarkHandOff; TestStateApart).
+	_ [cacheLine]byte
+
 	state atomic.Uint64 // free<<1 | slow
 	size  atomic.Int64  // stored only under mu, with the slow bit set
 
@@ -54,28 +68,6 @@ type Semaphore struct {
 	closed bool
 	onWait observe.Hook
 	test   *testHooks // nil outside tests
-}
-
-// testHooks are functions a test installs on one semaphore, to run at the
-// moments their fields name.
-type testHooks struct {
-	// queue runs in acquireSlow between the check that a request does not fit
-	// and the setting of the slow bit: the window in which a fast-path
-	// Release can race a new waiter.
-	queue func()
-	// park runs just before a queued waiter blocks, the moment at which
-	// its grant and its context may both become ready.
-	park func()
-	// frozen runs in grant, before it grants: the slow bit is set, by
-	// freeze, and the caller has yet to store the word it computes from
-	// the copy freeze returned.
-	frozen func()
-	// trySlow runs in TryAcquire once it has found the slow bit set,
-	// before it takes the mutex to decide.
-	trySlow func()
-	// wake runs in unlock, after the mutex is unlocked and before the
-	// waiters granted or failed under it are woken, when there are any.
-	wake func()
 }
 
 // New returns a semaphore with size permits, all free. It panics if size is
