@@ -11,7 +11,7 @@ type testHooks struct {
 	// its grant and its context may both become ready.
 	park func()
 	// frozen runs in grant, before it grants: the slow bit is set, by
-	// freeze, and the caller has yet to store the word it computes from
+	// freeze, and the caller has yet to publish the state it computes from
 	// the copy freeze returned.
 	frozen func()
 	// trySlow runs in TryAcquire once it has found the slow bit set,

@@ -41,7 +41,8 @@ const cacheLine = 64
 // slow is the low bit of the state word: set while the wait queue is not
 // empty, the semaphore is closed, or permits are owed after a shrink; the
 // fast paths are closed while it is set. The permits that are free are the
-// rest of the word.
+// rest of the word while the bit is clear; while it is set they are kept
+// in the semaphore's count instead, and the rest of the word is stale.
 const slow = 1
 
 // Semaphore is a weighted semaphore that serves requests in arrival order.
@@ -49,8 +50,9 @@ const slow = 1
 // zero value is not usable; call New or NewAvailable.
 type Semaphore struct {
 	// The fields a hand-off writes come first; the convoy reads the rest.
-	mu sync.Mutex // guards q, owed, closed, and changes of the slow bit
-	q  queue      // waiting Acquires, in arrival order
+	mu    sync.Mutex // guards q, count, owed, closed, and changes of the slow bit
+	q     queue      // waiting Acquires, in arrival order
+	count int64      // the free permits while the slow bit is set (see publish)
 
 	// The pad keeps the fields below off every cache line that holds a
 	// byte of mu or q, wherever the semaphore is placed: the allocator
@@ -103,7 +105,16 @@ func (s *Semaphore) Size() int64 { return s.size.Load() }
 func (s *Semaphore) Available() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return free(s.state.Load()) - s.owed
+	return s.freeNow() - s.owed
+}
+
+// freeNow, called with s.mu held, returns the number of free permits: the
+// state word's while the slow bit is clear, and the count's while it is set.
+func (s *Semaphore) freeNow() int64 {
+	if st := s.state.Load(); st&slow == 0 {
+		return free(st)
+	}
+	return s.count
 }
 
 // free returns the number of free permits in a state word. The shift is
@@ -221,7 +232,7 @@ func (s *Semaphore) trySlow(n int64) bool {
 	if ok {
 		st -= uint64(n) << 1
 	}
-	s.state.Store(s.grant(st, &l))
+	s.publish(s.grant(st, &l))
 	return ok
 }
 
@@ -305,6 +316,7 @@ func (s *Semaphore) acquireSlow(ctx context.Context, n int64) error {
 			if !s.state.CompareAndSwap(old, old|slow) {
 				continue
 			}
+			s.count = free(old)
 		}
 		break
 	}
@@ -343,15 +355,15 @@ func (s *Semaphore) failure(ctx context.Context, n int64) error {
 // or when the fast path found n more than seem held.
 //
 // Once the slow bit is set only holders of the mutex change the state, so
-// it works on a copy of the word and stores it once, when the grants are
-// made: a Release in the convoy reads the word and writes it, and adds
-// no other read-modify-write to the mutex's.
+// it works on a copy of the state and publishes it once, when the grants
+// are made: a Release in the convoy reads the word, and adds no other
+// read-modify-write to the mutex's.
 func (s *Semaphore) releaseSlow(n int64) {
 	var l wakeList
 	s.mu.Lock()
 	st := s.freeze()
 	if held := s.held(st); n > held {
-		s.state.Store(s.grant(st, &l))
+		s.publish(s.grant(st, &l))
 		s.unlock(&l)
 		pkg.PanicOverRelease(n, held)
 	}
@@ -359,26 +371,37 @@ func (s *Semaphore) releaseSlow(n int64) {
 	if paid > 0 {          // written only then, see Semaphore
 		s.owed -= paid
 	}
-	// In the convoy a Release grants what it returns, and the word is
-	// left as it was: no store then, so that the other processor's
-	// loads of it stay hits (BenchmarkHandOff).
-	if next := s.grant(st+uint64(n-paid)<<1, &l); next != st {
-		s.state.Store(next)
-	}
+	s.publish(s.grant(st+uint64(n-paid)<<1, &l))
 	s.unlock(&l)
 }
 
 // freeze, called with s.mu held, sets the slow bit unless it is set
-// already, and returns the state word: from then on no fast path changes
-// it. Only holders of the mutex clear the bit, so a load that finds it set
-// needs no read-modify-write. The frozen test hook runs in grant, which
-// every caller calls before it stores, so that freeze is inlined.
+// already, and returns the state: the free permits shifted left by one,
+// with the slow bit set. From then on no fast path changes the word. Only
+// holders of the mutex clear the bit, so a load that finds it set needs no
+// read-modify-write, and takes the free permits from the count. The frozen
+// test hook runs in grant, which every caller calls before it publishes,
+// so that freeze is inlined.
 func (s *Semaphore) freeze() uint64 {
-	st := s.state.Load()
-	if st&slow == 0 {
-		st = s.state.Or(slow) | slow
+	if st := s.state.Load(); st&slow != 0 {
+		return uint64(s.count)<<1 | slow
 	}
-	return st
+	return s.state.Or(slow) | slow
+}
+
+// publish, called with s.mu held after freeze, makes st the state. While
+// st keeps the slow bit set, the word, whose bit is set already, is not
+// written: the free permits go to the count, on the cache lines the
+// hand-off writes anyway, and every other processor's copy of the word
+// stays valid for its fast-path loads, which look only at the bit
+// (BenchmarkHandOff). Once the bit clears, the word holds the free
+// permits again and the fast paths open.
+func (s *Semaphore) publish(st uint64) {
+	if st&slow != 0 {
+		s.count = free(st)
+		return
+	}
+	s.state.Store(st)
 }
 
 // held, called with s.mu held, returns the number of permits held when the
@@ -389,7 +412,7 @@ func (s *Semaphore) held(st uint64) int64 {
 
 // grant, called with s.mu held, hands permits to the waiters at the head
 // of the queue for as long as the head fits, lists them on l, and
-// returns the state word to store: st, the frozen word with the slow bit
+// returns the state to publish: st, the frozen state with the slow bit
 // set, less the permits granted, and with the bit cleared when the queue
 // empties, unless the semaphore is closed or permits are owed. A head
 // whose context is done is failed with its error instead, whether or not
@@ -479,7 +502,7 @@ func (s *Semaphore) cancel(ctx context.Context, w *waiter) error {
 	s.mu.Lock()
 	if w.queued {
 		s.q.remove(w)
-		s.state.Store(s.grant(s.freeze(), &l))
+		s.publish(s.grant(s.freeze(), &l))
 		s.unlock(&l)
 		s.q.put(w)
 		return ctx.Err()
