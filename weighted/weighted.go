@@ -35,7 +35,7 @@ import (
 const pkg check.Pkg = "weighted"
 
 // cacheLine is the size of a cache line on the processors Go runs on most,
-// amd64 and arm64; a larger line only makes the pad in Semaphore less complete.
+// amd64 and arm64; on a larger line Semaphore's lines share some.
 const cacheLine = 64
 
 // slow is the low bit of the state word: set while the wait queue is not
@@ -49,20 +49,22 @@ const slow = 1
 // It implements sem.Semaphore, sem.Resizer, sem.Closer and sem.Observer. The
 // zero value is not usable; call New or NewAvailable.
 type Semaphore struct {
-	// The fields a hand-off writes come first; the convoy reads the rest.
+	// Its fields fill three cache lines, each written by other hands, so
+	// that none is taken from a processor for a write that does not
+	// concern it (BenchmarkHandOff; TestLayout). Its size is a multiple
+	// of the line, which makes the allocator place it on a line's start.
+	//
+	// The first line, the hand-off's: what a holder of mu writes.
 	mu    sync.Mutex // guards q, count, owed, closed, and changes of the slow bit
-	q     queue      // waiting Acquires, in arrival order
 	count int64      // the free permits while the slow bit is set (see publish)
+	// The queue's fields the mutex guards, then, on the second line,
+	// the stack on which woken waiters give back their nodes with a
+	// compare-and-swap, without the mutex.
+	q queue // waiting Acquires, in arrival order
 
-	// The pad keeps the fields below off every cache line that holds a
-	// byte of mu or q, wherever the semaphore is placed: the allocator
-	// aligns it to its size class, not to a cache line. In the convoy
-	// every call loads state, which no call there writes, while each
-	// woken waiter pushes its node on q.returned, a compare-and-swap. On one
-	// line, those writes would make the loads miss; apart, the line stays
-	// in every processor's cache (BenchmarkHandOff; TestStateApart).
-	_ [cacheLine]byte
-
+	// The third line, read by every call and written only when the slow
+	// bit changes, by a Resize or by a Close: in the convoy every call
+	// loads state, and its copy stays in every processor's cache.
 	state atomic.Uint64 // free<<1 | slow
 	size  atomic.Int64  // stored only under mu, with the slow bit set
 
@@ -70,7 +72,11 @@ type Semaphore struct {
 	closed bool
 	onWait observe.Hook
 	test   *testHooks // nil outside tests
+	_      [lastPad]byte
 }
+
+// lastPad fills the third line of a Semaphore.
+const lastPad = cacheLine - 48
 
 // New returns a semaphore with size permits, all free. It panics if size is
 // less than 1.
