@@ -16,7 +16,7 @@ func (s *Semaphore) SetTestHookPark(f func()) { s.hooks().park = f }
 func (s *Semaphore) SetTestHookWake(f func()) { s.hooks().wake = f }
 
 // SetTestHookFrozen makes f run on s, under the mutex, once a Release,
-// Resize or canceled waiter has set the slow bit and before it stores the
+// Resize or canceled waiter has set the slow bit and before it publishes the
 // state word it computes. Call it before s is shared.
 func (s *Semaphore) SetTestHookFrozen(f func()) { s.hooks().frozen = f }
 

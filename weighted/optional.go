@@ -27,7 +27,7 @@ func (s *Semaphore) Resize(size int64) {
 		}
 		w = next
 	}
-	s.state.Store(s.grant(uint64(max(size-held, 0))<<1|slow, &l))
+	s.publish(s.grant(uint64(max(size-held, 0))<<1|slow, &l))
 }
 
 // Close fails every waiting Acquire, and every later one, with an error
@@ -42,7 +42,7 @@ func (s *Semaphore) Close() error {
 		return nil
 	}
 	s.closed = true
-	s.state.Or(slow) // kept set for good: every caller meets the flag
+	s.publish(s.freeze()) // the bit kept set for good: every caller meets it
 	for w := s.q.head; w != nil; w = s.q.head {
 		s.fail(w, pkg.ErrClosed(w.n), &l)
 	}

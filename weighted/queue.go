@@ -40,6 +40,7 @@ type queue struct {
 	wanted     observe.Total // permits asked for by the queued waiters
 	free       *waiter       // guarded by the semaphore's mutex
 	returned   atomic.Pointer[waiter]
+	_          [cacheLine - 8]byte // returned's line is its own
 }
 
 // pushBack queues a waiter for n permits with ctx, whose Done is done, and

@@ -34,19 +34,30 @@ import (
 
 const pkg check.Pkg = "weighted"
 
-// slow is the low bit of the state word: set while the wait queue is not
-// empty, the semaphore is closed, or permits are owed after a shrink; the
-// fast paths are closed while it is set. The permits that are free are the
-// rest of the word.
-const slow = 1
+// cacheLine is the size of a cache line on the processors Go runs on most,
+// amd64 and arm64; on a larger line Semaphore's lines share some.
+const cacheLine = 64
 
 // Semaphore is a weighted semaphore that serves requests in arrival order.
 // It implements sem.Semaphore, sem.Resizer, sem.Closer and sem.Observer. The
 // zero value is not usable; call New or NewAvailable.
 type Semaphore struct {
-	// The fields a hand-off writes come first; the convoy reads the rest.
-	mu    sync.Mutex    // guards q, owed, closed, and changes of the slow bit
-	q     queue         // waiting Acquires, in arrival order
+	// Its fields fill three cache lines, each written by other hands, so
+	// that none is taken from a processor for a write that does not
+	// concern it (BenchmarkHandOff; TestLayout). Its size is a multiple
+	// of the line, which makes the allocator place it on a line's start.
+	//
+	// The first line, the hand-off's: what a holder of mu writes.
+	mu    sync.Mutex // guards q, count, owed, closed, and changes of the slow bit
+	count int64      // the free permits while the slow bit is set (see publish)
+	// The queue's fields the mutex guards, then, on the second line,
+	// the stack on which woken waiters give back their nodes with a
+	// compare-and-swap, without the mutex.
+	q queue // waiting Acquires, in arrival order
+
+	// The third line, read by every call and written only when the slow
+	// bit changes, by a Resize or by a Close: in the convoy every call
+	// loads state, and its copy stays in every processor's cache.
 	state atomic.Uint64 // free<<1 | slow
 	size  atomic.Int64  // stored only under mu, with the slow bit set
 
@@ -54,29 +65,11 @@ type Semaphore struct {
 	closed bool
 	onWait observe.Hook
 	test   *testHooks // nil outside tests
+	_      [lastPad]byte
 }
 
-// testHooks are functions a test installs on one semaphore, to run at the
-// moments their fields name.
-type testHooks struct {
-	// queue runs in acquireSlow between the check that a request does not fit
-	// and the setting of the slow bit: the window in which a fast-path
-	// Release can race a new waiter.
-	queue func()
-	// park runs just before a queued waiter blocks, the moment at which
-	// its grant and its context may both become ready.
-	park func()
-	// frozen runs in grant, before it grants: the slow bit is set, by
-	// freeze, and the caller has yet to store the word it computes from
-	// the copy freeze returned.
-	frozen func()
-	// trySlow runs in TryAcquire once it has found the slow bit set,
-	// before it takes the mutex to decide.
-	trySlow func()
-	// wake runs in unlock, after the mutex is unlocked and before the
-	// waiters granted or failed under it are woken, when there are any.
-	wake func()
-}
+// lastPad fills the third line of a Semaphore.
+const lastPad = cacheLine - 48
 
 // New returns a semaphore with size permits, all free. It panics if size is
 // less than 1.
@@ -111,12 +104,8 @@ func (s *Semaphore) Size() int64 { return s.size.Load() }
 func (s *Semaphore) Available() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return free(s.state.Load()) - s.owed
+	return s.freeNow() - s.owed
 }
-
-// free returns the number of free permits in a state word. The shift is
-// unsigned, so a size up to math.MaxInt64 fits.
-func free(state uint64) int64 { return int64(state >> 1) }
 
 // Acquire takes n permits, blocking until they are available or ctx is done.
 // Requests are served in arrival order: a request that does not fit blocks
@@ -229,27 +218,8 @@ func (s *Semaphore) trySlow(n int64) bool {
 	if ok {
 		st -= uint64(n) << 1
 	}
-	s.state.Store(s.grant(st, &l))
+	s.publish(s.grant(st, &l))
 	return ok
-}
-
-// takeFrom takes n permits if the state is still old, in which they are
-// free, and reports whether it did.
-//
-// An Acquire looks at its context between its load of old and this swap,
-// never before the load, on its fast path and in acquireSlow alike. Looked at before the load, the context could be
-// canceled, and the permits freed by a Release, between the look and the
-// load: a grant after a cancellation that came first. Looked at after it,
-// a swap that succeeds finds the word equal to old, but not necessarily
-// unchanged since the load: other goroutines may have taken permits and
-// given them back within those few instructions (the word compares by
-// value, with no generation in it). An Acquire whose context was canceled
-// after its look, and whose cancel returned before its swap, can then
-// still return nil holding its permits, though they were not free all the
-// time its context was not done. The permit count is never wrong: the swap
-// takes from a word that holds n free permits, as any grant does.
-func (s *Semaphore) takeFrom(old uint64, n int64) bool {
-	return s.state.CompareAndSwap(old, old-uint64(n)<<1)
 }
 
 // Release returns n permits and hands them to the waiters at the head of the
@@ -313,6 +283,7 @@ func (s *Semaphore) acquireSlow(ctx context.Context, n int64) error {
 			if !s.state.CompareAndSwap(old, old|slow) {
 				continue
 			}
+			s.count = free(old)
 		}
 		break
 	}
@@ -351,15 +322,15 @@ func (s *Semaphore) failure(ctx context.Context, n int64) error {
 // or when the fast path found n more than seem held.
 //
 // Once the slow bit is set only holders of the mutex change the state, so
-// it works on a copy of the word and stores it once, when the grants are
-// made: a Release in the convoy reads the word and writes it, and adds
-// no other read-modify-write to the mutex's.
+// it works on a copy of the state and publishes it once, when the grants
+// are made: a Release in the convoy reads the word, and adds no other
+// read-modify-write to the mutex's.
 func (s *Semaphore) releaseSlow(n int64) {
 	var l wakeList
 	s.mu.Lock()
 	st := s.freeze()
 	if held := s.held(st); n > held {
-		s.state.Store(s.grant(st, &l))
+		s.publish(s.grant(st, &l))
 		s.unlock(&l)
 		pkg.PanicOverRelease(n, held)
 	}
@@ -367,37 +338,13 @@ func (s *Semaphore) releaseSlow(n int64) {
 	if paid > 0 {          // written only then, see Semaphore
 		s.owed -= paid
 	}
-	// In the convoy a Release grants what it returns, and the word is
-	// left as it was: no store then, so that the other processor's
-	// loads of it stay hits (BenchmarkHandOff).
-	if next := s.grant(st+uint64(n-paid)<<1, &l); next != st {
-		s.state.Store(next)
-	}
+	s.publish(s.grant(st+uint64(n-paid)<<1, &l))
 	s.unlock(&l)
-}
-
-// freeze, called with s.mu held, sets the slow bit unless it is set
-// already, and returns the state word: from then on no fast path changes
-// it. Only holders of the mutex clear the bit, so a load that finds it set
-// needs no read-modify-write. The frozen test hook runs in grant, which
-// every caller calls before it stores, so that freeze is inlined.
-func (s *Semaphore) freeze() uint64 {
-	st := s.state.Load()
-	if st&slow == 0 {
-		st = s.state.Or(slow) | slow
-	}
-	return st
-}
-
-// held, called with s.mu held, returns the number of permits held when the
-// state word, frozen, is st.
-func (s *Semaphore) held(st uint64) int64 {
-	return s.size.Load() - free(st) + s.owed
 }
 
 // grant, called with s.mu held, hands permits to the waiters at the head
 // of the queue for as long as the head fits, lists them on l, and
-// returns the state word to store: st, the frozen word with the slow bit
+// returns the state to publish: st, the frozen state with the slow bit
 // set, less the permits granted, and with the bit cleared when the queue
 // empties, unless the semaphore is closed or permits are owed. A head
 // whose context is done is failed with its error instead, whether or not
@@ -487,7 +434,7 @@ func (s *Semaphore) cancel(ctx context.Context, w *waiter) error {
 	s.mu.Lock()
 	if w.queued {
 		s.q.remove(w)
-		s.state.Store(s.grant(s.freeze(), &l))
+		s.publish(s.grant(s.freeze(), &l))
 		s.unlock(&l)
 		s.q.put(w)
 		return ctx.Err()
