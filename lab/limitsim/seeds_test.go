@@ -48,7 +48,8 @@ func TestSeeds(t *testing.T) {
 	fmt.Fprintf(&b, "Gradient in the open-loop scenarios whose work varies more than ±20%%, as in results.md, at seeds %v: "+
 		"each seed draws other arrivals and work, and the best fixed size is that seed's. "+
 		"The median and the worst of the seeds, and the seeds at which it misses the goodput or the p99 goal.\n\n", seeds)
-	b.WriteString(seedsTable(spread, seeds, rows))
+	table, missed := seedsTable(spread, seeds, rows)
+	b.WriteString(table)
 	b.WriteString("\n## Shapes an outside simulator found\n\n")
 	fmt.Fprintf(&b, "The same at seeds %v, in shapes of work an outside simulator found Gradient missing a goal in at some seeds: "+
 		"bimodal work (as above) after a latency step at 10 s, measured from 10 s after it; "+
@@ -58,7 +59,9 @@ func TestSeeds(t *testing.T) {
 		"whose unloaded p99 is the edge between the two, the slow kind's least; "+
 		"clients that give up after 500 ms or 50 ms in place of %v; and bimodal work at 2 again, at more seeds.\n\n",
 		outsideSeeds, limitsim.Service, limitsim.ClientDeadline)
-	b.WriteString(seedsTable(limitsim.OutsideScenarios, outsideSeeds, outside))
+	table, missedOutside := seedsTable(limitsim.OutsideScenarios, outsideSeeds, outside)
+	b.WriteString(table)
+	assert.Equal(t, knownSeedMisses, append(missed, missedOutside...), "the goals Gradient misses at some seeds are not those docs/adaptive.md explains")
 	page := b.String()
 	path := filepath.Join(docsDir, "seeds.md")
 	if *update {
@@ -93,8 +96,10 @@ func runSeeds(t *testing.T, scenarios []limitsim.Open, seeds []uint64) [][][]lim
 }
 
 // seedsTable renders Gradient's rows, by scenario and seed, as the median
-// and the worst of the seeds and the seeds that miss a goal.
-func seedsTable(scenarios []limitsim.Open, seeds []uint64, rows [][][]limitsim.OpenRow) string {
+// and the worst of the seeds and the seeds that miss a goal, and lists
+// those misses as knownSeedMisses does.
+func seedsTable(scenarios []limitsim.Open, seeds []uint64, rows [][][]limitsim.OpenRow) (string, []string) {
+	var missed []string
 	var b strings.Builder
 	b.WriteString("| scenario | mode | goodput vs best fixed, median | worst | p99 vs unloaded, median | worst | seeds missing goodput | seeds missing p99 |\n")
 	b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | --- | --- |\n")
@@ -113,6 +118,13 @@ func seedsTable(scenarios []limitsim.Open, seeds []uint64, rows [][][]limitsim.O
 					highP99 = append(highP99, fmt.Sprint(seed))
 				}
 			}
+			name := sc.Name + "/" + mode + ": "
+			if len(lowGoodput) > 0 {
+				missed = append(missed, name+"goodput at "+strings.Join(lowGoodput, ", "))
+			}
+			if len(highP99) > 0 {
+				missed = append(missed, name+"p99 at "+strings.Join(highP99, ", "))
+			}
 			slices.Sort(goodput)
 			slices.Sort(p99)
 			fmt.Fprintf(&b, "| %s | %s | %.0f%% | %.0f%% | %.2f× | %.2f× | %s | %s |\n", sc.Name, mode,
@@ -120,7 +132,41 @@ func seedsTable(scenarios []limitsim.Open, seeds []uint64, rows [][][]limitsim.O
 				orNone(lowGoodput), orNone(highP99))
 		}
 	}
-	return b.String()
+	return b.String(), missed
+}
+
+// knownSeedMisses are the goals Gradient misses in TestSeeds, and the
+// seeds at which it does, as docs/adaptive.md explains them. In the spread
+// scenarios, a seed now and then by a few percent. In the outside
+// simulator's shapes: after a latency step on bimodal work at 32, the
+// limit held at a fraction of the capacity for the rest of the run at some
+// seeds (the no-load mean read low: probes of such work read it about a
+// tenth low, and a step of ×1.15 is never told as one, so the pool keeps
+// the old level); heavy tails (Pareto 1.5, Weibull 0.5) and 2-or-18 ms
+// work at 8, a few percent below the goodput goal at one or two seeds;
+// 2-or-18 ms work at 2, the p99 goal, as ±50% work missed it before the
+// small-size hold (the limit spends time at 4); and with a client
+// deadline of 500 ms at 2, a limit started at 20 that stays at 10-14 for
+// many seconds before the probes tell the work wide, since no request
+// times out to halve it.
+var knownSeedMisses = []string{
+	"exponential, capacity 2/TryStart: goodput at 4",
+	"exponential, capacity 2/Start: p99 at 4",
+	"exponential, capacity 3, 3×/TryStart: goodput at 3",
+	"bimodal, step ×1.15, capacity 32/TryStart: goodput at 6, 7",
+	"bimodal, step ×2, capacity 32/TryStart: goodput at 4",
+	"bimodal, step ×2, capacity 32/Start: goodput at 7",
+	"Pareto α=1.5, capacity 8/TryStart: goodput at 4, 5",
+	"Pareto α=1.5, capacity 8/Start: goodput at 3",
+	"Weibull k=0.5, capacity 8/TryStart: goodput at 4",
+	"Weibull k=0.5, capacity 8/Start: goodput at 4",
+	"2 or 18 ms, capacity 8/TryStart: goodput at 6",
+	"2 or 18 ms, capacity 2/TryStart: p99 at 3",
+	"2 or 18 ms, capacity 2/Start: p99 at 3, 5, 8",
+	"exponential, capacity 2, deadline 500 ms/TryStart: goodput at 5, 8",
+	"exponential, capacity 2, deadline 500 ms/TryStart: p99 at 2",
+	"exponential, capacity 2, deadline 500 ms/Start: goodput at 5",
+	"exponential, capacity 2, deadline 500 ms/Start: p99 at 2",
 }
 
 // orNone joins seeds, or says none.
