@@ -43,9 +43,19 @@ type Open struct {
 	// its work.
 	FailFast bool
 	// Spread is how a request's time on an idle backend varies around
-	// Service: Uniform20 (the zero value), Uniform50, Exponential or
-	// Bimodal.
+	// Service: Uniform20 (the zero value) or another Spread.
 	Spread Spread
+	// Deadline is how long a client waits, from the arrival of its
+	// request, before it gives up; 0 is ClientDeadline.
+	Deadline time.Duration
+}
+
+// deadline is how long a client of s waits.
+func (s Open) deadline() time.Duration {
+	if s.Deadline == 0 {
+		return ClientDeadline
+	}
+	return s.Deadline
 }
 
 // A Spread is a distribution of a request's time on an idle backend, with
@@ -60,6 +70,21 @@ const (
 	// one in ten 5.5 times it (a cache hit and a miss), each within a fifth
 	// of its time either way.
 	Bimodal
+	// Split is two kinds of request as common as each other: one takes a
+	// fifth of Service, the other 1.8 times it, each within a fifth of its
+	// time either way.
+	Split
+	// RareSlow is one request in a hundred taking ten times Service, the
+	// rest a little less than Service, each within a fifth of its time
+	// either way: a rare, very slow tail. Its 99th percentile is the edge
+	// between the kinds, the slow kind's least.
+	RareSlow
+	// Pareto is a heavy tail: Pareto's distribution of shape 1.5, whose
+	// variance is infinite.
+	Pareto
+	// Weibull is Weibull's distribution of shape 0.5: most requests far
+	// shorter than Service, a few many times it.
+	Weibull
 )
 
 // The two kinds of request of Bimodal: the share of the fast, and the
@@ -70,6 +95,12 @@ const (
 	bimodalLong  = (1 - bimodalFast*bimodalShort) / (1 - bimodalFast) // the mean is Service
 )
 
+// The shape of Pareto, and the share of the slow kind of RareSlow.
+const (
+	paretoShape = 1.5
+	rareShare   = 0.01
+)
+
 // work draws a request's time on an idle backend from u, uniform in [0, 1).
 func (d Spread) work(u float64) float64 {
 	switch d {
@@ -78,12 +109,27 @@ func (d Spread) work(u float64) float64 {
 	case Exponential:
 		return -float64(Service) * math.Log1p(-u)
 	case Bimodal:
-		if u < bimodalFast {
-			return float64(Service) * bimodalShort * (0.8 + 0.4*u/bimodalFast)
-		}
-		return float64(Service) * bimodalLong * (0.8 + 0.4*(u-bimodalFast)/(1-bimodalFast))
+		return twoKinds(u, bimodalFast, bimodalShort, bimodalLong)
+	case Split:
+		return twoKinds(u, 0.5, 0.2, 1.8)
+	case RareSlow:
+		return twoKinds(u, 1-rareShare, (1-10*rareShare)/(1-rareShare), 10)
+	case Pareto:
+		return float64(Service) * (paretoShape - 1) / paretoShape / math.Pow(1-u, 1/paretoShape)
+	case Weibull:
+		return float64(Service) / 2 * math.Pow(-math.Log1p(-u), 2)
 	}
 	return float64(Service) * (0.8 + 0.4*u)
+}
+
+// twoKinds draws from u a request of one of two kinds, as shares of
+// Service: short with probability fast, long otherwise, each within a
+// fifth of its time either way.
+func twoKinds(u, fast, short, long float64) float64 {
+	if u < fast {
+		return float64(Service) * short * (0.8 + 0.4*u/fast)
+	}
+	return float64(Service) * long * (0.8 + 0.4*(u-fast)/(1-fast))
 }
 
 // p99 is the 99th percentile of the work d draws.
@@ -229,7 +275,7 @@ func (r *openRun) advance(at time.Duration) {
 // arrive admits the request that arrives now, at once or by a goroutine
 // that waits, and draws the next arrival.
 func (r *openRun) arrive() {
-	req := &request{start: r.now(), deadline: r.now() + ClientDeadline}
+	req := &request{start: r.now(), deadline: r.now() + r.sc.deadline()}
 	req.finish = r.sc.Spread.work(r.rng.Float64())
 	if r.sc.Step != 0 && req.start >= r.sc.StepAt {
 		req.finish *= r.sc.Step

@@ -41,6 +41,27 @@ var OpenScenarios = []Open{
 	{Name: "bimodal, capacity 2", Length: 30 * time.Second, Capacity: 2, Load: 2, Spread: Bimodal},
 }
 
+// OutsideScenarios are the shapes an outside simulator found Gradient
+// missing a goal in at some seeds, which TestSeeds runs at more seeds than
+// the spread scenarios: bimodal work after a latency step that load did
+// not cause at capacities of 8 and 32, heavy tails and two kinds of
+// request at 8, and at 2 two kinds, a rare slow tail, clients that wait
+// far shorter or longer than ClientDeadline, and bimodal work again.
+var OutsideScenarios = []Open{
+	{Name: "bimodal, step ×1.15, capacity 8", Length: 30 * time.Second, Capacity: 8, Load: 2, Spread: Bimodal, Step: 1.15, StepAt: 10 * time.Second},
+	{Name: "bimodal, step ×2, capacity 8", Length: 30 * time.Second, Capacity: 8, Load: 2, Spread: Bimodal, Step: 2, StepAt: 10 * time.Second},
+	{Name: "bimodal, step ×1.15, capacity 32", Length: 30 * time.Second, Capacity: 32, Load: 2, Spread: Bimodal, Step: 1.15, StepAt: 10 * time.Second},
+	{Name: "bimodal, step ×2, capacity 32", Length: 30 * time.Second, Capacity: 32, Load: 2, Spread: Bimodal, Step: 2, StepAt: 10 * time.Second},
+	{Name: "Pareto α=1.5, capacity 8", Length: 30 * time.Second, Capacity: 8, Load: 2, Spread: Pareto},
+	{Name: "Weibull k=0.5, capacity 8", Length: 30 * time.Second, Capacity: 8, Load: 2, Spread: Weibull},
+	{Name: "2 or 18 ms, capacity 8", Length: 30 * time.Second, Capacity: 8, Load: 2, Spread: Split},
+	{Name: "2 or 18 ms, capacity 2", Length: 30 * time.Second, Capacity: 2, Load: 2, Spread: Split},
+	{Name: "1% slow, capacity 2", Length: 30 * time.Second, Capacity: 2, Load: 2, Spread: RareSlow},
+	{Name: "exponential, capacity 2, deadline 500 ms", Length: 30 * time.Second, Capacity: 2, Load: 2, Spread: Exponential, Deadline: 500 * time.Millisecond},
+	{Name: "exponential, capacity 2, deadline 50 ms", Length: 30 * time.Second, Capacity: 2, Load: 2, Spread: Exponential, Deadline: 50 * time.Millisecond},
+	{Name: "bimodal, capacity 2", Length: 30 * time.Second, Capacity: 2, Load: 2, Spread: Bimodal},
+}
+
 // LongScenario is the run of 600 s that shows whether a limit drifts under
 // sustained overload.
 var LongScenario = Open{Name: "600 s at 2×", Length: 600 * time.Second, Capacity: 32, Load: 2}
