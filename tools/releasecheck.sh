@@ -110,10 +110,13 @@ release() {
 	# user builds for that platform or tag). The root's bound went from
 	# 800 to 850 KiB when weighted's BenchmarkHandOff gained the weights
 	# scenario, its wake-up counts and BenchmarkPair (test files, 807 KiB
-	# in all); the next growth there should move BenchmarkHandOff's
+	# in all). At 852 KiB it still carried the workspace's go.work.sum (54
+	# KiB), a file of the development modules' checksums that the go
+	# command writes: ignored since, the root holds 798 KiB, and its bound
+	# is 820. The next growth there should move BenchmarkHandOff's
 	# contenders (fifo, add1ctx to add5pool) to a development module.
 	step "$version: what each published zip carries" "$tmp/modzip" \
-		"$(zipof)=850" "$(zipof etcdsem)=250" "$(zipof redissem)=300" "$(zipof benchmarks)=250"
+		"$(zipof)=820" "$(zipof etcdsem)=250" "$(zipof redissem)=300" "$(zipof benchmarks)=250"
 	zips=$(sed -n 's/^github.com\/semacat\/sem\/*\([a-z]*\): \([0-9]*\) KiB.*/\1=\2KiB/p' "$log" | sed 's/^=/.=/' | tr '\n' ' ')
 	row "zips $version" "within limits, no foreign internal/" "$zips"
 	summary="$summary  licenses of $version, as pkg.go.dev's detector sees them:
