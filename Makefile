@@ -107,11 +107,15 @@ bench:
 bench-long:
 	$(SEMABENCH) -command "make bench-long" $(if $(IMPL),-impl '$(IMPL)') -long -rounds 10 -benchtime 100ms -out $(CURDIR)/benchmarks/results/latest
 
-## bench-reference: the default scenarios, 10 rounds of 50ms each, into the committed
+## bench-reference: the default scenarios, 20 rounds of 50ms each, into the committed
 ## docs/results/reference, and the README's and docs' figures from it
-## (run it on a quiet machine)
+## (run it on a quiet machine; about 17 minutes on 2 cores). 20 rounds, not
+## 10: a contended run settles in one of two scheduler regimes (both
+## processors busy, or the convoy almost on one), chosen per run, so a
+## scenario's rounds are a mixture, and 10 of them often left the README's
+## 64-goroutine row not significant against x/sync
 bench-reference:
-	$(SEMABENCH) -command "make bench-reference" -blocks -rounds 10 -benchtime 50ms -out $(REFERENCE)
+	$(SEMABENCH) -command "make bench-reference" -blocks -rounds 20 -benchtime 50ms -out $(REFERENCE)
 	$(FIGURES)
 
 ## bench-render: the reference report (results.md, blocks.md, charts) and
