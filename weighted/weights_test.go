@@ -43,11 +43,28 @@ const (
 
 // handOffWeights is BenchmarkHandOff's scenario with weights, raced by
 // every contender that serves them.
+//
+// The same scenario runs again with one context that can be canceled,
+// shared by every goroutine, as a request's context is by the work it
+// fans out (ctx=cancelable/...), for the contenders that look at it:
+// every waiter then parks in a select on that context's Done channel too.
 func handOffWeights(b *testing.B) {
 	for _, c := range weightsContenders {
 		b.Run(fmt.Sprintf("weights=1-%d/size=%d/impl=%s", weightsMax, weightsSize, c.name), func(b *testing.B) {
 			reportCPU(b, func() {
 				weightsConvoy(b, context.Background(), c.new(weightsSize), weightsSize, weightsGoroutines)
+			})
+		})
+	}
+	for _, c := range weightsContenders {
+		if c.name != "add1lazy" && c.name != "weighted" && c.name != "xsync" {
+			continue
+		}
+		b.Run(fmt.Sprintf("ctx=cancelable/weights=1-%d/size=%d/impl=%s", weightsMax, weightsSize, c.name), func(b *testing.B) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			reportCPU(b, func() {
+				weightsConvoy(b, ctx, c.new(weightsSize), weightsSize, weightsGoroutines)
 			})
 		})
 	}
