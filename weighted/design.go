@@ -74,11 +74,10 @@ package weighted
 // steady state a blocked Acquire allocates nothing, where x/sync's allocates
 // a list element and a channel each time (see allocs/op in the contended
 // scenarios of BenchmarkSemaphore, and TestBlockedAcquireAllocatesNothing).
-// A woken waiter puts its node in a sync.Pool, which keeps it in its
-// processor's own cache; the holder of the mutex that next needs a node
-// gets one the same way. A node is put back only after its wake-up has
-// been received, so a wake-up can never reach the next waiter that uses
-// the node.
+// A woken waiter pushes its node on a stack with one compare-and-swap; the
+// holder of the mutex that next needs a node takes the whole stack with one
+// swap. A node is pushed only after its wake-up has been received, so a
+// wake-up can never reach the next waiter that uses the node.
 //
 // Cancellation. Whether a cancellation or the grant came first is decided
 // where the grant is made, under the mutex: before it hands permits to the
@@ -254,9 +253,8 @@ package weighted
 // above fifo, the features, of which contexts alone (add1ctx) stood clear
 // of the noise in rounds of BenchmarkHandOff after the change
 // (docs/weighted.md, The floor). A sync.Pool of
-// nodes gained nothing measurable over any base then, in rounds paired
-// across BenchmarkHandOff's two regimes (see Layout); compared within the
-// two-processor regime it since replaced the stack. The fast path
+// nodes gained nothing measurable over any base and would let a garbage
+// collection make a waiter allocate again; the stack stays. The fast path
 // stays too: uncontended it saves a third of an Acquire+Release, and in
 // the convoy no run told its cost from nothing.
 //
@@ -297,9 +295,10 @@ package weighted
 //
 // Layout. The fields fill three cache lines, each written by other hands:
 // what a holder of the mutex writes (the mutex, the count, the queue's
-// ends and lengths); the pool of free nodes, whose fields only a garbage
-// collection writes; and what every call reads (the word, the size, the
-// debt, the closed flag, the hooks). The size, three lines, makes the allocator place a
+// ends, lengths and free nodes); the stack on which woken waiters give
+// back their nodes, with a compare-and-swap and without the mutex; and
+// what every call reads (the word, the size, the debt, the closed flag,
+// the hooks). The size, three lines, makes the allocator place a
 // semaphore on a line's start. Before, a semaphore of 112 bytes was
 // placed at any multiple of 16, and in three placements of four the word
 // shared a line with the stack of returned nodes, so that each woken
@@ -310,11 +309,7 @@ package weighted
 // almost on one, and ratios of rounds paired across the two regimes hid
 // differences of a tenth. Compared within the two-processor regime
 // (docs/results/weighted/handoff-lines.txt), the layout and the count
-// under the mutex each stood clear of the noise, and so did, after them,
-// a sync.Pool of nodes in place of the stack that every woken waiter
-// pushed on and the holder of the mutex swapped empty: its line moved
-// between the processors on every hand-off, where the pool's caches are
-// per processor.
+// under the mutex each stood clear of the noise.
 //
 // Measured and rejected, for want of a gain beyond the benchmarks' noise in
 // paired runs of BenchmarkSemaphore: spinning on TryLock before blocking on

@@ -51,7 +51,8 @@ type Semaphore struct {
 	mu    sync.Mutex // guards q, count, owed, closed, and changes of the slow bit
 	count int64      // the free permits while the slow bit is set (see publish)
 	// The queue's fields the mutex guards, then, on the second line,
-	// the pool of free nodes, whose caches are per processor.
+	// the stack on which woken waiters give back their nodes with a
+	// compare-and-swap, without the mutex.
 	q queue // waiting Acquires, in arrival order
 
 	// The third line, read by every call and written only when the slow
