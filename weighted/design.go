@@ -253,8 +253,11 @@ package weighted
 // above fifo, the features, of which contexts alone (add1ctx) stood clear
 // of the noise in rounds of BenchmarkHandOff after the change
 // (docs/weighted.md, The floor). A sync.Pool of
-// nodes gained nothing measurable over any base and would let a garbage
-// collection make a waiter allocate again; the stack stays. The fast path
+// nodes gained nothing measurable over any base then; compared since
+// within BenchmarkHandOff's two-processor regime (see Layout) it cost a
+// twentieth less, but an outside oracle failed on it now and then (a
+// waiter's result lost, as if two waiters shared a node) where it never
+// failed on the stack, so the stack stays until that is understood. The fast path
 // stays too: uncontended it saves a third of an Acquire+Release, and in
 // the convoy no run told its cost from nothing.
 //
