@@ -30,11 +30,20 @@ func saturate(l *adaptive.Limiter, workers int, d time.Duration) {
 
 // saturateWith is saturate with requests that take work's draws.
 func saturateWith(l *adaptive.Limiter, workers int, d time.Duration, work func(*rand.Rand) time.Duration) {
+	runWorkers(l, workers, 2, d, func(r *rand.Rand) { time.Sleep(work(r)) })
+}
+
+// runWorkers runs workers goroutines for d, each starting requests one after
+// another with TryStart and holding each for hold, which draws from the
+// worker's own generator (stream selects the generators, so that each
+// caller keeps the draws its tests' bounds were measured with). A refused
+// worker pauses a millisecond. It must run in a synctest bubble.
+func runWorkers(l *adaptive.Limiter, workers int, stream uint64, d time.Duration, hold func(*rand.Rand)) {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	var wg sync.WaitGroup
 	for i := range workers {
-		r := rand.New(rand.NewPCG(uint64(i), 2))
+		r := rand.New(rand.NewPCG(uint64(i), stream))
 		wg.Go(func() {
 			for ctx.Err() == nil {
 				tok, ok := l.TryStart(1)
@@ -42,7 +51,7 @@ func saturateWith(l *adaptive.Limiter, workers int, d time.Duration, work func(*
 					time.Sleep(time.Millisecond)
 					continue
 				}
-				time.Sleep(work(r))
+				hold(r)
 				tok.Done(true)
 			}
 		})
@@ -191,27 +200,12 @@ func (g *gradientSeen) Next(w adaptive.Window) float64 {
 // waits for one of them, then takes its draw of work. A refused worker
 // pauses a millisecond. It must run in a synctest bubble.
 func served(l *adaptive.Limiter, workers, capacity int, d time.Duration, work func(*rand.Rand) time.Duration) {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
 	servers := make(chan struct{}, capacity)
-	var wg sync.WaitGroup
-	for i := range workers {
-		r := rand.New(rand.NewPCG(uint64(i), 3))
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				tok, ok := l.TryStart(1)
-				if !ok {
-					time.Sleep(time.Millisecond)
-					continue
-				}
-				servers <- struct{}{}
-				time.Sleep(work(r))
-				<-servers
-				tok.Done(true)
-			}
-		})
-	}
-	wg.Wait()
+	runWorkers(l, workers, 3, d, func(r *rand.Rand) {
+		servers <- struct{}{}
+		time.Sleep(work(r))
+		<-servers
+	})
 }
 
 // exponential returns draws from the exponential distribution of the mean.
