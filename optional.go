@@ -52,7 +52,7 @@ type Resizer interface {
 // should fail instead of each caller canceling its own context.
 //
 // After Close, every waiting Acquire and every later one returns an error
-// wrapping [ErrClosed] (a done context still returns ctx.Err() first), and
+// wrapping [ErrClosed] (an Acquire called with a done context still returns ctx.Err() first), and
 // TryAcquire reports false. Release is still accepted, so that holders can
 // finish their work and give back what they hold; the over-release rule still
 // applies. Close is idempotent: calling it again does nothing and returns nil.

@@ -46,7 +46,7 @@ package weighted
 // fast paths. The waiters it granted are
 // listed on its own stack, not in the semaphore. It never wakes a waiter that cannot proceed, and a woken waiter
 // never has to look at the state again, nor take the mutex: its permits are
-// already its own, and it gives its node back on a stack of its own (see
+// already its own, and it gives its node back to a pool of its own (see
 // Allocation). The flag is cleared, under the mutex, when the queue empties
 // (and the semaphore is neither closed nor over-held), and the fast paths
 // open again.
@@ -74,10 +74,11 @@ package weighted
 // steady state a blocked Acquire allocates nothing, where x/sync's allocates
 // a list element and a channel each time (see allocs/op in the contended
 // scenarios of BenchmarkSemaphore, and TestBlockedAcquireAllocatesNothing).
-// A woken waiter pushes its node on a stack with one compare-and-swap; the
-// holder of the mutex that next needs a node takes the whole stack with one
-// swap. A node is pushed only after its wake-up has been received, so a
-// wake-up can never reach the next waiter that uses the node.
+// A woken waiter puts its node in a sync.Pool, which keeps it in its
+// processor's own cache; the holder of the mutex that next needs a node
+// gets one the same way. A node is put back only after its wake-up has
+// been received, so a wake-up can never reach the next waiter that uses
+// the node.
 //
 // Cancellation. Whether a cancellation or the grant came first is decided
 // where the grant is made, under the mutex: before it hands permits to the
@@ -253,11 +254,13 @@ package weighted
 // above fifo, the features, of which contexts alone (add1ctx) stood clear
 // of the noise in rounds of BenchmarkHandOff after the change
 // (docs/weighted.md, The floor). A sync.Pool of
-// nodes gained nothing measurable over any base then; compared since
-// within BenchmarkHandOff's two-processor regime (see Layout) it cost a
-// twentieth less, but an outside oracle failed on it now and then (a
-// waiter's result lost, as if two waiters shared a node) where it never
-// failed on the stack, so the stack stays until that is understood. The fast path
+// nodes gained nothing measurable over any base then, in rounds paired
+// across BenchmarkHandOff's two regimes (see Layout); compared within the
+// two-processor regime it since replaced the stack. (An outside oracle
+// once seemed to fail on the pool: its model ordered a cancellation
+// followed at once by a Resize one way only, and both versions gave the
+// other, legal, order whenever the canceled waiter withdrew first; see
+// TestCancelThenResizeEitherOrder.) The fast path
 // stays too: uncontended it saves a third of an Acquire+Release, and in
 // the convoy no run told its cost from nothing.
 //
@@ -298,10 +301,9 @@ package weighted
 //
 // Layout. The fields fill three cache lines, each written by other hands:
 // what a holder of the mutex writes (the mutex, the count, the queue's
-// ends, lengths and free nodes); the stack on which woken waiters give
-// back their nodes, with a compare-and-swap and without the mutex; and
-// what every call reads (the word, the size, the debt, the closed flag,
-// the hooks). The size, three lines, makes the allocator place a
+// ends and lengths); the pool of free nodes, whose fields only a garbage
+// collection writes; and what every call reads (the word, the size, the
+// debt, the closed flag, the hooks). The size, three lines, makes the allocator place a
 // semaphore on a line's start. Before, a semaphore of 112 bytes was
 // placed at any multiple of 16, and in three placements of four the word
 // shared a line with the stack of returned nodes, so that each woken
@@ -312,7 +314,11 @@ package weighted
 // almost on one, and ratios of rounds paired across the two regimes hid
 // differences of a tenth. Compared within the two-processor regime
 // (docs/results/weighted/handoff-lines.txt), the layout and the count
-// under the mutex each stood clear of the noise.
+// under the mutex each stood clear of the noise, and so did, after them,
+// a sync.Pool of nodes in place of the stack that every woken waiter
+// pushed on and the holder of the mutex swapped empty: its line moved
+// between the processors on every hand-off, where the pool's caches are
+// per processor.
 //
 // Measured and rejected, for want of a gain beyond the benchmarks' noise in
 // paired runs of BenchmarkSemaphore: spinning on TryLock before blocking on

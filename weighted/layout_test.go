@@ -9,8 +9,8 @@ import (
 
 // TestLayout checks the three cache lines Semaphore's comment describes:
 // a size the allocator aligns to a line, the fields a holder of the mutex
-// writes on the first line, the stack of returned nodes alone on the
-// second, and the fields every call reads on the third.
+// writes on the first line, the pool of free nodes on the second, and the
+// fields every call reads on the third.
 func TestLayout(t *testing.T) {
 	var s Semaphore
 	line := func(off uintptr) uintptr { return off / cacheLine }
@@ -19,13 +19,14 @@ func TestLayout(t *testing.T) {
 	for name, off := range map[string]uintptr{
 		"mu": unsafe.Offsetof(s.mu), "count": unsafe.Offsetof(s.count),
 		"q.head": q + unsafe.Offsetof(s.q.head), "q.tail": q + unsafe.Offsetof(s.q.tail),
-		"q.len": q + unsafe.Offsetof(s.q.len), "q.wanted": q + unsafe.Offsetof(s.q.wanted),
-		"q.free end": q + unsafe.Offsetof(s.q.free) + unsafe.Sizeof(s.q.free) - 1,
+		"q.len":        q + unsafe.Offsetof(s.q.len),
+		"q.wanted end": q + unsafe.Offsetof(s.q.wanted) + unsafe.Sizeof(s.q.wanted) - 1,
 	} {
 		require.Zero(t, line(off), "%s at %d is not on the first line", name, off)
 	}
-	returned := q + unsafe.Offsetof(s.q.returned)
-	require.Equal(t, uintptr(1), line(returned), "q.returned at %d", returned)
+	nodes := q + unsafe.Offsetof(s.q.nodes)
+	require.Equal(t, uintptr(1), line(nodes), "q.nodes at %d", nodes)
+	require.Equal(t, uintptr(1), line(nodes+unsafe.Sizeof(s.q.nodes)-1), "q.nodes ends past its line")
 	require.Equal(t, uintptr(2), line(unsafe.Offsetof(s.state)), "state at %d", unsafe.Offsetof(s.state))
 	require.Equal(t, uintptr(2), line(unsafe.Offsetof(s.test)), "test at %d", unsafe.Offsetof(s.test))
 }

@@ -2,14 +2,15 @@ package weighted
 
 import (
 	"context"
-	"sync/atomic"
+	"sync"
+	"unsafe"
 
 	"github.com/semacat/sem/internal/observe"
 )
 
-// waiter is one queued Acquire. Its fields other than link are written
-// under the semaphore's mutex while it is queued; once it is granted or
-// failed it belongs to its goroutine, which reads them after its wake-up.
+// waiter is one queued Acquire. Its fields are written under the
+// semaphore's mutex while it is queued; once it is granted or failed it
+// belongs to its goroutine, which reads them after its wake-up.
 type waiter struct {
 	n    int64
 	ctx  context.Context
@@ -20,45 +21,43 @@ type waiter struct {
 	prev, next *waiter       // the queue's links
 	queued     bool
 	// link chains a waiter in the list of those to wake after the mutex
-	// is unlocked, and in the stacks of free waiters.
+	// is unlocked.
 	link *waiter
 }
 
 // queue is a FIFO list of waiters with a pool of free ones, so that in
 // steady state a blocked Acquire allocates nothing.
 //
-// A woken waiter gives its node back without the semaphore's mutex: it
-// pushes it on returned, a stack changed only by compare-and-swap. Only a
-// holder of the mutex takes from it, all at once with a swap, into free,
-// which only holders of the mutex touch. With a single taker and a take
-// that empties the stack, no node can leave and come back between a
-// pusher's load and its swap in a way that matters: a push only sets the
-// new node's link to the top it loaded.
+// The free nodes are in a sync.Pool, which keeps them per processor: a
+// woken waiter gives its node back, without the semaphore's mutex, to its
+// own processor's cache, and the holder of the mutex takes one from its
+// own, so that recycling a node writes nothing another processor reads
+// (BenchmarkHandOff: a stack shared by all, changed by compare-and-swap,
+// cost every hand-off a cache line moved between processors). A garbage
+// collection moves idle nodes to the pool's victim cache and the next
+// drops them; a semaphore in use takes them back before that, so a
+// blocked Acquire still allocates nothing in steady state
+// (TestBlockedAcquireAllocatesNothing).
 type queue struct {
 	head, tail *waiter
 	len        int
 	wanted     observe.Total // permits asked for by the queued waiters
-	free       *waiter       // guarded by the semaphore's mutex
-	returned   atomic.Pointer[waiter]
-	_          [cacheLine - 8]byte // returned's line is its own
+	_          [8]byte       // the line's end: nodes starts the next
+
+	nodes sync.Pool // free *waiter, with their channels
+	_     [cacheLine - unsafe.Sizeof(sync.Pool{})]byte
 }
 
 // pushBack queues a waiter for n permits with ctx, whose Done is done, and
-// returns it. It takes
-// the node from free, which it refills first, if empty, with the nodes
-// returned since it last ran out, or allocates one when none was. (Taking
-// the node here rather than in a function of its own keeps a call out of
-// every Acquire that waits: BenchmarkHandOff.)
+// returns it. It takes the node from the pool, or allocates one when the
+// pool has none. (Taking the node here rather than in a function of its
+// own keeps a call out of every Acquire that waits: BenchmarkHandOff.)
 func (q *queue) pushBack(ctx context.Context, done <-chan struct{}, n int64) *waiter {
-	if q.free == nil {
-		q.free = q.returned.Swap(nil)
-	}
-	w := q.free
+	w, _ := q.nodes.Get().(*waiter)
 	if w == nil {
 		w = &waiter{wake: make(chan struct{}, 1)}
-	} else {
-		q.free, w.link = w.link, nil
 	}
+	w.link = nil
 	w.n, w.ctx, w.done, w.queued = n, ctx, done, true
 	w.prev = q.tail
 	if q.tail != nil {
@@ -93,13 +92,7 @@ func (q *queue) remove(w *waiter) {
 // granted or failed, has been received. It needs no lock.
 func (q *queue) put(w *waiter) {
 	w.n, w.ctx, w.done, w.err = 0, nil, nil, nil
-	for {
-		top := q.returned.Load()
-		w.link = top
-		if q.returned.CompareAndSwap(top, w) {
-			return
-		}
-	}
+	q.nodes.Put(w)
 }
 
 // wakeList lists the waiters granted or failed under the semaphore's

@@ -51,8 +51,7 @@ type Semaphore struct {
 	mu    sync.Mutex // guards q, count, owed, closed, and changes of the slow bit
 	count int64      // the free permits while the slow bit is set (see publish)
 	// The queue's fields the mutex guards, then, on the second line,
-	// the stack on which woken waiters give back their nodes with a
-	// compare-and-swap, without the mutex.
+	// the pool of free nodes, whose caches are per processor.
 	q queue // waiting Acquires, in arrival order
 
 	// The third line, read by every call and written only when the slow
@@ -120,7 +119,12 @@ func (s *Semaphore) Available() int64 {
 // looks at ctx and then swaps the state word, and if ctx is canceled in
 // between while other goroutines take and give back permits so that the
 // word is as it was, it returns nil holding n permits after the cancel
-// returned; the count of free permits stays right. If n exceeds
+// returned; the count of free permits stays right. A cancellation and a
+// Resize or Close that come together are served in the order the
+// semaphore meets them: a waiter whose context is done but who has not yet
+// withdrawn may get the Resize's or the Close's error, and a waiter that
+// withdraws before a Resize lets those behind it that fit the old size be
+// granted first. If n exceeds
 // the size it returns at once an error wrapping sem.ErrExceedsSize. Once the
 // semaphore is closed it returns an error wrapping sem.ErrClosed.
 // Acquire(ctx, 0) returns ctx.Err() without blocking, or that error once
