@@ -99,7 +99,11 @@
 //     never blocks and returns ctx.Err(); TryAcquire(0) reports true.
 //   - Acquire(ctx, n) with n > size returns at once an error for which
 //     errors.Is(err, ErrExceedsSize) holds, and changes nothing;
-//     TryAcquire(n) with n > size reports false.
+//     TryAcquire(n) with n > size reports false. A strategy that keeps its
+//     size in memory gives that answer before it looks at ctx or at Close,
+//     so a done context or a closed semaphore does not hide a request that
+//     can never be served; one that learns its size from a server (etcdsem,
+//     redissem) may return ctx.Err() or ErrClosed first.
 //   - If ctx is already done, Acquire returns ctx.Err() and acquires nothing,
 //     even when permits are free.
 //   - If ctx is done while Acquire waits, Acquire returns ctx.Err() and the

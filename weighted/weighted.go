@@ -124,9 +124,10 @@ func (s *Semaphore) Available() int64 {
 // semaphore meets them: a waiter whose context is done but who has not yet
 // withdrawn may get the Resize's or the Close's error, and a waiter that
 // withdraws before a Resize lets those behind it that fit the old size be
-// granted first. If n exceeds
-// the size it returns at once an error wrapping sem.ErrExceedsSize. Once the
-// semaphore is closed it returns an error wrapping sem.ErrClosed.
+// granted first. If n exceeds the size it returns at once an error
+// wrapping sem.ErrExceedsSize, even if ctx is done or the semaphore is
+// closed. Once the semaphore is closed it returns an error wrapping
+// sem.ErrClosed.
 // Acquire(ctx, 0) returns ctx.Err() without blocking, or that error once
 // closed. It panics if n < 0.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
