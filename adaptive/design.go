@@ -76,6 +76,17 @@ package adaptive
 // was queued: its mean only bounds the no-load mean, and the limit falls
 // to the probe's at once. Where the spread is narrow none of this runs, so
 // the fastest request's signal, which a slow tail does not move, is kept.
+// Gradient's rule on the mean settles where the no-load mean's error times
+// the limit equals its queue allowance, at most two requests: at a
+// capacity of 32 a mean read a tenth low, as probes of such work can, or
+// one that missed a latency step too small for the median of probes to
+// tell from chance, holds the limit near 20 or lower. But at a limit that
+// sank so the backend holds no queue, and the windows' mean there is the
+// no-load mean, of far more requests than a probe's. So a limit that sank
+// below two thirds of one the backend coped with (of at least 20, grown
+// to from the start) calls a probe from half that limit; if it reads
+// what the windows at the sunk limit read, their mean becomes the
+// no-load mean (noload.go, relearnLeast).
 // At a limit of a few requests the balance of Gradient's rule on the mean
 // sits near the edge between two sizes (at a capacity of 2, near 3.5), and
 // a no-load mean a few percent off moves it a quarter of a request; the

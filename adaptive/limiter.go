@@ -62,6 +62,8 @@ type Limiter struct {
 	narrowRun  int        // the last windows in a row whose latencies varied less than narrowCV2; under closing
 	probeAt    float64    // the limit the last probe held; under closing
 	settled    float64    // the estimate when the last probe that found neither a queue nor a step ended; under closing
+	coped      bool       // settled is one the backend coped with (see sunk); under closing
+	initial    float64    // the limit New set
 	spread     float64    // the latencies' squared CV, smoothed over windows; under closing
 	min, max   float64
 	smooth     float64
@@ -133,7 +135,7 @@ func New(s Resizable, initial int64, alg Algorithm, opts ...Option) *Limiter {
 	if f := float64(initial); f < l.min || f > l.max {
 		panic(fmt.Sprintf("%s: New: initial limit %d outside the bounds [%v, %v]", pkg, initial, l.min, l.max))
 	}
-	l.estimate = float64(initial)
+	l.estimate, l.initial = float64(initial), float64(initial)
 	l.budget.Store(int64(l.maxWait))
 	l.size.Store(initial)
 	l.win.reset(0)
@@ -354,14 +356,16 @@ func (l *Limiter) closeWindow(now int64) {
 				l.estimate = max(l.estimate, l.settled)
 			case l.noLoad.turned && l.sank() && readsMean(l.alg): // the limit shrank for the fastest of wide work
 				l.estimate = math.Sqrt(l.estimate * l.settled) // part of it: the limit the last quiet probe left may have been far above the capacity
-			case !l.noLoad.queued && !l.noLoad.rose:
-				l.settled = l.estimate
+			case l.noLoad.above: // the limit sank for a queue above it, which the probe found
+				l.settled, l.coped = l.estimate, false
+			case !l.noLoad.queued && !l.noLoad.rose && !l.sunk():
+				l.settled, l.coped = l.estimate, l.noLoad.coped() && l.estimate >= grownShare*l.initial
 			}
 			l.resize(l.estimate)
 		}
-	case l.noLoad.probeDue(now, l.winLen.Load(), l.sank()):
+	case l.noLoad.probeDue(now, l.winLen.Load(), l.sank() || l.sunk(), l.sunk()):
 		base := l.estimate
-		if l.sank() { // the step, if it is one, shows at half the limit before it
+		if l.sank() || l.sunk() { // the step, if it is one, shows at half the limit before it
 			base = l.settled
 		}
 		l.probeAt = l.probeLimit(base)
@@ -407,6 +411,16 @@ func (l *Limiter) probeLimit(limit float64) float64 {
 // left (see sankShare).
 func (l *Limiter) sank() bool {
 	return l.noLoad.wide() && l.estimate < sankShare*l.settled
+}
+
+// sunk reports whether the work varies widely and the limit sank below
+// sunkShare of one of at least relearnLeast that the backend coped with:
+// the last quiet probe left it, the windows before that probe read a mean
+// within stepRise of the no-load mean, and the limit had grown to it, to
+// grownShare of the starting limit or more, which may be far above a
+// small capacity (see relearnLeast).
+func (l *Limiter) sunk() bool {
+	return l.noLoad.wide() && l.coped && l.settled >= relearnLeast && l.estimate < sunkShare*l.settled
 }
 
 // due reports whether the window is due to close at now.

@@ -2,6 +2,7 @@ package adaptive
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"time"
 )
@@ -94,6 +95,35 @@ const (
 // left becomes the one to compare with.
 const sankShare = 0.5
 
+// Gradient's rule on the mean settles where the no-load mean's error times
+// the limit equals its queue allowance, which stops growing with the limit
+// from relearnLeast on: there a no-load mean a tenth low holds the limit
+// near 20, whatever the capacity. Probes of work that varies widely read
+// it a few percent low, and a latency step of less than stepRise, which
+// the median of probes cannot tell from chance, leaves the pool at the old
+// level for many probes: at a capacity of 32 either sinks the limit for
+// the rest of a run. But at a limit the error sank, the backend holds no
+// queue, so the windows' mean there is the no-load mean, of far more
+// requests than a probe's. So where the limit sank below sunkShare of one
+// of at least relearnLeast that the backend coped with (Limiter.sunk), the
+// next probe comes soon and holds half that limit, and if its mean reads
+// within sunkAgree of the windows' mean before it, while that is more than
+// sunkLow times the no-load mean, neither held a queue: the windows' mean,
+// pooled with the probe's, becomes the no-load mean, and the pool of the
+// old level is emptied (relearn). A probe whose mean rose more than
+// sunkAgree over the windows' found a queue at the higher limit: the
+// backend's capacity fell, and the sunk limit is the one to compare with.
+// The mean of any other such probe does not count, since it ran at a limit
+// above the one in force, unless it rose more than stepRise over the
+// no-load mean, as a latency step's does.
+const (
+	relearnLeast = gradientQueueSize / gradientQueueShare
+	sunkShare    = 2.0 / 3
+	sunkAgree    = 0.15
+	sunkLow      = 1.05
+	grownShare   = 1.25 // the least growth over the starting limit that tells a limit the backend coped with
+)
+
 // A probe whose mean rose more than stepRise over the no-load mean may have
 // seen a latency step that load did not cause: the next probe follows soon
 // to confirm it, as if fewer than probeMedian had counted, so that the
@@ -160,6 +190,9 @@ type noLoad struct {
 	rose        bool                   // the last probe's mean rose as a latency step raises it
 	stepped     bool                   // the last probe raised the no-load mean so
 	turned      bool                   // the last probe told that the work varies widely
+	fromSunk    bool                   // the last probe held half the limit the limit sank from (see relearnLeast)
+	above       bool                   // the last probe, from the limit before the sinking, found a queue there
+	beforeN     float64                // the samples behind before, each window's weighing half the next's
 }
 
 // wide reports whether the work's time varies widely: then the window's
@@ -270,13 +303,17 @@ func (n *noLoad) narrowed(fastest time.Duration) bool {
 func (n *noLoad) learnMean(mean time.Duration, samples int64, failed float64) {
 	n.queued = float64(mean) < probeQueued*float64(n.before) ||
 		n.beforeFail > probeFailed && failed < n.beforeFail/2
-	n.rose, n.stepped, n.turned = false, false, false
+	n.rose, n.stepped, n.turned, n.above = false, false, false, false
 	if n.queued { // a bound: the no-load mean is lower
 		if n.mean == 0 || mean < n.mean {
 			n.mean, n.counted = mean, 0
 			n.pool.reset()
 		}
 		n.soon = true
+		return
+	}
+	if n.fromSunk && float64(mean) <= stepRise*float64(n.mean) {
+		n.learnSunk(mean, samples, failed)
 		return
 	}
 	if n.counted == probeMedian {
@@ -299,11 +336,44 @@ func (n *noLoad) learnMean(mean time.Duration, samples int64, failed float64) {
 	n.mean = cmp.Or(n.pool.mean(), mid)
 }
 
+// coped reports whether the windows before the last probe read a mean
+// within stepRise of the no-load mean.
+func (n *noLoad) coped() bool {
+	return n.mean > 0 && float64(n.before) <= stepRise*float64(n.mean)
+}
+
+// learnSunk adds the mean latency of the measuring window of a probe from
+// the limit the limit sank from (see relearnLeast), which held samples
+// successes and in which the share failed of the requests failed.
+func (n *noLoad) learnSunk(mean time.Duration, samples int64, failed float64) {
+	agrees := math.Abs(float64(mean)/float64(n.before)-1) <= sunkAgree
+	if agrees && n.beforeN > 0 && failed <= probeFailed && float64(n.before) > sunkLow*float64(n.mean) {
+		n.relearn(mean, samples)
+		return
+	}
+	n.above = float64(mean) > (1+sunkAgree)*float64(n.before)
+}
+
+// relearn takes as the no-load mean the mean of the windows before the
+// probe pooled with the probe's mean, of samples successes, and empties
+// the pool of the old level.
+func (n *noLoad) relearn(mean time.Duration, samples int64) {
+	w := float64(samples) + n.beforeN
+	p := probeMean{time.Duration((float64(mean)*float64(samples) + float64(n.before)*n.beforeN) / w), int64(w)}
+	n.pool.reset()
+	n.means[0], n.counted = p, 1
+	n.mean, n.soon = p.mean, true
+	if n.wideProbe {
+		n.pool.add(p)
+	}
+}
+
 // probeDue reports whether the window that closes at now, when the
 // shortest window is winLen, is the last before a probe, and starts the
 // probe if so; sank reports whether the limit sank below sankShare of the
-// one the last probe that saw neither a queue nor a rise left.
-func (n *noLoad) probeDue(now, winLen int64, sank bool) bool {
+// one the last probe that saw neither a queue nor a rise left, or as
+// Limiter.sunk says, and sunk whether the latter.
+func (n *noLoad) probeDue(now, winLen int64, sank, sunk bool) bool {
 	if n.rtt == 0 || n.probing > 0 {
 		return false
 	}
@@ -326,9 +396,9 @@ func (n *noLoad) probeDue(now, winLen int64, sank bool) bool {
 	if now-n.ended < period {
 		return false
 	}
-	n.probing, n.started, n.wideProbe = probeWindows, now, n.isWide
+	n.probing, n.started, n.wideProbe, n.fromSunk = probeWindows, now, n.isWide, sunk
 	if n.recent[1] > 0 {
-		n.before = time.Duration(n.recent[0] / n.recent[1])
+		n.before, n.beforeN = time.Duration(n.recent[0]/n.recent[1]), n.recent[1]
 	}
 	if n.recent[2] > 0 {
 		n.beforeFail = n.failed / n.recent[2]

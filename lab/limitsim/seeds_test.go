@@ -138,11 +138,14 @@ func seedsTable(scenarios []limitsim.Open, seeds []uint64, rows [][][]limitsim.O
 // knownSeedMisses are the goals Gradient misses in TestSeeds, and the
 // seeds at which it does, as docs/adaptive.md explains them. In the spread
 // scenarios, a seed now and then by a few percent. In the outside
-// simulator's shapes: after a latency step on bimodal work at 32, the
-// limit held at a fraction of the capacity for the rest of the run at some
-// seeds (the no-load mean read low: probes of such work read it about a
-// tenth low, and a step of ×1.15 is never told as one, so the pool keeps
-// the old level); heavy tails (Pareto 1.5, Weibull 0.5) and 2-or-18 ms
+// simulator's shapes: after a latency step of ×1.15 on bimodal work at 32
+// with TryStart, the limit held at a fraction of the capacity for seconds
+// at two seeds (the no-load mean read low: a step of ×1.15 is never told
+// as one, so the pool keeps the old level, until a probe from the limit
+// the backend coped with relearns it from the windows at the sunk limit;
+// at seed 3 a probe at 18 s read a queue from a moment's windows and
+// halved the limit for four seconds, at seed 7 the limit stayed near 20
+// from 14 s to 26 s); heavy tails (Pareto 1.5, Weibull 0.5) and 2-or-18 ms
 // work at 8, a few percent below the goodput goal at one or two seeds;
 // 2-or-18 ms work at 2, the p99 goal, as ±50% work missed it before the
 // small-size hold; and with a client deadline of 500 ms at 2, a limit
@@ -154,9 +157,7 @@ var knownSeedMisses = []string{
 	"exponential, capacity 2/TryStart: goodput at 4",
 	"exponential, capacity 2/Start: p99 at 4",
 	"exponential, capacity 3, 3×/TryStart: goodput at 3",
-	"bimodal, step ×1.15, capacity 32/TryStart: goodput at 6, 7",
-	"bimodal, step ×2, capacity 32/TryStart: goodput at 4",
-	"bimodal, step ×2, capacity 32/Start: goodput at 7",
+	"bimodal, step ×1.15, capacity 32/TryStart: goodput at 3, 7",
 	"Pareto α=1.5, capacity 8/TryStart: goodput at 4, 5",
 	"Pareto α=1.5, capacity 8/Start: goodput at 3",
 	"Weibull k=0.5, capacity 8/TryStart: goodput at 4",

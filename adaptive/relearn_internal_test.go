@@ -1,0 +1,59 @@
+package adaptive
+
+import (
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/semacat/sem/weighted"
+)
+
+// TestSunkLimitRelearnsNoLoadMean: work that varies widely (bimodal, at a
+// capacity of 32), whose pool of probes holds a no-load mean of 10 ms,
+// and a latency step of ×1.15 that load did not cause, less than the rise
+// of a quarter that the median of probes tells from chance. Gradient
+// reads every window's mean of 11.5 ms against 10 ms and, where its queue
+// allowance no longer grows with the limit, sinks the limit to where the
+// error times the limit equals the allowance: from 36 to 20, and lower as
+// probes of such work read it a few percent low; an outside simulator's
+// runs kept it there for the rest of the run. Below two thirds of the 36
+// the backend coped with, the next probe holds half of 36, not of the
+// sunk limit, and reads what the windows at the sunk limit read: neither
+// held a queue, so their mean, of many more requests than a probe's,
+// becomes the no-load mean, where one more probe in the pool would move
+// it by a fifth of the step.
+func TestSunkLimitRelearnsNoLoadMean(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const old, stepped = 10 * time.Millisecond, 23 * time.Millisecond / 2
+		l := New(weighted.New(1), 20, &Gradient{})
+		l.initial, l.settled, l.coped, l.estimate = 20, 36, true, 20 // grown to 36, then sunk by the step
+		n := &l.noLoad
+		n.rtt, n.spreadKnown, n.spread, n.isWide = 4*time.Millisecond, true, 2, true
+		n.mean, n.counted = old, probeMedian
+		for i := range poolProbes / 2 {
+			p := probeMean{old, 200}
+			n.pool.add(p)
+			n.means[i%probeMedian] = p
+		}
+		n.ended = l.now()
+		l.winMin.Store(0)
+		window := func(wait time.Duration, inFlight int64, samples int) {
+			time.Sleep(wait)
+			for i := range samples { // two kinds of request, of mean 11.5 ms
+				l.win.record(stepped/2+time.Duration(i%2)*stepped, true, true, inFlight)
+			}
+			l.closeWindow(l.now())
+		}
+		window(time.Second, 20, 40) // the windows at the sunk limit; a probe is due
+		require.Equal(t, probeWindows, n.probing, "a probe started")
+		assert.Equal(t, int64(18), l.Limit(), "the probe holds half the limit the backend coped with, not half the sunk one")
+		window(100*time.Millisecond, 18, 10) // the draining window
+		window(200*time.Millisecond, 18, 40) // the measuring window
+		require.Zero(t, n.probing, "the probe ended")
+		assert.InDelta(t, float64(stepped), float64(n.mean), float64(time.Millisecond/4),
+			"the windows at the sunk limit read the no-load mean: %v, not %v", stepped, n.mean)
+	})
+}
