@@ -74,7 +74,10 @@ package adaptive
 // algorithm, so that Gradient compares like with like: the window's mean
 // with the no-load mean. A probe whose latency halved when the limit did
 // was queued: its mean only bounds the no-load mean, and the limit falls
-// to the probe's at once. Where the spread is narrow none of this runs, so
+// to the probe's at once. The windows before a probe are smoothed over
+// those before the probes before it, so after a probe that lowered the
+// limit so, a fall counts only if the windows since that probe show it
+// too (noload.go, sinceQueued). Where the spread is narrow none of this runs, so
 // the fastest request's signal, which a slow tail does not move, is kept.
 // Gradient's rule on the mean settles where the no-load mean's error times
 // the limit equals its queue allowance, at most two requests: at a

@@ -55,8 +55,20 @@ const (
 // queue makes outlast their deadline do, it leaves out the slowest and
 // cannot show the fall: a probe then also ran into a queue if fewer than
 // half as many of its requests failed.
+//
+// But the windows before a probe are smoothed over the probes before it,
+// and a probe that found a queue lowered the limit: the windows at the
+// higher limit still weigh in that mean, and a probe from the lower one
+// reads a fall that is theirs (at a capacity of 2, from a limit of 2 to 1,
+// a fall to half, and the limit fell to 1). So a fall counts only if the
+// windows since the last probe that found a queue, smoothed alike, show it
+// too: the probe's mean below sinceQueued times theirs, or, for failures,
+// more than probeFailed of their requests failing and fewer than half as
+// many of the probe's. Theirs is the looser bound, since they may be the
+// first few windows at the lower limit.
 const (
 	probeQueued = 0.6
+	sinceQueued = 0.75
 	probeMedian = 3
 	probeFailed = 0.05
 )
@@ -93,6 +105,16 @@ const (
 // samples every request: see Limiter.sizeNext): the step shows within a
 // second. A capacity that really fell is told as well, and the limit it
 // left becomes the one to compare with.
+//
+// But where the limit sank for a queue, not a step, half the limit left
+// before the sinking may be no lower than the sunk limit (from 21 over a
+// capacity of 2 the limit sank to 9.8, and the probe held 10): such a
+// probe reads the queue the windows before it read, no fall, and its mean,
+// at most a queue's, became the no-load mean, which held the limit near
+// 10 for many seconds. So its mean counts only if it rose more than
+// stepRise over the no-load mean, as a step's does; otherwise it says
+// nothing, and the next probe, from the limit in force, follows as soon
+// as after one that found a queue.
 const sankShare = 0.5
 
 // Gradient's rule on the mean settles where the no-load mean's error times
@@ -181,6 +203,9 @@ type noLoad struct {
 	started     int64                  // Limiter.now() when the last probe started
 	length      int64                  // how long the last probe lasted
 	before      time.Duration          // recent when the probe started
+	sinceQueue  [4]float64             // as recent and failed, of the windows since the last probe that found a queue
+	beforeQueue time.Duration          // sinceQueue's mean when the probe started; 0 if none
+	queueFail   float64                // sinceQueue's share of failures when the probe started; -1 if none
 	recent      [3]float64             // the latencies, the count of the successes and of the ends of the last windows outside probes, each weighing half the next
 	failed      float64                // of the ends of the last windows outside probes, each weighing half the next, those that failed
 	beforeFail  float64                // the share of the requests that failed when the probe started
@@ -191,6 +216,8 @@ type noLoad struct {
 	stepped     bool                   // the last probe raised the no-load mean so
 	turned      bool                   // the last probe told that the work varies widely
 	fromSunk    bool                   // the last probe held half the limit the limit sank from (see relearnLeast)
+	fromSank    bool                   // the last probe held half the limit the limit sank from (see sankShare), and not as fromSunk
+	void        bool                   // the last probe, from the limit before the sinking, saw no step (see sankShare)
 	above       bool                   // the last probe, from the limit before the sinking, found a queue there
 	beforeN     float64                // the samples behind before, each window's weighing half the next's
 }
@@ -221,10 +248,14 @@ func (n *noLoad) learn(fastest, mean time.Duration, samples, ended, failed int64
 	if !probe && mean > 0 {
 		n.recent[0] = n.recent[0]/2 + float64(mean)*float64(samples)
 		n.recent[1] = n.recent[1]/2 + float64(samples)
+		n.sinceQueue[0] = n.sinceQueue[0]/2 + float64(mean)*float64(samples)
+		n.sinceQueue[1] = n.sinceQueue[1]/2 + float64(samples)
 	}
 	if !probe && ended > 0 {
 		n.recent[2] = n.recent[2]/2 + float64(ended)
 		n.failed = n.failed/2 + float64(failed)
+		n.sinceQueue[2] = n.sinceQueue[2]/2 + float64(ended)
+		n.sinceQueue[3] = n.sinceQueue[3]/2 + float64(failed)
 	}
 	return n.rtt != old, probe
 }
@@ -301,9 +332,8 @@ func (n *noLoad) narrowed(fastest time.Duration) bool {
 // held samples successes and in which the share failed of the requests
 // failed.
 func (n *noLoad) learnMean(mean time.Duration, samples int64, failed float64) {
-	n.queued = float64(mean) < probeQueued*float64(n.before) ||
-		n.beforeFail > probeFailed && failed < n.beforeFail/2
-	n.rose, n.stepped, n.turned, n.above = false, false, false, false
+	n.queued = n.fell(mean) || n.failedLess(failed)
+	n.rose, n.stepped, n.turned, n.above, n.void = false, false, false, false, false
 	if n.queued { // a bound: the no-load mean is lower
 		if n.mean == 0 || mean < n.mean {
 			n.mean, n.counted = mean, 0
@@ -314,6 +344,10 @@ func (n *noLoad) learnMean(mean time.Duration, samples int64, failed float64) {
 	}
 	if n.fromSunk && float64(mean) <= stepRise*float64(n.mean) {
 		n.learnSunk(mean, samples, failed)
+		return
+	}
+	if n.fromSank && float64(mean) <= stepRise*float64(n.mean) { // no step: it ran at the sunk limit or above
+		n.soon, n.void = true, true
 		return
 	}
 	if n.counted == probeMedian {
@@ -334,6 +368,24 @@ func (n *noLoad) learnMean(mean time.Duration, samples int64, failed float64) {
 		n.pool.learn(n.means[:n.counted], mid, !median || within(mean, old), !median || within(mid, old))
 	}
 	n.mean = cmp.Or(n.pool.mean(), mid)
+}
+
+// fell reports whether a probe's mean latency, mean, fell from the
+// windows' before it as a probe that ran into a queue does: below
+// probeQueued times their mean, and below sinceQueued times that of the
+// windows since the last probe that found a queue, if any.
+func (n *noLoad) fell(mean time.Duration) bool {
+	return float64(mean) < probeQueued*float64(n.before) &&
+		(n.beforeQueue == 0 || float64(mean) < sinceQueued*float64(n.beforeQueue))
+}
+
+// failedLess reports whether a probe in which the share failed of the
+// requests failed failed fewer than half as many as the windows before it,
+// of which more than probeFailed failed, and as the windows since the last
+// probe that found a queue, if any.
+func (n *noLoad) failedLess(failed float64) bool {
+	return n.beforeFail > probeFailed && failed < n.beforeFail/2 &&
+		(n.queueFail < 0 || n.queueFail > probeFailed && failed < n.queueFail/2)
 }
 
 // coped reports whether the windows before the last probe read a mean
@@ -387,7 +439,7 @@ func (n *noLoad) probeDue(now, winLen int64, sank, sunk bool) bool {
 	if n.wide() {
 		period = max(period, probeSpacing*n.length)
 		switch {
-		case n.queued: // the limit is twice the capacity or more
+		case n.queued || n.void: // the limit is twice the capacity or more, or was not halved
 			period = max(probeSoon*winLen, n.length)
 		case n.soon || n.mean == 0 || sank:
 			period = max(probeSoon*winLen, probeSoonSpacing*n.length)
@@ -396,12 +448,19 @@ func (n *noLoad) probeDue(now, winLen int64, sank, sunk bool) bool {
 	if now-n.ended < period {
 		return false
 	}
-	n.probing, n.started, n.wideProbe, n.fromSunk = probeWindows, now, n.isWide, sunk
+	n.probing, n.started, n.wideProbe, n.fromSunk, n.fromSank = probeWindows, now, n.isWide, sunk, sank && !sunk
 	if n.recent[1] > 0 {
 		n.before, n.beforeN = time.Duration(n.recent[0]/n.recent[1]), n.recent[1]
 	}
 	if n.recent[2] > 0 {
 		n.beforeFail = n.failed / n.recent[2]
+	}
+	n.beforeQueue, n.queueFail = 0, -1
+	if q := n.sinceQueue; q[1] > 0 {
+		n.beforeQueue = time.Duration(q[0] / q[1])
+	}
+	if q := n.sinceQueue; q[2] > 0 {
+		n.queueFail = q[3] / q[2]
 	}
 	return true
 }
@@ -409,4 +468,7 @@ func (n *noLoad) probeDue(now, winLen int64, sank, sunk bool) bool {
 // probeEnded records that the probe ended at now.
 func (n *noLoad) probeEnded(now int64) {
 	n.ended, n.length = now, now-n.started
+	if n.queued {
+		n.sinceQueue = [4]float64{}
+	}
 }
