@@ -153,117 +153,18 @@ package weighted
 // a compare-and-swap on a shared stack at first, through a sync.Pool since;
 // see Layout).
 //
-// Where the time went, before the reverse ablation told below, in
-// BenchmarkHandOff at size 4 (two processors handing off at once, every
-// call through the mutex), counted per hand-off, with fifo beside it; the
-// figures are in
-// docs/results/weighted/handoff-size4.txt, taken with the commands it names:
-//
-//   - Wake-ups. One channel send per grant, sent after the unlock, and
-//     every woken waiter runs owning its permits, since a grant lists only
-//     the waiters whose permits it has already taken from the word: none
-//     is woken in vain, none looks at the state word again or takes the
-//     mutex again. An execution trace counts one wake-up per park, for
-//     weighted as for fifo and the raw channel.
-//   - Compare-and-swaps. In the convoy the slow bit is set once and never
-//     cleared, so no call takes a fast path and no swap of the state word
-//     is tried, let alone fails; the one compare-and-swap per hand-off is
-//     the woken waiter's push of its node, as in fifo.
-//   - The mutex. Taken twice per hand-off, once to queue and once to
-//     grant, as in fifo. An execution trace counts a few dozen parks on
-//     it in a run of hundreds of thousands of hand-offs, for weighted and
-//     fifo alike, against one park on the waiter's channel per hand-off.
-//     Its lockwait-ns/op, the time goroutines spend parked on a lock,
-//     swings between runs of the same contender by more than it differs
-//     between weighted, fifo and the channel with a mutex beside it: the
-//     mutex no longer explains weighted's distance to fifo.
-//   - Readied goroutines. The scheduler's share of a CPU profile
-//     (readying the waiter, waking an idle processor for it, parking the
-//     releaser) is no larger per hand-off for weighted than for fifo:
-//     both ready exactly the waiter they grant, and it runs as soon as a
-//     processor parks.
-//   - What is left. A CPU profile of the same number of hand-offs of each
-//     puts weighted's extra time in its own code, spread over the path from
-//     a wake-up to the next park: the woken waiter's reads of its node and
-//     its push of the node back (a node longer than fifo's, written on its
-//     other line by the grant), the look at the context and the
-//     observation hook, the failure checks and the doubly linked queue
-//     (which an O(1) cancellation needs). A part of those samples falls in
-//     the runtime's asynchronous preemption handler, interrupting the same
-//     code; with it disabled (GODEBUG=asyncpreemptoff=1) the time per
-//     hand-off does not change.
-//
-// Each of the four features beyond fifo (the fast path's loads of the state
-// word, its read-modify-writes, the context's look, the hook) was stripped
-// from a copy of this package, alone and all together, and set beside fifo
-// in interleaved runs of BenchmarkHandOff, judged by its cpu-ns/op (wall
-// time on a shared machine varied more between runs than any of the
-// differences). None alone moved the distance beyond the noise, and all
-// together closed less than half of it. Of the four only the
-// read-modify-writes can go without giving up a guarantee: a Release
-// under the mutex reads the word once and writes it once (see Slow path).
-// The fast path cannot go (uncontended callers are served by it), nor the
-// context's look (the contract's order of cancellation and grant is
-// decided there), nor the hook (sem.Observer).
-//
-// Built up instead of stripped down, the distance has no single owner
-// either. The additive contenders of BenchmarkHandOff start from fifo and
-// add weighted's features one at a time, each to the one before: add1ctx
-// the context (the select, the look at the head's context before a grant,
-// the cancel-versus-grant race and the doubly linked queue it needs),
-// add2state the state word with its fast paths and slow bit, add3checks
-// what Close and Resize make every call look at, add4hook the OnWait hook
-// and the counts Waiting reports, add5pool this package's recycling of
-// nodes; this package is add5pool's features in its own code. Set side by
-// side in interleaved rounds, two runs of all of them and a third of the
-// last steps (docs/results/weighted/handoff-additive.txt, with the commands), by
-// cpu-ns/op:
-//
-//	step        what it adds beside the step before
-//	add1ctx     within the noise
-//	add2state   within the noise; largest step of one run, below the
-//	            step before in the other
-//	add3checks  nothing measurable
-//	add4hook    within the noise
-//	add5pool    within the noise
-//	weighted    within the noise; among the largest steps in both
-//	            runs, and level with add5pool in a third
-//
-// Only the sum, weighted over fifo, stands clear of the noise. No feature
-// carries most of the distance, nor does the shape of this package's code
-// (the third run sets it beside add5pool, and beside itself without its
-// test hooks), so none was redesigned then. That is not to say the features
-// cost what this package pays for them: a semaphore written apart from
-// this project, with every one of them and semtest's FIFO and NoBarging
-// checks passed, ran the convoy at about fifo's cost, and no single
-// change toward it closed more than a fraction of the distance.
-//
-// Built up from that semaphore instead (docs/results/weighted/
-// handoff-floor.txt, with its harness and commands): adding this
-// package's differences to it one at a time, the state word with its fast
-// paths, the stack of returned nodes instead of a sync.Pool, the context's
-// look under the mutex, none stood clear of the noise, while this package
-// stood clearly above it. So this package was changed toward it in the
-// small ways above and below, none measurable alone: the state word stored
-// only when it changed, the waiters to wake listed on the caller's stack,
-// acquireSlow one function that calls park only for a context that can be
-// done, nothing of a context that can never be done called under the
-// mutex, the fields a hand-off writes first in Semaphore and the debt
-// written only when one is paid. Together they brought it, in interleaved
-// rounds of both convoys, to what that semaphore with this package's fast
-// path costs; what is left above fifo is what that semaphore itself costs
-// above fifo, the features, of which contexts alone (add1ctx) stood clear
-// of the noise in rounds of BenchmarkHandOff after the change
-// (docs/weighted.md, The floor). A sync.Pool of
-// nodes gained nothing measurable over any base then, in rounds paired
-// across BenchmarkHandOff's two regimes (see Layout); compared within the
-// two-processor regime it since replaced the stack. (An outside oracle
-// once seemed to fail on the pool: its model ordered a cancellation
-// followed at once by a Resize one way only, and both versions gave the
-// other, legal, order whenever the canceled waiter withdrew first; see
-// TestCancelThenResizeEitherOrder.) The fast path
-// stays too: uncontended it saves a third of an Acquire+Release, and in
-// the convoy no run told its cost from nothing.
+// How this design was reached, measured step by step, is told with its
+// results files in docs/results/weighted/history.md: where the time of a
+// hand-off went, by profile and trace; each feature beyond fifo stripped
+// from a copy of this package, and added to fifo one at a time (the
+// additive contenders of BenchmarkHandOff); a semaphore written apart
+// from this project, and this package changed toward it; and the changes
+// measured and rejected. No single feature carries the distance above
+// fifo; of them, contexts alone stood clear of the noise. A sync.Pool of
+// nodes replaced the stack of returned nodes once compared within
+// BenchmarkHandOff's two-processor regime (see Layout). The fast path
+// stays: uncontended it saves a third of an Acquire+Release, and in the
+// convoy no run told its cost from nothing.
 //
 // The floor for these guarantees is fifo. A semaphore that serves any
 // weights in arrival order and never lets a running goroutine barge must
@@ -320,46 +221,3 @@ package weighted
 // pushed on and the holder of the mutex swapped empty: its line moved
 // between the processors on every hand-off, where the pool's caches are
 // per processor.
-//
-// Measured and rejected, for want of a gain beyond the benchmarks' noise in
-// paired runs of BenchmarkSemaphore: spinning on TryLock before blocking on
-// the mutex (a mutex profile showed more time blocked, not less); and each
-// alone, skipping the read-modify-write that sets the flag when a load
-// finds it set already, and writing the state word once per Release
-// instead of once per waiter granted (kept since, together, as told
-// above, and the write since skipped when nothing changed, then not made
-// while the flag is set). Measured and rejected in the process CPU time
-// per hand-off that BenchmarkHandOff reports, the measure least disturbed
-// by a shared machine, in rounds paired across its two regimes: keeping
-// the state word, the mutex and the stack of returned nodes on cache
-// lines of their own (kept since, see Layout: the semaphore was not then
-// placed on a line's start, and the regimes hid the gain); the opposite, every field a hand-off
-// writes on one cache line and the others on a second line that no
-// hand-off writes (the waiters to wake listed on the granting call's stack
-// instead of in the semaphore); and a waiter node reordered and padded
-// so that the fields a hand-off touches share one cache line. Measured
-// and rejected the same way since, each set beside fifo in the same
-// interleaved runs (docs/results/weighted/handoff-size4.txt has the three): the plain
-// writes a hand-off does beside the mutex's and the node's, left out
-// where they change nothing (a head leaving the queue without writing the
-// next node's back link, no store of the state word when a Release grants
-// what it returns, no write of the debt or of the list of waiters to wake
-// when they do not change); the waiting path folded into acquireSlow for
-// a context that can never be done, so that a woken waiter returns
-// through fewer stack frames, cold since it parked; and the layout of
-// before with the state word no longer written in the convoy, so that
-// the second cache line (state word, size, debt, flag, hooks) is one no
-// hand-off writes. None moved weighted's distance to fifo beyond the
-// drift that fifo itself, unchanged, showed between the runs; all but
-// the back link are kept since, together with the rest of the reverse
-// ablation's changes told above, which moved it.
-//
-// Kept, measured with weights at GOMAXPROCS=1, where weighted stood above
-// add5pool (the same features in fewer functions) by instructions all in
-// its own code (docs/results/weighted/handoff-faster.txt): four calls
-// fewer on the path of an Acquire that waits and of the Release that wakes
-// it. acquireSlow makes the observer's calls itself and unlocks with the
-// mutex's Unlock; pushBack takes its node itself; and the frozen test hook
-// runs in grant, so that freeze is inlined. enqueue has since been folded
-// into acquireSlow, and park is called only for a context that can be
-// done.
