@@ -363,9 +363,9 @@ func (l *Limiter) closeWindow(now int64) {
 			}
 			l.resize(l.estimate)
 		}
-	case l.noLoad.probeDue(now, l.winLen.Load(), l.sank() || l.sunk(), l.sunk()):
+	case l.noLoad.probeDue(now, l.winLen.Load(), l.sank(), l.sunk()):
 		base := l.estimate
-		if l.sank() || l.sunk() { // the step, if it is one, shows at half the limit before it
+		if l.noLoad.fromSank || l.noLoad.fromSunk { // the step, if it is one, shows at half the limit before it
 			base = l.settled
 		}
 		l.probeAt = l.probeLimit(base)

@@ -203,11 +203,10 @@ type noLoad struct {
 	started     int64                  // Limiter.now() when the last probe started
 	length      int64                  // how long the last probe lasted
 	before      time.Duration          // recent when the probe started
-	sinceQueue  [4]float64             // as recent and failed, of the windows since the last probe that found a queue
+	sinceQueue  decayed                // as recent, of the windows since the last probe that found a queue
 	beforeQueue time.Duration          // sinceQueue's mean when the probe started; 0 if none
 	queueFail   float64                // sinceQueue's share of failures when the probe started; -1 if none
-	recent      [3]float64             // the latencies, the count of the successes and of the ends of the last windows outside probes, each weighing half the next
-	failed      float64                // of the ends of the last windows outside probes, each weighing half the next, those that failed
+	recent      decayed                // the last windows outside probes
 	beforeFail  float64                // the share of the requests that failed when the probe started
 	probing     int                    // windows of the probe left, 0 if none runs
 	soon        bool                   // the next probe comes soon
@@ -245,17 +244,9 @@ func (n *noLoad) learn(fastest, mean time.Duration, samples, ended, failed int64
 	case fastest > 0 && (n.rtt == 0 || fastest < n.rtt):
 		n.rtt = fastest
 	}
-	if !probe && mean > 0 {
-		n.recent[0] = n.recent[0]/2 + float64(mean)*float64(samples)
-		n.recent[1] = n.recent[1]/2 + float64(samples)
-		n.sinceQueue[0] = n.sinceQueue[0]/2 + float64(mean)*float64(samples)
-		n.sinceQueue[1] = n.sinceQueue[1]/2 + float64(samples)
-	}
-	if !probe && ended > 0 {
-		n.recent[2] = n.recent[2]/2 + float64(ended)
-		n.failed = n.failed/2 + float64(failed)
-		n.sinceQueue[2] = n.sinceQueue[2]/2 + float64(ended)
-		n.sinceQueue[3] = n.sinceQueue[3]/2 + float64(failed)
+	if !probe {
+		n.recent.add(mean, samples, ended, failed)
+		n.sinceQueue.add(mean, samples, ended, failed)
 	}
 	return n.rtt != old, probe
 }
@@ -423,8 +414,8 @@ func (n *noLoad) relearn(mean time.Duration, samples int64) {
 // probeDue reports whether the window that closes at now, when the
 // shortest window is winLen, is the last before a probe, and starts the
 // probe if so; sank reports whether the limit sank below sankShare of the
-// one the last probe that saw neither a queue nor a rise left, or as
-// Limiter.sunk says, and sunk whether the latter.
+// one the last probe that saw neither a queue nor a rise left, and sunk
+// whether it sank as Limiter.sunk says.
 func (n *noLoad) probeDue(now, winLen int64, sank, sunk bool) bool {
 	if n.rtt == 0 || n.probing > 0 {
 		return false
@@ -441,7 +432,7 @@ func (n *noLoad) probeDue(now, winLen int64, sank, sunk bool) bool {
 		switch {
 		case n.queued || n.void: // the limit is twice the capacity or more, or was not halved
 			period = max(probeSoon*winLen, n.length)
-		case n.soon || n.mean == 0 || sank:
+		case n.soon || n.mean == 0 || sank || sunk:
 			period = max(probeSoon*winLen, probeSoonSpacing*n.length)
 		}
 	}
@@ -449,18 +440,15 @@ func (n *noLoad) probeDue(now, winLen int64, sank, sunk bool) bool {
 		return false
 	}
 	n.probing, n.started, n.wideProbe, n.fromSunk, n.fromSank = probeWindows, now, n.isWide, sunk, sank && !sunk
-	if n.recent[1] > 0 {
-		n.before, n.beforeN = time.Duration(n.recent[0]/n.recent[1]), n.recent[1]
+	if n.recent.successes > 0 {
+		n.before, n.beforeN = n.recent.mean(), n.recent.successes
 	}
-	if n.recent[2] > 0 {
-		n.beforeFail = n.failed / n.recent[2]
+	if n.recent.ends > 0 {
+		n.beforeFail = n.recent.failShare()
 	}
-	n.beforeQueue, n.queueFail = 0, -1
-	if q := n.sinceQueue; q[1] > 0 {
-		n.beforeQueue = time.Duration(q[0] / q[1])
-	}
-	if q := n.sinceQueue; q[2] > 0 {
-		n.queueFail = q[3] / q[2]
+	n.beforeQueue, n.queueFail = n.sinceQueue.mean(), -1
+	if n.sinceQueue.ends > 0 {
+		n.queueFail = n.sinceQueue.failShare()
 	}
 	return true
 }
@@ -469,6 +457,36 @@ func (n *noLoad) probeDue(now, winLen int64, sank, sunk bool) bool {
 func (n *noLoad) probeEnded(now int64) {
 	n.ended, n.length = now, now-n.started
 	if n.queued {
-		n.sinceQueue = [4]float64{}
+		n.sinceQueue = decayed{}
 	}
 }
+
+// decayed sums what windows measured, each window weighing half the next:
+// the latencies of their successes, the successes, the requests that
+// ended, and those of them that failed.
+type decayed struct{ latency, successes, ends, failed float64 }
+
+// add adds a window whose samples successes took mean on average, and in
+// which ended requests ended, failed of them failing.
+func (d *decayed) add(mean time.Duration, samples, ended, failed int64) {
+	if mean > 0 {
+		d.latency = d.latency/2 + float64(mean)*float64(samples)
+		d.successes = d.successes/2 + float64(samples)
+	}
+	if ended > 0 {
+		d.ends = d.ends/2 + float64(ended)
+		d.failed = d.failed/2 + float64(failed)
+	}
+}
+
+// mean returns the mean latency of the successes, 0 if there were none.
+func (d decayed) mean() time.Duration {
+	if d.successes == 0 {
+		return 0
+	}
+	return time.Duration(d.latency / d.successes)
+}
+
+// failShare returns the share of the ended requests that failed; call it
+// only when some ended.
+func (d decayed) failShare() float64 { return d.failed / d.ends }

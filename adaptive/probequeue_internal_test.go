@@ -51,8 +51,8 @@ func TestProbeFallSinceQueue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l, window := wideLimiter(t, 2, 10*time.Millisecond, poolProbes/2)
 		n := &l.noLoad
-		n.recent = [3]float64{float64(24*time.Millisecond) * 180, 180, 180} // the windows at 4.5, before the probe that found a queue
-		window(time.Second, 9400*time.Microsecond, 2, 88)                   // the window at 2; a probe is due
+		n.recent = decayed{latency: float64(24*time.Millisecond) * 180, successes: 180, ends: 180} // the windows at 4.5, before the probe that found a queue
+		window(time.Second, 9400*time.Microsecond, 2, 88)                                          // the window at 2; a probe is due
 		require.Equal(t, probeWindows, n.probing, "a probe started")
 		require.Less(t, 8100*time.Microsecond, time.Duration(probeQueued*float64(n.before)), "the windows' mean, smoothed over the old ones, reads a fall")
 		assert.Equal(t, int64(1), l.Limit(), "the probe holds half the limit")
@@ -107,8 +107,8 @@ func TestProbeFailuresSinceQueue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l, window := wideLimiter(t, 2, 10*time.Millisecond, poolProbes/2)
 		n := &l.noLoad
-		n.recent, n.failed = [3]float64{float64(10*time.Millisecond) * 180, 180, 210}, 30 // the windows at 4.5
-		window(time.Second, 11*time.Millisecond, 2, 88)                                   // the window at 2; a probe is due
+		n.recent = decayed{latency: float64(10*time.Millisecond) * 180, successes: 180, ends: 210, failed: 30} // the windows at 4.5
+		window(time.Second, 11*time.Millisecond, 2, 88)                                                        // the window at 2; a probe is due
 		require.Equal(t, probeWindows, n.probing, "a probe started")
 		require.Greater(t, n.beforeFail, 2*0.02, "the windows' share of failures, smoothed over the old ones, reads a fall")
 		window(100*time.Millisecond, 10*time.Millisecond, 1, 10) // the draining window
