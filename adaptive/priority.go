@@ -11,12 +11,13 @@ import (
 // otherwise.
 const defaultClassShare = 0.1
 
-// maxClassReserve is the most of the limit that any class leaves free: a
-// class whose share would reserve more reserves this much, so that a class
-// is refused only while at least half the limit is in use, never on an idle
-// Limiter. With a class share f, classes 0 to ceil(maxClassReserve/f) are
-// distinct, six with the default share; the classes below them are refused
-// like the last of those.
+// maxClassReserve is the most of the limit that any class leaves free,
+// rounded down: a class whose share would reserve more reserves this much,
+// so that a class's request of one permit is refused only while at least
+// half the limit is in use, never on an idle Limiter. With a class share
+// f, classes 0 to ceil(maxClassReserve/f) are distinct at most, six with
+// the default share; the classes below them are refused like the last of
+// those.
 const maxClassReserve = 0.5
 
 // WithClassShare sets the share of the limit, in (0, 1), that each priority
@@ -36,10 +37,13 @@ func WithClassShare(f float64) Option {
 // own and gives back at once. So when the limit fills, the lowest classes
 // are refused first and class 0 keeps the whole limit: priorities from the
 // weights that a weighted semaphore grants whole or not at all. No class
-// leaves more than half the limit free, nor so much that its own n permits
-// would not fit in an idle limit: a request is refused for its class only
-// while at least half the limit is in use, and the number of distinct
-// classes is 1 + 1/(2 × share), rounded up: six by default. While the
+// leaves more than half the limit free (rounded down), nor so much that
+// its own n permits would not fit in an idle limit: a request is refused
+// for its class only while fewer than its n permits and half the limit
+// are free (one permit: while at least half the limit is in use), and the
+// number of distinct classes is at most 1 + 1/(2 × share), rounded up:
+// six by default, fewer where a small limit rounds two classes' shares to
+// the same permits. While the
 // borrowed permits are held, for an instant, another request may find them
 // taken. It panics if n < 0 or c < 0.
 func (l *Limiter) TryStartClass(c int, n int64) (Token, bool) {
@@ -83,5 +87,6 @@ func (l *Limiter) reserve(method string, c int, n int64) int64 {
 	}
 	size := l.size.Load()
 	share := min(float64(c)*l.classShare, maxClassReserve)
-	return max(0, min(int64(math.Ceil(share*float64(size))), size-n))
+	most := int64(maxClassReserve * float64(size)) // rounded down: at an odd limit, rounding up would leave more than half free
+	return max(0, min(int64(math.Ceil(share*float64(size))), most, size-n))
 }

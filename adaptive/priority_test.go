@@ -73,3 +73,26 @@ func TestClassesIdle(t *testing.T) {
 		tok.Done(true)
 	}
 }
+
+// TestClassesHalf: at every limit and class share, the lowest class's
+// request of one permit is refused exactly while at least half the limit
+// is in use, odd limits included.
+func TestClassesHalf(t *testing.T) {
+	for _, share := range []float64{0.1, 0.15, 0.25, 0.3, 0.5, 0.9} {
+		for limit := int64(1); limit <= 41; limit++ {
+			l := adaptive.New(weighted.New(1), limit, &adaptive.Gradient{}, adaptive.WithClassShare(share))
+			var toks []adaptive.Token
+			for inUse := range limit {
+				tok, ok := l.TryStartClass(29, 1)
+				require.Equal(t, 2*inUse < limit, ok, "share %v, limit %d, %d in use", share, limit, inUse)
+				if ok {
+					tok.Done(true)
+				}
+				toks = append(toks, started(t, l, 1)...)
+			}
+			for _, tok := range toks {
+				tok.Done(true)
+			}
+		}
+	}
+}

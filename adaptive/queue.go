@@ -22,9 +22,8 @@ var (
 	ErrQueueTimeout = errors.New("adaptive: waited the longest wait allowed for a permit; shed the request or raise WithMaxWait")
 	// ErrClassRefused is returned by StartClass for a class other than 0
 	// when the permits free, less those the class leaves to the classes
-	// above it, do not hold the request: at least half the limit is in
-	// use. It wraps ErrLimitExceeded. Shed the request, or give it a
-	// higher class.
+	// above it (at most half the limit), do not hold the request. It wraps
+	// ErrLimitExceeded. Shed the request, or give it a higher class.
 	ErrClassRefused = fmt.Errorf("adaptive: too little of the limit free for the request's priority class, which leaves part of it to higher classes; shed the request or raise its class: %w", ErrLimitExceeded)
 )
 
