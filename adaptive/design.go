@@ -136,7 +136,9 @@ package adaptive
 // clients have given up, as a fixed limit with a queue collapses. Start
 // therefore waits only while the wait pays. By Little's law the permits of
 // a limit L held for a mean latency r come back at L/r per unit of time, so
-// q permits queued ahead mean a wait of about q·r/L; Start refuses at once
+// q permits queued ahead, the request's own included (even with nobody
+// ahead, it waits for the first permit back), mean a wait of about q·r/L;
+// Start refuses at once
 // when that exceeds its longest wait (a quarter of the no-load latency by
 // default, which keeps a request's wait and its service together within
 // the p99 the goals allow) or what the context's deadline leaves after one

@@ -157,10 +157,12 @@ func (l *Limiter) InFlight() int64 { return max(0, l.size.Load()-l.s.Available()
 // Queued reports the permits that requests waiting in Start ask for now.
 func (l *Limiter) Queued() int64 { return l.queued.Load() }
 
-// Refused reports how many requests TryStart and Start have refused since
-// the Limiter was made: a full limit for TryStart, one of [ErrLimitExceeded]
-// and [ErrQueueTimeout] for Start. Requests whose context ended are not
-// counted.
+// Refused reports how many requests TryStart, Start, TryStartClass and
+// StartClass have refused since the Limiter was made: a full limit for
+// TryStart, too little of it free for TryStartClass, one of
+// [ErrLimitExceeded], [ErrQueueTimeout] and [ErrClassRefused] for Start and
+// StartClass. Requests whose context ended, or larger than the limit, are
+// not counted.
 func (l *Limiter) Refused() int64 { return l.refused.Load() }
 
 // Acquire takes n permits from the wrapped semaphore, with its semantics:
@@ -202,22 +204,42 @@ func renamePanic() {
 // request ends: that gives the permits back.
 //
 // When the limit is reached, Start waits in a queue, but only while the
-// wait pays: it refuses at once with [ErrLimitExceeded] if the requests
-// queued ahead, at the pace permits come back, would keep it waiting longer
-// than the longest wait allowed (a quarter of the no-load latency unless
+// wait pays: it refuses at once with [ErrLimitExceeded] if the permits
+// queued ahead of it and its own, at the pace permits come back (the
+// limit's permits per mean latency), would keep it waiting longer than the
+// longest wait allowed (a quarter of the no-load latency unless
 // [WithMaxWait] says otherwise) or than ctx's deadline leaves for the
-// request itself, and with [ErrQueueTimeout] if it has waited that long. If
-// ctx ends first it returns ctx.Err(); a request larger than the limit fails
-// with an error wrapping [sem.ErrExceedsSize]. It panics if n < 0.
+// request itself, and with [ErrQueueTimeout] if it has waited that long.
+// Even with nobody ahead, the first permit back is a mean latency over the
+// limit away, so with the default longest wait Start refuses as TryStart
+// does at a limit below 4 times the work's mean over its fastest request:
+// below about 5 for work within a fifth of its mean either way, and at
+// almost any limit for work whose time varies widely (exponential, say),
+// whose fastest request is far below its mean. Raise WithMaxWait to wait
+// there. A
+// request larger than the limit fails first, even with a done ctx, with an
+// error wrapping [sem.ErrExceedsSize]; then, if ctx ends first, Start
+// returns ctx.Err(). It panics if n < 0.
 func (l *Limiter) Start(ctx context.Context, n int64) (Token, error) {
 	pkg.PanicIfNegative("Start", n)
-	if err := ctx.Err(); err != nil {
+	if err := l.errNow(ctx, "Start", n); err != nil {
 		return Token{}, err
 	}
 	if l.s.TryAcquire(n) {
 		return l.started(n), nil
 	}
 	return l.wait(ctx, n)
+}
+
+// errNow returns what a request of n permits that method has not yet
+// admitted must fail with now: an error wrapping sem.ErrExceedsSize if n
+// exceeds the limit, since it could never be admitted, else ctx.Err(), as
+// Acquire on the wrapped semaphore orders them.
+func (l *Limiter) errNow(ctx context.Context, method string, n int64) error {
+	if size := l.size.Load(); n > size {
+		return fmt.Errorf("%s: %s(%d) on a limit of %d: %w", pkg, method, n, size, sem.ErrExceedsSize)
+	}
+	return ctx.Err()
 }
 
 // TryStart is Start without waiting: ok is false, and the Token is of no

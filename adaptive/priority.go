@@ -62,14 +62,15 @@ func (l *Limiter) TryStartClass(c int, n int64) (Token, bool) {
 // StartClass is Start for a request of priority class c, 0 the highest.
 // Class 0 waits as Start does; a lower class is admitted only as
 // TryStartClass admits it, and refused at once with [ErrClassRefused]
-// otherwise, so that it never waits ahead of a higher class. It panics if
-// n < 0 or c < 0.
+// otherwise, so that it never waits ahead of a higher class. A request
+// larger than the limit fails first, as in Start, with an error wrapping
+// [sem.ErrExceedsSize]. It panics if n < 0 or c < 0.
 func (l *Limiter) StartClass(ctx context.Context, c int, n int64) (Token, error) {
 	if c == 0 {
 		return l.Start(ctx, n)
 	}
 	pkg.PanicIfNegative("StartClass", n)
-	if err := ctx.Err(); err != nil {
+	if err := l.errNow(ctx, "StartClass", n); err != nil {
 		return Token{}, err
 	}
 	if t, ok := l.TryStartClass(c, n); ok {

@@ -10,10 +10,10 @@ import (
 // The refusals of [Limiter.Start]; test for them with errors.Is.
 var (
 	// ErrLimitExceeded is returned by Start when the limit is reached and
-	// the requests queued ahead say the wait would be longer than the
-	// longest wait allowed, or than the context's deadline leaves for the
-	// request itself: the request is shed before it waits. Shed it further
-	// up, or allow a longer wait with WithMaxWait.
+	// the permits queued ahead and the request's own say the wait would be
+	// longer than the longest wait allowed, or than the context's deadline
+	// leaves for the request itself: the request is shed before it waits.
+	// Shed it further up, or allow a longer wait with WithMaxWait.
 	ErrLimitExceeded = errors.New("adaptive: limit reached and the queue ahead would outlast the longest wait allowed; shed the request or raise WithMaxWait")
 	// ErrQueueTimeout is returned by Start when the request waited the
 	// longest wait allowed, or all its deadline left for the request

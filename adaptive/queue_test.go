@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/semacat/sem"
 	"github.com/semacat/sem/adaptive"
 	"github.com/semacat/sem/weighted"
 )
@@ -145,4 +146,71 @@ func TestCounters(t *testing.T) {
 		assert.Equal(t, [][2]int64{{10, 12}, {12, 6}}, changes)
 		assert.EqualValues(t, 0, l.InFlight())
 	})
+}
+
+// TestStartExceedsSize: a request larger than the limit fails with an
+// error wrapping sem.ErrExceedsSize, before and after the Limiter has
+// learnt a latency, from Start and StartClass alike, even with a done
+// context, and is no refusal: it could never be admitted.
+func TestStartExceedsSize(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		for _, l := range []*adaptive.Limiter{
+			adaptive.New(weighted.New(1), 10, &hold{}),
+			learnt(t, &hold{}),
+		} {
+			done, cancel := context.WithCancel(context.Background())
+			cancel()
+			for _, ctx := range []context.Context{context.Background(), done} {
+				_, err := l.Start(ctx, 11)
+				assert.ErrorIs(t, err, sem.ErrExceedsSize)
+				assert.EqualError(t, err, "adaptive: Start(11) on a limit of 10: "+sem.ErrExceedsSize.Error())
+				for _, c := range []int{0, 3} {
+					_, err = l.StartClass(ctx, c, 11)
+					assert.ErrorIs(t, err, sem.ErrExceedsSize, "class %d", c)
+				}
+			}
+			assert.Zero(t, l.Refused())
+		}
+	})
+}
+
+// TestStartAtSmallLimits: with nobody ahead, a request still waits a mean
+// latency over the limit for the first permit back, so with the default
+// longest wait (a quarter of the no-load latency) Start refuses at once
+// below a limit of 4 when every request takes the no-load latency, waits
+// from 4 on, and waits at 3 too when WithMaxWait allows it.
+func TestStartAtSmallLimits(t *testing.T) {
+	for _, tc := range []struct {
+		limit int
+		opts  []adaptive.Option
+		waits bool
+	}{
+		{3, nil, false},
+		{4, nil, true},
+		{3, []adaptive.Option{adaptive.WithMaxWait(noLoad)}, true},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			h := &hold{}
+			l := adaptive.New(weighted.New(1), int64(tc.limit), h, tc.opts...)
+			for len(h.seen) == 0 { // a window holds 10 samples
+				round(t, l, tc.limit, noLoad, true)
+			}
+			toks := started(t, l, tc.limit)
+			errc := startAsync(context.Background(), l)
+			synctest.Wait()
+			if !tc.waits {
+				assert.ErrorIs(t, <-errc, adaptive.ErrLimitExceeded, "limit %d: the first permit back is too far", tc.limit)
+			} else {
+				assert.EqualValues(t, 1, l.Queued(), "limit %d: Start waits", tc.limit)
+				toks[0].Done(true)
+				assert.NoError(t, <-errc)
+			}
+			for _, tok := range toks[1:] {
+				tok.Done(true)
+			}
+			if !tc.waits {
+				toks[0].Done(true)
+			}
+		})
+	}
 }
