@@ -87,7 +87,8 @@ func or(v, def float64) float64 {
 // time below it; at 8 no fixed size within a quarter of the capacity
 // matches it (results.md measures both). It reads the window's fastest
 // request, which work whose time on an idle backend varies widely (as an
-// exponential distribution's, or by ±50%) makes a signal of nothing: a
+// exponential distribution's, a heavy tail's, or by ±50%) makes a signal
+// of nothing: a
 // window's fastest is above the fastest ever seen by chance alone, reads
 // as a queue that is not there, and the limit sinks far below the
 // capacity, as results.md measures. Choose Gradient for such work. The
@@ -133,7 +134,8 @@ func (a *AIMD) backoff(w Window) float64 {
 // Beta is at least 0.75 of a request, as TCP Vegas bounds its queue in
 // whole packets: at a capacity of 2, a limit of 3 reads as about 0.6 of a
 // request queued (the fastest request runs part of its time beside fewer)
-// and one of 4 as more than one, so it holds 3, the best fixed size there.
+// and one of 4 as more than one, so with work that varies little it holds
+// 3, the best fixed size there.
 // A window that the callers held below the limit moves it only on a
 // failure. The no-load latency is the Limiter's, probed anew every hundred
 // windows' time (see [Window]). Like every algorithm, it cannot meet the
@@ -142,8 +144,8 @@ func (a *AIMD) backoff(w Window) float64 {
 // goal only about matches the peer, and at 8 no fixed size within a
 // quarter of the capacity matches it, as docs/adaptive/results.md
 // measures. Like AIMD it reads the window's fastest request, which work
-// whose time on an idle backend varies widely (exponential, or ±50%) makes
-// a signal of nothing, and its limit sinks far below the capacity there,
+// whose time on an idle backend varies widely (exponential, heavy-tailed,
+// or ±50%) makes a signal of nothing, and its limit sinks far below the capacity there,
 // as results.md measures: choose Gradient for such work. The zero value is
 // ready to use.
 type Vegas struct {
@@ -199,8 +201,8 @@ func (v *Vegas) Next(w Window) float64 {
 // backend that fails fast when full answers its failures faster than its
 // work, and would otherwise let the limit climb while half the requests
 // fail. Where the work's time on an idle backend varies widely
-// (exponential, or ±50%: the Limiter's probes tell, and then give the
-// no-load mean in [Window].NoLoadMeanRTT), the fastest of a window is
+// (exponential, heavy-tailed, or ±50%: the Limiter's probes tell, and then
+// give the no-load mean in [Window].NoLoadMeanRTT), the fastest of a window is
 // above the fastest ever seen by chance alone and would read as a queue
 // that is not there; so it reads the window's mean against the no-load
 // mean instead, with a queue allowance of at least 0.75 of a request,
