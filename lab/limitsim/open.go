@@ -85,6 +85,10 @@ const (
 	// Weibull is Weibull's distribution of shape 0.5: most requests far
 	// shorter than Service, a few many times it.
 	Weibull
+	// Lognormal is the lognormal distribution whose logarithm has a
+	// standard deviation of lognormalSigma: a long tail, lighter than
+	// Pareto's.
+	Lognormal
 )
 
 // The two kinds of request of Bimodal: the share of the fast, and the
@@ -97,8 +101,9 @@ const (
 
 // The shape of Pareto, and the share of the slow kind of RareSlow.
 const (
-	paretoShape = 1.5
-	rareShare   = 0.01
+	paretoShape    = 1.5
+	rareShare      = 0.01
+	lognormalSigma = 1.0
 )
 
 // work draws a request's time on an idle backend from u, uniform in [0, 1).
@@ -118,6 +123,9 @@ func (d Spread) work(u float64) float64 {
 		return float64(Service) * (paretoShape - 1) / paretoShape / math.Pow(1-u, 1/paretoShape)
 	case Weibull:
 		return float64(Service) / 2 * math.Pow(-math.Log1p(-u), 2)
+	case Lognormal: // the mean of exp(σZ) is exp(σ²/2)
+		z := math.Sqrt2 * math.Erfinv(2*u-1)
+		return float64(Service) * math.Exp(lognormalSigma*z-lognormalSigma*lognormalSigma/2)
 	}
 	return float64(Service) * (0.8 + 0.4*u)
 }

@@ -45,7 +45,8 @@ var OpenScenarios = []Open{
 // missing a goal in at some seeds, which TestSeeds runs at more seeds than
 // the spread scenarios: bimodal work after a latency step that load did
 // not cause at capacities of 2, 8 and 32, heavy tails and two kinds of
-// request at 8, and at 2 two kinds, a rare slow tail, clients that wait
+// request at 8, a lognormal tail at 2, 8 and 32 and Pareto's at 32 too,
+// and at 2 two kinds, a rare slow tail, clients that wait
 // far shorter or longer than ClientDeadline, and bimodal work again.
 var OutsideScenarios = []Open{
 	{Name: "bimodal, step ×1.15, capacity 8", Length: 30 * time.Second, Capacity: 8, Load: 2, Spread: Bimodal, Step: 1.15, StepAt: 10 * time.Second},
@@ -56,6 +57,10 @@ var OutsideScenarios = []Open{
 	{Name: "bimodal, step ×2, capacity 32", Length: 30 * time.Second, Capacity: 32, Load: 2, Spread: Bimodal, Step: 2, StepAt: 10 * time.Second},
 	{Name: "Pareto α=1.5, capacity 8", Length: 30 * time.Second, Capacity: 8, Load: 2, Spread: Pareto},
 	{Name: "Weibull k=0.5, capacity 8", Length: 30 * time.Second, Capacity: 8, Load: 2, Spread: Weibull},
+	{Name: "Pareto α=1.5, capacity 32", Length: 30 * time.Second, Capacity: 32, Load: 2, Spread: Pareto},
+	{Name: "lognormal σ=1, capacity 2", Length: 30 * time.Second, Capacity: 2, Load: 2, Spread: Lognormal},
+	{Name: "lognormal σ=1, capacity 8", Length: 30 * time.Second, Capacity: 8, Load: 2, Spread: Lognormal},
+	{Name: "lognormal σ=1, capacity 32", Length: 30 * time.Second, Capacity: 32, Load: 2, Spread: Lognormal},
 	{Name: "2 or 18 ms, capacity 8", Length: 30 * time.Second, Capacity: 8, Load: 2, Spread: Split},
 	{Name: "2 or 18 ms, capacity 2", Length: 30 * time.Second, Capacity: 2, Load: 2, Spread: Split},
 	{Name: "1% slow, capacity 2", Length: 30 * time.Second, Capacity: 2, Load: 2, Spread: RareSlow},
