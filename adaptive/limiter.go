@@ -247,20 +247,25 @@ func (l *Limiter) errNow(ctx context.Context, method string, n int64) error {
 func (l *Limiter) TryStart(n int64) (t Token, ok bool) {
 	pkg.PanicIfNegative("TryStart", n)
 	if !l.s.TryAcquire(n) {
-		l.refuse()
+		l.refuse(n)
 		return Token{}, false
 	}
 	return l.started(n), true
 }
 
-// refuse counts a request refused for want of permits, and marks the
-// window as one whose limit, not its callers, held concurrency down: a
-// priority class that leaves part of the limit free is refused while the
-// permits in use stay below the limit, and its window must not look
-// app-limited, or the limit would never grow to serve it.
-func (l *Limiter) refuse() {
+// refuse counts a request of n permits refused for want of permits, and
+// marks the window as one whose limit, not its callers, held concurrency
+// down: a priority class that leaves part of the limit free is refused
+// while the permits in use stay below the limit, and its window must not
+// look app-limited, or the limit would never grow to serve it. A request
+// larger than the limit is neither: no permits would have admitted it.
+func (l *Limiter) refuse(n int64) {
+	size := l.size.Load()
+	if n > size {
+		return
+	}
 	l.refused.Add(1)
-	raise(&l.win.maxInFlight, l.size.Load())
+	raise(&l.win.maxInFlight, size)
 }
 
 // started returns the token of a request just granted n permits, which
@@ -286,7 +291,11 @@ func (l *Limiter) now() int64 { return int64(time.Since(l.epoch)) }
 
 // A Token is a request admitted by [Limiter.Start] or [Limiter.TryStart].
 // It is a small value: copying it is free, and so is keeping it on the
-// stack.
+// stack. End it exactly once, with Done or Report: a second call gives its
+// permits back again, taking them from requests that still hold them, and
+// the wrapped semaphore can tell only when more come back than are held,
+// as with a second Release. The zero Token, which a refusal returns, must
+// not be ended: Done and Report panic on it.
 type Token struct {
 	l       *Limiter
 	n       int64
@@ -302,6 +311,7 @@ type Token struct {
 // reasons (a bad argument, a missing record) is a success for the limit.
 // Only sampled requests read the clock (see [WithRand]).
 func (t Token) Done(ok bool) {
+	t.mustBeGranted("Done")
 	if !t.sampled && ok {
 		t.l.Release(t.n)
 		return
@@ -311,13 +321,25 @@ func (t Token) Done(ok bool) {
 }
 
 // Report is Done with a latency measured by the caller, for example the
-// server's own processing time without the network.
+// server's own processing time without the network. It panics if latency
+// < 0.
 func (t Token) Report(latency time.Duration, ok bool) {
+	t.mustBeGranted("Report")
+	if latency < 0 {
+		panic(fmt.Sprintf("%s: Token.Report(%v, %t): want latency >= 0", pkg, latency, ok))
+	}
 	if !t.sampled && ok {
 		t.l.Release(t.n)
 		return
 	}
 	t.finish(t.l.now(), latency, ok)
+}
+
+// mustBeGranted panics, naming method, if t is the zero Token.
+func (t Token) mustBeGranted(method string) {
+	if t.l == nil {
+		panic(fmt.Sprintf("%s: Token.%s on the zero Token: only a Token that Start or TryStart granted can end", pkg, method))
+	}
 }
 
 // finish records a sampled request or a failure, gives its permits back

@@ -50,7 +50,7 @@ func (l *Limiter) TryStartClass(c int, n int64) (Token, bool) {
 	pkg.PanicIfNegative("TryStartClass", n)
 	extra := l.reserve("TryStartClass", c, n)
 	if !l.s.TryAcquire(n + extra) {
-		l.refuse()
+		l.refuse(n)
 		return Token{}, false
 	}
 	if extra > 0 {
@@ -89,5 +89,8 @@ func (l *Limiter) reserve(method string, c int, n int64) int64 {
 	size := l.size.Load()
 	share := min(float64(c)*l.classShare, maxClassReserve)
 	most := int64(maxClassReserve * float64(size)) // rounded down: at an odd limit, rounding up would leave more than half free
-	return max(0, min(int64(math.Ceil(share*float64(size))), most, size-n))
+	// Less a hair, since a decimal share times the limit lands a rounding
+	// error above a whole number (3 × 0.1 × 10 is 3.0000000000000004),
+	// which would reserve a permit more than the share.
+	return max(0, min(int64(math.Ceil(share*float64(size)-1e-9)), most, size-n))
 }

@@ -96,3 +96,19 @@ func TestClassesHalf(t *testing.T) {
 		}
 	}
 }
+
+// TestClassesShareRounding: a class reserves c times the share of the
+// limit rounded up, not a permit more where the product of a decimal share
+// lands a rounding error above a whole number (3 × 0.1 × 10).
+func TestClassesShareRounding(t *testing.T) {
+	for limit := int64(10); limit <= 100; limit += 10 {
+		l := adaptive.New(weighted.New(1), limit, &adaptive.Gradient{})
+		toks := started(t, l, int(limit-limit*3/10-1)) // 3 tenths of the limit and one permit free
+		tok, ok := l.TryStartClass(3, 1)
+		require.True(t, ok, "limit %d: class 3 leaves 3 tenths free, and the request's permit fits beside them", limit)
+		tok.Done(true)
+		for _, tok := range toks {
+			tok.Done(true)
+		}
+	}
+}

@@ -34,8 +34,9 @@ const defaultWaitDivisor = 4
 // WithMaxWait bounds the wait in [Limiter.Start] at d; 0 makes Start refuse
 // at once when the limit is reached, as TryStart does. The default is a
 // quarter of the no-load latency, so that a request's wait and its latency together
-// stay near its latency on a backend that copes; until the Limiter has seen
-// a latency, Start waits as Acquire does. New panics if d < 0.
+// stay near its latency on a backend that copes, and until the Limiter has
+// seen a latency, Start then waits as Acquire does; a d set here bounds the
+// wait from the first request on. New panics if d < 0.
 func WithMaxWait(d time.Duration) Option {
 	if d < 0 {
 		panic(fmt.Sprintf("%s: WithMaxWait(%v): want d >= 0", pkg, d))
@@ -55,7 +56,7 @@ func (l *Limiter) wait(ctx context.Context, n int64) (Token, error) {
 			budget = min(budget, int64(time.Until(deadline))-l.meanRTT.Load())
 		}
 		if budget <= 0 || l.expectedWait(ahead) > budget {
-			l.refuse()
+			l.refuse(n)
 			return Token{}, ErrLimitExceeded
 		}
 		var cancel context.CancelFunc
@@ -64,7 +65,7 @@ func (l *Limiter) wait(ctx context.Context, n int64) (Token, error) {
 	}
 	if err := l.s.Acquire(wctx, n); err != nil {
 		if ctx.Err() == nil && wctx.Err() != nil {
-			l.refuse()
+			l.refuse(n)
 			return Token{}, ErrQueueTimeout
 		}
 		return Token{}, err

@@ -214,3 +214,29 @@ func TestStartAtSmallLimits(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusedLeavesOutOversize: a request larger than the limit is no
+// refusal of TryStart or TryStartClass either: no free permits would have
+// admitted it.
+func TestRefusedLeavesOutOversize(t *testing.T) {
+	l := adaptive.New(weighted.New(1), 4, &hold{})
+	_, ok := l.TryStart(5)
+	assert.False(t, ok)
+	_, ok = l.TryStartClass(2, 5)
+	assert.False(t, ok)
+	assert.Zero(t, l.Refused())
+}
+
+// TestTokenMisuse: ending the zero Token, which a refusal returns, and
+// reporting a negative latency are programmer errors, and panic saying so.
+func TestTokenMisuse(t *testing.T) {
+	var zero adaptive.Token
+	assert.PanicsWithValue(t, "adaptive: Token.Done on the zero Token: only a Token that Start or TryStart granted can end", func() { zero.Done(true) })
+	assert.PanicsWithValue(t, "adaptive: Token.Report on the zero Token: only a Token that Start or TryStart granted can end", func() { zero.Report(time.Millisecond, true) })
+	l := adaptive.New(weighted.New(1), 4, &hold{})
+	tok, ok := l.TryStart(1)
+	require.True(t, ok)
+	assert.PanicsWithValue(t, "adaptive: Token.Report(-1s, true): want latency >= 0", func() { tok.Report(-time.Second, true) })
+	assert.EqualValues(t, 1, l.InFlight(), "a refused Report gives nothing back")
+	tok.Done(true)
+}
