@@ -1,0 +1,5 @@
+//go:build !race
+
+package outsidefifo
+
+const raceEnabled = false
