@@ -135,7 +135,8 @@ func (a *AIMD) backoff(w Window) float64 {
 // whole packets: at a capacity of 2, a limit of 3 reads as about 0.6 of a
 // request queued (the fastest request runs part of its time beside fewer)
 // and one of 4 as more than one, so with work that varies little it holds
-// 3, the best fixed size there.
+// 3, the best fixed size there on a backend that shares itself among its
+// requests (not on servers behind a queue: see the package doc).
 // A window that the callers held below the limit moves it only on a
 // failure. The no-load latency is the Limiter's, probed anew every hundred
 // windows' time (see [Window]). Like every algorithm, it cannot meet the
@@ -182,8 +183,11 @@ func (v *Vegas) Next(w Window) float64 {
 // and shrinks in proportion when it is. The result is smoothed. The queue
 // added is a tenth of the limit, at least half a request and at most
 // QueueSize: a capacity of a few requests then keeps about one request
-// queued, as the best fixed size does there (at a capacity of 2 the limit
-// holds 3), and not a queue as large as itself. The average is kept
+// queued, as the best fixed size does there on a backend that shares
+// itself among its requests (at a capacity of 2 the limit holds 3; on
+// servers behind a queue, where a queued request waits a whole service
+// time, that breaks the p99 goal: see the package doc), and not a queue as
+// large as itself. The average is kept
 // between the no-load latency and 1.02 times it, unless Mean is set: under
 // sustained overload an average left to itself follows the latency up and
 // the limit climbs with it; a backend whose latency drifts on its own moves
