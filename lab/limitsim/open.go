@@ -48,6 +48,11 @@ type Open struct {
 	// Deadline is how long a client waits, from the arrival of its
 	// request, before it gives up; 0 is ClientDeadline.
 	Deadline time.Duration
+	// Queue makes the backend Capacity servers behind one FIFO queue, as a
+	// connection or thread pool is: a request waits for the first free
+	// server and then takes its whole time, where the default backend
+	// shares itself among the requests in service.
+	Queue bool
 }
 
 // deadline is how long a client of s waits.
@@ -191,6 +196,8 @@ type openRun struct {
 	res  Result
 	tick Point
 	lat  []time.Duration
+
+	free []float64 // with Queue: the virtual time at which each server is next free
 }
 
 // RunOpen simulates sc with a, whose Admit waits if waits is set; seed
@@ -241,7 +248,7 @@ func (r *openRun) interArrival() time.Duration {
 }
 
 func (r *openRun) rate() float64 {
-	if k := len(r.service); k > r.sc.Capacity {
+	if k := len(r.service); k > r.sc.Capacity && !r.sc.Queue {
 		return float64(r.sc.Capacity) / float64(k)
 	}
 	return 1
@@ -343,9 +350,24 @@ func (r *openRun) enter(req *request) {
 		r.failed()
 		return
 	}
-	req.finish += r.virtual
+	req.finish = r.finishAt(req.finish)
 	heap.Push(&r.service, req)
 	heap.Push(&r.waiting, req)
+}
+
+// finishAt returns the virtual time at which work that enters now is
+// done: at once in service, or with Queue once the first free server took
+// it, which is then busy until that time.
+func (r *openRun) finishAt(work float64) float64 {
+	if !r.sc.Queue {
+		return r.virtual + work
+	}
+	if r.free == nil {
+		r.free = make([]float64, r.sc.Capacity)
+	}
+	first := slices.Index(r.free, slices.Min(r.free))
+	r.free[first] = max(r.free[first], r.virtual) + work
+	return r.free[first]
 }
 
 func (r *openRun) serve(req *request) {
