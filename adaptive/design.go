@@ -89,7 +89,7 @@ package adaptive
 // below two thirds of one the backend coped with (of at least 20, grown
 // to from the start) calls a probe from half that limit; if it reads
 // what the windows at the sunk limit read, their mean becomes the
-// no-load mean (noload.go, relearnLeast).
+// no-load mean (noload.go, sunkLeast).
 // At a limit of a few requests the balance of Gradient's rule on the mean
 // sits near the edge between two sizes (at a capacity of 2, near 3.5), and
 // a no-load mean a few percent off moves it a quarter of a request; the

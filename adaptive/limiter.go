@@ -403,7 +403,7 @@ func (l *Limiter) closeWindow(now int64) {
 			case l.noLoad.above: // the limit sank for a queue above it, which the probe found
 				l.settled, l.coped = l.estimate, false
 			case !l.noLoad.queued && !l.noLoad.rose && !l.sunk():
-				l.settled, l.coped = l.estimate, l.noLoad.coped() && l.estimate >= grownShare*l.initial
+				l.settled, l.coped = l.estimate, l.noLoad.coped() && (l.estimate >= grownShare*l.initial || l.estimate*grownShare <= l.initial)
 			}
 			l.resize(l.estimate)
 		}
@@ -458,13 +458,14 @@ func (l *Limiter) sank() bool {
 }
 
 // sunk reports whether the work varies widely and the limit sank below
-// sunkShare of one of at least relearnLeast that the backend coped with:
-// the last quiet probe left it, the windows before that probe read a mean
+// sunkShare of one of at least sunkLeast that the backend coped with: the
+// last quiet probe left it, the windows before that probe read a mean
 // within stepRise of the no-load mean, and the limit had grown to it, to
-// grownShare of the starting limit or more, which may be far above a
-// small capacity (see relearnLeast).
+// grownShare of the starting limit or more, or come down to it, to
+// 1/grownShare of the starting limit or less: not the starting limit
+// itself, which may be far above a small capacity (see sunkLeast).
 func (l *Limiter) sunk() bool {
-	return l.noLoad.wide() && l.coped && l.settled >= relearnLeast && l.estimate < sunkShare*l.settled
+	return l.noLoad.wide() && l.coped && l.settled >= sunkLeast && l.estimate < sunkShare*l.settled
 }
 
 // due reports whether the window is due to close at now.

@@ -119,15 +119,15 @@ const sankShare = 0.5
 
 // Gradient's rule on the mean settles where the no-load mean's error times
 // the limit equals its queue allowance, which stops growing with the limit
-// from relearnLeast on: there a no-load mean a tenth low holds the limit
-// near 20, whatever the capacity. Probes of work that varies widely read
+// from gradientQueueSize/gradientQueueShare (20) on: there a no-load mean
+// a tenth low holds the limit near 20, whatever the capacity. Probes of work that varies widely read
 // it a few percent low, and a latency step of less than stepRise, which
 // the median of probes cannot tell from chance, leaves the pool at the old
 // level for many probes: at a capacity of 32 either sinks the limit for
 // the rest of a run. But at a limit the error sank, the backend holds no
 // queue, so the windows' mean there is the no-load mean, of far more
 // requests than a probe's. So where the limit sank below sunkShare of one
-// of at least relearnLeast that the backend coped with (Limiter.sunk), the
+// the backend coped with (Limiter.sunk; of at least sunkLeast, below), the
 // next probe comes soon and holds half that limit, and if its mean reads
 // within sunkAgree of the windows' mean before it, while that is more than
 // sunkLow times the no-load mean, neither held a queue: the windows' mean,
@@ -138,12 +138,24 @@ const sankShare = 0.5
 // The mean of any other such probe does not count, since it ran at a limit
 // above the one in force, unless it rose more than stepRise over the
 // no-load mean, as a latency step's does.
+//
+// Below 20 the allowance is a tenth of the limit, which
+// balances no error of the no-load mean above a tenth, so a step of ×1.15
+// that the probes' median misses sinks the limit towards its floor there
+// too (exponential work at a capacity of 8 to half its best size). So a
+// limit of at least sunkLeast counts as well, and a limit the backend
+// coped with is also one that came down from the starting limit to
+// 1/grownShare of it or less and held there through a quiet probe. Not
+// below sunkLeast: the limits of 3 to 5 that capacities of 2 and 3 hold
+// are balanced by the small-size hold and probes of their own (see
+// Limiter.probeLimit), and a probe from half of them holds a request or
+// two.
 const (
-	relearnLeast = gradientQueueSize / gradientQueueShare
-	sunkShare    = 2.0 / 3
-	sunkAgree    = 0.15
-	sunkLow      = 1.05
-	grownShare   = 1.25 // the least growth over the starting limit that tells a limit the backend coped with
+	sunkLeast  = 6
+	sunkShare  = 2.0 / 3
+	sunkAgree  = 0.15
+	sunkLow    = 1.05
+	grownShare = 1.25 // the least growth over the starting limit that tells a limit the backend coped with
 )
 
 // A probe whose mean rose more than stepRise over the no-load mean may have
@@ -214,7 +226,7 @@ type noLoad struct {
 	rose        bool                   // the last probe's mean rose as a latency step raises it
 	stepped     bool                   // the last probe raised the no-load mean so
 	turned      bool                   // the last probe told that the work varies widely
-	fromSunk    bool                   // the last probe held half the limit the limit sank from (see relearnLeast)
+	fromSunk    bool                   // the last probe held half the limit the limit sank from (see sunkLeast)
 	fromSank    bool                   // the last probe held half the limit the limit sank from (see sankShare), and not as fromSunk
 	void        bool                   // the last probe, from the limit before the sinking, saw no step (see sankShare)
 	above       bool                   // the last probe, from the limit before the sinking, found a queue there
@@ -386,7 +398,7 @@ func (n *noLoad) coped() bool {
 }
 
 // learnSunk adds the mean latency of the measuring window of a probe from
-// the limit the limit sank from (see relearnLeast), which held samples
+// the limit the limit sank from (see sunkLeast), which held samples
 // successes and in which the share failed of the requests failed.
 func (n *noLoad) learnSunk(mean time.Duration, samples int64, failed float64) {
 	agrees := math.Abs(float64(mean)/float64(n.before)-1) <= sunkAgree

@@ -57,3 +57,50 @@ func TestSunkLimitRelearnsNoLoadMean(t *testing.T) {
 			"the windows at the sunk limit read the no-load mean: %v, not %v", stepped, n.mean)
 	})
 }
+
+// TestSmallSunkLimitRelearns: below a limit of 20 the allowance is a tenth
+// of the limit, so a step of ×1.15 that the probes' median misses sinks a
+// limit of 8 too. A limit that came down from the start of 20 to 8 and held
+// there through a quiet probe is one the backend coped with; sunk to 5,
+// below two thirds of it, the next probe holds half of 8 and relearns the
+// no-load mean from the windows at the sunk limit.
+func TestSmallSunkLimitRelearns(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const old, stepped = 10 * time.Millisecond, 23 * time.Millisecond / 2
+		l := New(weighted.New(1), 20, &Gradient{})
+		l.estimate = 8 // came down from 20
+		n := &l.noLoad
+		n.rtt, n.spreadKnown, n.spread, n.isWide = 4*time.Millisecond, true, 2, true
+		n.mean, n.counted = old, probeMedian
+		for i := range poolProbes / 2 {
+			p := probeMean{old, 200}
+			n.pool.add(p)
+			n.means[i%probeMedian] = p
+		}
+		n.ended = l.now()
+		l.winMin.Store(0)
+		window := func(wait time.Duration, inFlight int64, samples int, latency time.Duration) {
+			time.Sleep(wait)
+			for i := range samples { // two kinds of request, of mean latency
+				l.win.record(latency/2+time.Duration(i%2)*latency, true, true, inFlight)
+			}
+			l.closeWindow(l.now())
+		}
+		window(time.Second, 8, 40, old) // a probe is due, before the step
+		require.Equal(t, probeWindows, n.probing, "a probe started")
+		window(100*time.Millisecond, 4, 10, old)
+		window(200*time.Millisecond, 4, 40, old)
+		require.Zero(t, n.probing, "the probe ended")
+		require.True(t, l.coped, "a limit that came down from the start and held through a quiet probe is one the backend coped with")
+		l.estimate = 5 // sunk by the step
+		window(time.Second, 5, 40, stepped)
+		require.Equal(t, probeWindows, n.probing, "a probe started soon")
+		assert.Equal(t, int64(4), l.Limit(), "the probe holds half the limit the backend coped with")
+		window(100*time.Millisecond, 4, 10, stepped)
+		window(200*time.Millisecond, 4, 40, stepped)
+		require.Zero(t, n.probing, "the probe ended")
+		// The windows before the probe still weigh one from before the step.
+		assert.Greater(t, n.mean, old+(stepped-old)*3/4,
+			"the windows at the sunk limit read the no-load mean: most of the way to %v, not %v", stepped, n.mean)
+	})
+}

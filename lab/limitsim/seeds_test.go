@@ -161,19 +161,19 @@ func seedsTable(scenarios []limitsim.Open, seeds []uint64, rows [][][]limitsim.O
 // second probe, at 10, falls to 0.60 of the windows' mean, short of the
 // fall that tells a queue, and the third, from half the limit before the
 // sinking, holds 10 again and says nothing, so the fourth finds the queue.
-// Exponential work after a step of ×1.15 at 8 sinks the limit at three
-// seeds (not traced; as with bimodal work at 32, such a step is likely too
-// small for the probes' median to tell, and a no-load mean more than a
-// tenth low sinks a limit below 20, whose allowance is a tenth of it). On
-// servers behind a queue the
-// limit of 3 at 2 misses the p99 goal at every seed, and the step of
-// ×1.15 at 8 misses the goodput goal at the median with TryStart, and
-// with lognormal work in both modes (docs/adaptive.md, "A backend with a
-// queue"): open work.
+// Exponential work after a step of ×1.15 at 8 misses at one seed in each
+// mode, where it missed at three before a limit that came down from the
+// start counted as one the backend coped with (see sunkLeast in package
+// adaptive); that change costs bimodal work after a step ×2 at 8 one seed
+// with TryStart. On servers behind a queue the limit of 3 at 2 misses
+// the p99 goal at every seed, and lognormal work after the step of ×1.15
+// at 8 misses the goodput goal at the median in both modes
+// (docs/adaptive.md, "A backend with a queue"): open work.
 var knownSeedMisses = []string{
 	"exponential, capacity 2/TryStart: goodput at 4",
 	"exponential, capacity 2/Start: p99 at 4",
 	"exponential, capacity 3, 3×/TryStart: goodput at 3",
+	"bimodal, step ×2, capacity 8/TryStart: goodput at 8",
 	"bimodal, step ×1.15, capacity 2/TryStart: goodput at 1",
 	"bimodal, step ×1.15, capacity 2/TryStart: p99 at 7",
 	"bimodal, step ×2, capacity 2/TryStart: goodput at 1",
@@ -190,15 +190,13 @@ var knownSeedMisses = []string{
 	"2 or 18 ms, capacity 2/TryStart: p99 at 3",
 	"2 or 18 ms, capacity 2/Start: p99 at 3, 5, 8",
 	"exponential, capacity 2, deadline 500 ms/TryStart: p99 at 2",
-	"exponential, step ×1.15, capacity 8/TryStart: goodput at 4, 7, 8",
-	"exponential, step ×1.15, capacity 8/Start: goodput at 7, 8",
+	"exponential, step ×1.15, capacity 8/TryStart: goodput at 4",
+	"exponential, step ×1.15, capacity 8/Start: goodput at 7",
 	"queue, capacity 2/TryStart: p99 at 1, 2, 3, 4, 5, 6, 7, 8",
 	"queue, capacity 2/Start: p99 at 1, 2, 3, 4, 5, 6, 7, 8",
 	"queue, exponential, capacity 2/Start: p99 at 1, 8",
-	"queue, exponential, step ×1.15, capacity 8/TryStart: goodput at 2, 4, 5, 8",
-	"queue, exponential, step ×1.15, capacity 8/Start: goodput at 2, 8",
-	"queue, lognormal σ=1, step ×1.15, capacity 8/TryStart: goodput at 2, 3, 5, 7, 8",
-	"queue, lognormal σ=1, step ×1.15, capacity 8/Start: goodput at 2, 3, 5, 6",
+	"queue, lognormal σ=1, step ×1.15, capacity 8/TryStart: goodput at 2, 3, 4, 5, 7, 8",
+	"queue, lognormal σ=1, step ×1.15, capacity 8/Start: goodput at 3, 4, 5, 6",
 }
 
 // orNone joins seeds, or says none.
