@@ -30,22 +30,9 @@ func TestSunkLimitRelearnsNoLoadMean(t *testing.T) {
 		const old, stepped = 10 * time.Millisecond, 23 * time.Millisecond / 2
 		l := New(weighted.New(1), 20, &Gradient{})
 		l.initial, l.settled, l.coped, l.estimate = 20, 36, true, 20 // grown to 36, then sunk by the step
-		n := &l.noLoad
-		n.rtt, n.spreadKnown, n.spread, n.isWide = 4*time.Millisecond, true, 2, true
-		n.mean, n.counted = old, probeMedian
-		for i := range poolProbes / 2 {
-			p := probeMean{old, 200}
-			n.pool.add(p)
-			n.means[i%probeMedian] = p
-		}
-		n.ended = l.now()
-		l.winMin.Store(0)
+		n := learntWide(l, old)
 		window := func(wait time.Duration, inFlight int64, samples int) {
-			time.Sleep(wait)
-			for i := range samples { // two kinds of request, of mean 11.5 ms
-				l.win.record(stepped/2+time.Duration(i%2)*stepped, true, true, inFlight)
-			}
-			l.closeWindow(l.now())
+			closeWindowOf(l, wait, inFlight, samples, stepped)
 		}
 		window(time.Second, 20, 40) // the windows at the sunk limit; a probe is due
 		require.Equal(t, probeWindows, n.probing, "a probe started")
@@ -69,22 +56,9 @@ func TestSmallSunkLimitRelearns(t *testing.T) {
 		const old, stepped = 10 * time.Millisecond, 23 * time.Millisecond / 2
 		l := New(weighted.New(1), 20, &Gradient{})
 		l.estimate = 8 // came down from 20
-		n := &l.noLoad
-		n.rtt, n.spreadKnown, n.spread, n.isWide = 4*time.Millisecond, true, 2, true
-		n.mean, n.counted = old, probeMedian
-		for i := range poolProbes / 2 {
-			p := probeMean{old, 200}
-			n.pool.add(p)
-			n.means[i%probeMedian] = p
-		}
-		n.ended = l.now()
-		l.winMin.Store(0)
+		n := learntWide(l, old)
 		window := func(wait time.Duration, inFlight int64, samples int, latency time.Duration) {
-			time.Sleep(wait)
-			for i := range samples { // two kinds of request, of mean latency
-				l.win.record(latency/2+time.Duration(i%2)*latency, true, true, inFlight)
-			}
-			l.closeWindow(l.now())
+			closeWindowOf(l, wait, inFlight, samples, latency)
 		}
 		window(time.Second, 8, 40, old) // a probe is due, before the step
 		require.Equal(t, probeWindows, n.probing, "a probe started")
@@ -103,4 +77,32 @@ func TestSmallSunkLimitRelearns(t *testing.T) {
 		assert.Greater(t, n.mean, old+(stepped-old)*3/4,
 			"the windows at the sunk limit read the no-load mean: most of the way to %v, not %v", stepped, n.mean)
 	})
+}
+
+// learntWide sets l's no-load state to that of work known to vary widely
+// whose no-load mean, old, half a pool of probes agree on, and starts the
+// probes' period now; it returns that state.
+func learntWide(l *Limiter, old time.Duration) *noLoad {
+	n := &l.noLoad
+	n.rtt, n.spreadKnown, n.spread, n.isWide = 4*time.Millisecond, true, 2, true
+	n.mean, n.counted = old, probeMedian
+	for i := range poolProbes / 2 {
+		p := probeMean{old, 200}
+		n.pool.add(p)
+		n.means[i%probeMedian] = p
+	}
+	n.ended = l.now()
+	l.winMin.Store(0)
+	return n
+}
+
+// closeWindowOf waits wait, records samples successes of two kinds of
+// request of mean latency, with inFlight permits held, and closes the
+// window.
+func closeWindowOf(l *Limiter, wait time.Duration, inFlight int64, samples int, latency time.Duration) {
+	time.Sleep(wait)
+	for i := range samples {
+		l.win.record(latency/2+time.Duration(i%2)*latency, true, true, inFlight)
+	}
+	l.closeWindow(l.now())
 }
