@@ -70,7 +70,10 @@ func (l *Limiter) StartClass(ctx context.Context, c int, n int64) (Token, error)
 		return l.Start(ctx, n)
 	}
 	pkg.PanicIfNegative("StartClass", n)
-	if err := l.errNow(ctx, "StartClass", n); err != nil {
+	if n > l.size.Load() {
+		return Token{}, l.errExceeds("StartClass", n)
+	}
+	if err := ctx.Err(); err != nil {
 		return Token{}, err
 	}
 	if t, ok := l.TryStartClass(c, n); ok {
