@@ -66,11 +66,11 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 	if n == 0 {
 		return s.acquireNothing(context.Background()) == nil
 	}
+	s.hook.enter() // before beyondSize, whose round trip is part of the call
+	defer s.hook.leave()
 	if _, beyond := s.beyondSize(n); beyond {
 		return false
 	}
-	s.hook.enter()
-	defer s.hook.leave()
 	ctx, cancel := s.opCtx()
 	defer cancel()
 	e, q, err := s.enqueue(ctx, n)
@@ -94,14 +94,14 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 // it: to the handle's pool if pool is set, else for a Permit. A request
 // beyond the size, or a ctx already done, writes nothing.
 func (s *Semaphore) acquire(ctx context.Context, n int64, pool bool) (*entry, error) {
+	s.hook.enter() // before beyondSize, whose round trip is part of the call
+	defer s.hook.leave()
 	if size, beyond := s.beyondSize(n); beyond {
 		return nil, exceedsSize(n, size)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	s.hook.enter()
-	defer s.hook.leave()
 	f, start := s.waitObserver()
 	e, q, err := s.enqueue(ctx, n)
 	if err != nil {
