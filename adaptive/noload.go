@@ -107,11 +107,11 @@ const (
 // left becomes the one to compare with.
 //
 // But where the limit sank for a queue, not a step, half the limit left
-// before the sinking may be no lower than the sunk limit (from 21 over a
-// capacity of 2 the limit sank to 9.8, and the probe held 10): such a
-// probe reads the queue the windows before it read, no fall, and its mean,
-// at most a queue's, became the no-load mean, which held the limit near
-// 10 for many seconds. So its mean counts only if it rose more than
+// before the sinking may be no lower than the sunk limit (a start of 20
+// over a capacity of 2 sinks to about half, as limitsim's TestSeeds with a
+// 500 ms deadline traced it): such a probe reads the queue the windows
+// before it read, no fall, and its mean, at most a queue's, became the
+// no-load mean, which held the limit there for many seconds. So its mean counts only if it rose more than
 // stepRise over the no-load mean, as a step's does; otherwise it says
 // nothing, and the next probe, from the limit in force, follows as soon
 // as after one that found a queue.
@@ -120,8 +120,9 @@ const sankShare = 0.5
 // Gradient's rule on the mean settles where the no-load mean's error times
 // the limit equals its queue allowance, which stops growing with the limit
 // from gradientQueueSize/gradientQueueShare (20) on: there a no-load mean
-// a tenth low holds the limit near 20, whatever the capacity. Probes of work that varies widely read
-// it a few percent low, and a latency step of less than stepRise, which
+// a tenth low holds the limit near 20, whatever the capacity. Probes of
+// work that varies widely read it a few percent low, and a latency step
+// of less than stepRise, which
 // the median of probes cannot tell from chance, leaves the pool at the old
 // level for many probes: at a capacity of 32 either sinks the limit for
 // the rest of a run. But at a limit the error sank, the backend holds no
@@ -142,7 +143,7 @@ const sankShare = 0.5
 // Below 20 the allowance is a tenth of the limit, which
 // balances no error of the no-load mean above a tenth, so a step of ×1.15
 // that the probes' median misses sinks the limit towards its floor there
-// too (exponential work at a capacity of 8 to half its best size). So a
+// too (exponential work at a capacity of 8, in limitsim's TestSeeds). So a
 // limit of at least sunkLeast counts as well, and a limit the backend
 // coped with is also one that came down from the starting limit to
 // 1/grownShare of it or less and held there through a quiet probe. Not
@@ -472,33 +473,3 @@ func (n *noLoad) probeEnded(now int64) {
 		n.sinceQueue = decayed{}
 	}
 }
-
-// decayed sums what windows measured, each window weighing half the next:
-// the latencies of their successes, the successes, the requests that
-// ended, and those of them that failed.
-type decayed struct{ latency, successes, ends, failed float64 }
-
-// add adds a window whose samples successes took mean on average, and in
-// which ended requests ended, failed of them failing.
-func (d *decayed) add(mean time.Duration, samples, ended, failed int64) {
-	if mean > 0 {
-		d.latency = d.latency/2 + float64(mean)*float64(samples)
-		d.successes = d.successes/2 + float64(samples)
-	}
-	if ended > 0 {
-		d.ends = d.ends/2 + float64(ended)
-		d.failed = d.failed/2 + float64(failed)
-	}
-}
-
-// mean returns the mean latency of the successes, 0 if there were none.
-func (d decayed) mean() time.Duration {
-	if d.successes == 0 {
-		return 0
-	}
-	return time.Duration(d.latency / d.successes)
-}
-
-// failShare returns the share of the ended requests that failed; call it
-// only when some ended.
-func (d decayed) failShare() float64 { return d.failed / d.ends }
