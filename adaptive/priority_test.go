@@ -49,8 +49,14 @@ func testClasses(t *testing.T) {
 // TestClassesIdle: no class leaves more than half the limit free, nor more
 // than its own request leaves of it, so an idle Limiter admits every class,
 // at every limit, and the lowest classes are refused only once half the
-// limit is in use.
+// limit is in use. It runs in a synctest bubble, whose clock stands still:
+// on a loaded machine a real clock closed a window mid-loop and the limit
+// moved under the test.
 func TestClassesIdle(t *testing.T) {
+	synctest.Test(t, testClassesIdle)
+}
+
+func testClassesIdle(t *testing.T) {
 	for _, limit := range []int64{1, 2, 5, 10, 40} {
 		l := adaptive.New(weighted.New(1), limit, &adaptive.Gradient{})
 		for c := range 30 {
@@ -76,8 +82,13 @@ func TestClassesIdle(t *testing.T) {
 
 // TestClassesHalf: at every limit and class share, the lowest class's
 // request of one permit is refused exactly while at least half the limit
-// is in use, odd limits included.
+// is in use, odd limits included. Its clock stands still, as
+// TestClassesIdle's does.
 func TestClassesHalf(t *testing.T) {
+	synctest.Test(t, testClassesHalf)
+}
+
+func testClassesHalf(t *testing.T) {
 	for _, share := range []float64{0.1, 0.15, 0.25, 0.3, 0.5, 0.9} {
 		for limit := int64(1); limit <= 41; limit++ {
 			l := adaptive.New(weighted.New(1), limit, &adaptive.Gradient{}, adaptive.WithClassShare(share))
@@ -99,8 +110,13 @@ func TestClassesHalf(t *testing.T) {
 
 // TestClassesShareRounding: a class reserves c times the share of the
 // limit rounded up, not a permit more where the product of a decimal share
-// lands a rounding error above a whole number (3 × 0.1 × 10).
+// lands a rounding error above a whole number (3 × 0.1 × 10). Its clock
+// stands still, as TestClassesIdle's does.
 func TestClassesShareRounding(t *testing.T) {
+	synctest.Test(t, testClassesShareRounding)
+}
+
+func testClassesShareRounding(t *testing.T) {
 	for limit := int64(10); limit <= 100; limit += 10 {
 		l := adaptive.New(weighted.New(1), limit, &adaptive.Gradient{})
 		toks := started(t, l, int(limit-limit*3/10-1)) // 3 tenths of the limit and one permit free
