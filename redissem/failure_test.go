@@ -39,9 +39,8 @@ func TestRestartFromFsyncedAOF(t *testing.T) {
 	var handles []*redissem.Semaphore
 	for range 2 {
 		rdb := newClient(t, srv.Addr())
-		s, err := redissem.New(context.Background(), rdb, name, size, redissem.WithLease(lease), redissem.WithTimeout(300*time.Millisecond),
+		s := newNamed(t, rdb, name, size, redissem.WithLease(lease), redissem.WithTimeout(300*time.Millisecond),
 			redissem.WithErrorHandler(errs.add))
-		require.NoError(t, err)
 		defer s.Close()
 		handles = append(handles, s)
 	}

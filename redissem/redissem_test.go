@@ -2,6 +2,7 @@ package redissem_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -89,10 +90,27 @@ func mustSession(t testing.TB, rdb redis.UniversalClient) *redissem.Session {
 // newSem returns a handle on a fresh semaphore, closed when t ends.
 func newSem(t testing.TB, rdb redis.UniversalClient, size int64, opts ...redissem.Option) *redissem.Semaphore {
 	t.Helper()
-	s, err := redissem.New(context.Background(), rdb, uniqueName(t), size, opts...)
-	require.NoError(t, err)
+	s := newNamed(t, rdb, uniqueName(t), size, opts...)
 	t.Cleanup(func() { _ = s.Close() })
 	return s
+}
+
+// newNamed is a test's setup of a handle: it retries New for up to 10s
+// while Redis is unreachable within the handle's timeout. A test that sets
+// a short timeout for its faults' sake would otherwise fail its setup when
+// a loaded machine delays a dial past that timeout, as CI saw with 300ms.
+// The tests of New's own errors call New directly.
+func newNamed(t testing.TB, rdb redis.UniversalClient, name string, size int64, opts ...redissem.Option) *redissem.Semaphore {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s, err := redissem.New(context.Background(), rdb, name, size, opts...)
+		if err == nil || !errors.Is(err, redissem.ErrUnavailable) || time.Now().After(deadline) {
+			require.NoError(t, err)
+			return s
+		}
+		t.Logf("setup: %v; retrying", err)
+	}
 }
 
 // Not parallel: semtest times its rows in ticks of real time, and a serial
