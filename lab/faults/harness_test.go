@@ -133,6 +133,7 @@ type proc struct {
 	name    string
 	cmd     *exec.Cmd
 	history string
+	hold    time.Duration // how long it holds each grant
 	proxies []*proxy.Proxy
 	relays  []*proxy.Relay
 	exited  chan struct{}
@@ -217,6 +218,7 @@ func (r *run) start(n int, upstreams, endpoints []string, opts ...option) {
 			o(&spec)
 		}
 		r.duration = max(r.duration, spec.Duration)
+		p.hold = spec.Hold
 		exe, err := os.Executable()
 		require.NoError(r.t, err)
 		p.cmd = exec.Command(exe, "-test.run=^$")
@@ -255,12 +257,14 @@ func holding(p *proc) bool {
 }
 
 // midHold reports whether p, frozen, is in the quiet middle of a grant:
-// its first write logged less than a quarter of the hold ago, so that no
-// other check, write or release of that grant can be in flight.
+// its first write logged less than a quarter of its hold ago, so that no
+// other check, write or release of that grant can be in flight. The
+// quarter is of p's own hold: with holds of seconds, a window of the
+// default hold's quarter came once in a run and a loaded machine missed it.
 func midHold(p *proc) bool {
 	events := lastEvents(p)
 	i := len(events) - 1
-	if i < 1 || events[i].Kind != history.WriteAccepted || time.Since(events[i].Wall) >= holdTime/4 {
+	if i < 1 || events[i].Kind != history.WriteAccepted || time.Since(events[i].Wall) >= p.hold/4 {
 		return false
 	}
 	if events[i-1].Kind == history.DoneOpen && i >= 2 {
