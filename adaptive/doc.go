@@ -11,8 +11,11 @@
 //
 // Choose it when the right size depends on a backend whose capacity you do
 // not know or that changes: a database, a downstream service, a pool of
-// workers shared with others. Keep a fixed size when the capacity is known
-// and steady. Of the algorithms, [Gradient], after Netflix's Gradient2, is
+// workers shared with others. Limiters that share one backend meet the
+// goals together but split it unevenly, and may stay so for the whole run
+// (see the page): services in one process that call one backend share a
+// Limiter better, with priority classes where they differ in worth. Keep a
+// fixed size when the capacity is known and steady. Of the algorithms, [Gradient], after Netflix's Gradient2, is
 // the default choice: it is the one that meets the goals of the docs'
 // adaptive page in every scenario, capacities of 2 included, at the median
 // of the seeds each runs (at some seeds it misses one, as the page's seeds

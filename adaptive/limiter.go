@@ -148,7 +148,11 @@ func New(s Resizable, initial int64, alg Algorithm, opts ...Option) *Limiter {
 	return l
 }
 
-// Limit reports the size the Limiter last gave the wrapped semaphore.
+// Limit reports the size the Limiter last gave the wrapped semaphore. With
+// priority classes in use it stands above the backend's capacity by about
+// what the lower classes leave free, since the limit grows until the
+// requests in flight fill the backend: read InFlight for the backend's
+// concurrency.
 func (l *Limiter) Limit() int64 { return l.size.Load() }
 
 // InFlight reports the permits held now, through tokens or Acquire.

@@ -36,7 +36,10 @@ func WithClassShare(f float64) Option {
 // class share of the limit (rounded up) are free, which it takes with its
 // own and gives back at once. So when the limit fills, the lowest classes
 // are refused first and class 0 keeps the whole limit: priorities from the
-// weights that a weighted semaphore grants whole or not at all. No class
+// weights that a weighted semaphore grants whole or not at all. They are
+// reserves, not pre-emption: permits a lower class holds are not taken
+// back, so a full limit refuses class 0's TryStartClass too, and while a
+// lower class is admitted it takes permits beside the classes above it. No class
 // leaves more than half the limit free (rounded down), nor so much that
 // its own n permits would not fit in an idle limit: a request is refused
 // for its class only while fewer than its n permits and half the limit

@@ -33,8 +33,11 @@ const defaultWaitDivisor = 4
 
 // WithMaxWait bounds the wait in [Limiter.Start] at d; 0 makes Start refuse
 // at once when the limit is reached, as TryStart does. The default is a
-// quarter of the no-load latency, so that a request's wait and its latency together
-// stay near its latency on a backend that copes, and until the Limiter has
+// quarter of the no-load latency, so that a request's wait and its latency
+// together stay near its latency on a backend that copes: the no-load
+// latency the Limiter knows when the request begins to wait, which it also
+// learns from probe windows its Algorithm never sees, so a quarter of
+// [Window.NoLoadRTT] may differ from it a little. Until the Limiter has
 // seen a latency, Start then waits as Acquire does; a d set here bounds the
 // wait from the first request on. New panics if d < 0.
 func WithMaxWait(d time.Duration) Option {
