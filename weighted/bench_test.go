@@ -3,166 +3,68 @@ package weighted_test
 import (
 	"context"
 	"fmt"
-	"runtime/metrics"
-	"sync"
+	"sync/atomic"
 	"testing"
-
-	"golang.org/x/sync/semaphore"
+	"testing/synctest"
 
 	"github.com/semacat/sem"
 	"github.com/semacat/sem/internal/acquiretest"
 	"github.com/semacat/sem/weighted"
 )
 
-// BenchmarkHandOff measures what weighted pays for a FIFO hand-off on top
-// of a raw channel's, in the convoy every FIFO semaphore settles into under
-// contention, where every Acquire parks and every Release wakes the next in
-// line. At size 1, 16 goroutines cycle Acquire(1) and Release(1); at size
-// 4, 64 goroutines do, with a short busy loop while they hold the permit,
-// so that both processors hand off at once and contend for whatever the
-// contenders lock. Compare the contenders with benchstat -col /impl:
-//
-//   - chan: a raw buffered channel, whose lock is its queue's lock too: the
-//     floor of a FIFO hand-off without access to the runtime;
-//   - chan+mutex: the same channel, plus a section of a sync.Mutex in each
-//     Acquire and each Release: the least that a semaphore pays which keeps
-//     its queue under a lock of its own, as one with weights must;
-//   - fifo: the least a semaphore with weighted's guarantees does (see
-//     fifo): a queue of any weights under a mutex, one channel per waiter
-//     to wake it, nodes reused; no context, no fast path, no observation;
-//   - add1ctx to add5pool: fifo with weighted's features added one at a
-//     time, each to the one before (see addCtx and what follows it);
-//     add1lazy is addCtx with a cheaper design of contexts (see addLazy);
-//   - weighted;
-//   - xsync: golang.org/x/sync/semaphore's Weighted, with the same
-//     guarantees, which allocates a list element and a channel per wait.
-//
-// With weights (see handOffWeights), 16 goroutines on size 8 cycle
-// Acquire(w) and Release(w), w from 1 to 4, with nothing done while they
-// hold the permits, as in the harness's goroutines=16/size=8/weights=1-4;
-// only the contenders that serve weights run it, from fifo on.
-//
-// Each reports its process CPU time per operation besides (see reportCPU).
-func BenchmarkHandOff(b *testing.B) {
-	contenders := []contender{
-		{"chan", func(size int64) sem.Semaphore { return make(acquiretest.RawChan, size) }},
-		{"chan+mutex", func(size int64) sem.Semaphore { return &lockedChan{c: make(chan struct{}, size)} }},
-		{"fifo", func(size int64) sem.Semaphore { return &fifo{free: size} }},
-		{"add1ctx", func(size int64) sem.Semaphore { return &addCtx{free: size} }},
-		{"add1lazy", func(size int64) sem.Semaphore { return newAddLazy(size) }},
-		{"add2state", newAddState},
-		{"add3checks", func(size int64) sem.Semaphore { return newAddChecks(size) }},
-		{"add4hook", func(size int64) sem.Semaphore { return newAddHook(size) }},
-		{"add5pool", func(size int64) sem.Semaphore { return newAddPool(size) }},
-		{"weighted", func(size int64) sem.Semaphore { return weighted.New(size) }},
-		{"xsync", func(size int64) sem.Semaphore { return semaphore.NewWeighted(size) }},
-	}
-	for _, c := range contenders {
-		b.Run("size=1/impl="+c.name, func(b *testing.B) {
-			reportCPU(b, func() { acquiretest.BenchConvoy(b, c.new(1), 16) })
-		})
-	}
-	for _, c := range contenders {
-		b.Run("size=4/impl="+c.name, func(b *testing.B) {
-			reportCPU(b, func() { convoy(b, c.new(4), 4, 64) })
-		})
-	}
-	handOffWeights(b)
-}
-
-// reportCPU runs bench and reports the process CPU time it used per
-// operation as cpu-ns/op: on a machine shared with other work, wall time
-// per operation counts the time the benchmark waited for a processor, and
-// CPU time does not. It counts the setup too, which is a few goroutines
-// against b.N cycles. It reports besides, as lockwait-ns/op, the time
-// goroutines spent blocked on a lock per operation: on a sync.Mutex, or
-// on a lock of the runtime's such as a channel's (runtime/metrics'
-// lockWait).
-func reportCPU(b *testing.B, bench func()) {
-	start, ok := processCPU()
-	waited := lockWait()
-	bench()
-	if end, _ := processCPU(); ok && b.N > 0 {
-		b.ReportMetric(float64(end-start)/float64(b.N), "cpu-ns/op")
-	}
-	if b.N > 0 {
-		b.ReportMetric((lockWait()-waited)*1e9/float64(b.N), "lockwait-ns/op")
-	}
-}
-
-// lockWait is the process's cumulative time blocked on locks, in seconds.
-func lockWait() float64 {
-	sample := []metrics.Sample{{Name: "/sync/mutex/wait/total:seconds"}}
-	metrics.Read(sample)
-	if sample[0].Value.Kind() != metrics.KindFloat64 {
-		return 0
-	}
-	return sample[0].Value.Float64()
-}
-
-// convoy runs b.N Acquire(1)+spin+Release(1) cycles on s, a semaphore of
-// the given size, from the given number of goroutines, which start queued
-// behind all the permits (see acquiretest.Queued).
-func convoy(b *testing.B, s sem.Semaphore, size int64, goroutines int) {
-	ctx := context.Background()
-	acquiretest.Queued(b, s, size, goroutines, func(_, n int) {
-		for range n {
-			if err := s.Acquire(ctx, 1); err != nil {
-				panic(fmt.Sprintf("Acquire(1): %v", err))
-			}
-			spin()
-			s.Release(1)
-		}
-	})
-}
-
-// sink keeps spin's loop from being optimized away.
-var sink int
-
-// spin is a short hold of the permit that neither blocks nor yields.
-func spin() {
-	x := 0
-	for i := range 50 {
-		x += i * i
-	}
-	if x == -1 {
-		sink = x
-	}
-}
-
-// lockedChan is acquiretest.RawChan plus a mutex section in each call, which counts
-// the calls as a queue's bookkeeping would.
-type lockedChan struct {
-	mu    sync.Mutex
-	calls int
-	c     chan struct{}
-}
-
-func (l *lockedChan) Acquire(context.Context, int64) error {
-	l.count()
-	l.c <- struct{}{}
-	return nil
-}
-
-func (l *lockedChan) TryAcquire(int64) bool {
-	l.count()
-	return acquiretest.RawChan(l.c).TryAcquire(1)
-}
-
-func (l *lockedChan) Release(int64) {
-	l.count()
-	<-l.c
-}
-
-func (l *lockedChan) count() {
-	l.mu.Lock()
-	l.calls++
-	l.mu.Unlock()
-}
-
 // BenchmarkUncontended is the fast paths of Acquire and Release, which
 // look at the context between the load of the state and the swap that
 // takes the permits.
 func BenchmarkUncontended(b *testing.B) {
 	acquiretest.BenchUncontended(b, func(size int64) sem.Semaphore { return weighted.New(size) })
+}
+
+// BenchmarkHandOffWakeups counts weighted's wake-ups in the weights
+// scenario of BenchmarkHandOff (in lab/handoff, beside its contenders),
+// apart from the race, since counting costs: wakeups/op is the waiters
+// woken per Acquire+Release cycle (every Acquire that queues is woken
+// once, by the Release that grants it, so it is also the share of
+// Acquires that park), and wakeups/batch the waiters woken by each
+// Release that wakes any (a Release whose permits serve several waiters
+// at the head wakes them all). weighted counts through its test hooks,
+// which only this package can install, so this half of the count stays
+// here; lab/handoff's BenchmarkHandOffWakeups counts fifo's, in the same
+// scenario. The hooks fire only for a waiter whose context can be done,
+// so it runs with a context that is never canceled.
+func BenchmarkHandOffWakeups(b *testing.B) {
+	b.Run(fmt.Sprintf("weights=1-%d/size=%d/impl=weighted", acquiretest.WeightsMax, acquiretest.WeightsSize), func(b *testing.B) {
+		s := weighted.New(acquiretest.WeightsSize)
+		c := countWakeups(s)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		acquiretest.BenchWeights(b, ctx, s)
+		acquiretest.ReportWakeups(b, c.parks.Load(), c.batches.Load())
+	})
+}
+
+// wakeupCounts are the wake-ups of a weighted.Semaphore, counted by
+// countWakeups: parks, the waiters that parked, each woken once; batches,
+// the unlocks that woke any.
+type wakeupCounts struct{ parks, batches atomic.Int64 }
+
+// countWakeups installs on s, before it is shared, the test hooks that
+// count its wake-ups. Only a waiter whose context can be done reaches the
+// park hook.
+func countWakeups(s *weighted.Semaphore) *wakeupCounts {
+	c := new(wakeupCounts)
+	s.SetTestHookPark(func() { c.parks.Add(1) })
+	s.SetTestHookWake(func() { c.batches.Add(1) })
+	return c
+}
+
+// The counts of BenchmarkHandOffWakeups are what they say for weighted: a
+// Release that serves nobody wakes no batch, one whose permits serve two
+// queued waiters at once is one batch of two wake-ups (lab/handoff's
+// TestWakeupCounts checks fifo's).
+func TestWakeupCounts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := weighted.New(4)
+		c := countWakeups(s)
+		acquiretest.CheckWakeupCounts(t, s, func() (int64, int64) { return c.parks.Load(), c.batches.Load() })
+	})
 }

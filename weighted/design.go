@@ -128,7 +128,7 @@ package weighted
 // the sender on it, so each of its calls takes one lock. A semaphore with
 // weights cannot be a channel: it keeps its queue under a mutex of its own
 // and parks each waiter on a channel of the waiter's, so each call takes
-// the mutex as well as a channel's lock. BenchmarkHandOff in this package
+// the mutex as well as a channel's lock. lab/handoff's BenchmarkHandOff
 // sets four contenders side by side in the convoy, at size 1 and at size
 // 4: the raw channel; the same channel with one mutex section per call
 // (the least any queue kept under a lock of its own adds); fifo, the least

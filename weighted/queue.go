@@ -32,11 +32,11 @@ type waiter struct {
 // woken waiter gives its node back, without the semaphore's mutex, to its
 // own processor's cache, and the holder of the mutex takes one from its
 // own, so that recycling a node writes nothing another processor reads
-// (BenchmarkHandOff: a stack shared by all, changed by compare-and-swap,
-// cost every hand-off a cache line moved between processors). A garbage
-// collection moves idle nodes to the pool's victim cache and the next
-// drops them; a semaphore in use takes them back before that, so a
-// blocked Acquire still allocates nothing in steady state
+// (lab/handoff's BenchmarkHandOff: a stack shared by all, changed by
+// compare-and-swap, cost every hand-off a cache line moved between
+// processors). A garbage collection moves idle nodes to the pool's victim
+// cache and the next drops them; a semaphore in use takes them back before
+// that, so a blocked Acquire still allocates nothing in steady state
 // (TestBlockedAcquireAllocatesNothing).
 type queue struct {
 	head, tail *waiter
@@ -51,7 +51,8 @@ type queue struct {
 // pushBack queues a waiter for n permits with ctx, whose Done is done, and
 // returns it. It takes the node from the pool, or allocates one when the
 // pool has none. (Taking the node here rather than in a function of its
-// own keeps a call out of every Acquire that waits: BenchmarkHandOff.)
+// own keeps a call out of every Acquire that waits: lab/handoff's
+// BenchmarkHandOff.)
 func (q *queue) pushBack(ctx context.Context, done <-chan struct{}, n int64) *waiter {
 	w, _ := q.nodes.Get().(*waiter)
 	if w == nil {

@@ -61,8 +61,8 @@ func (s *Semaphore) freeze() uint64 {
 // written: the free permits go to the count, on the cache lines the
 // hand-off writes anyway, and every other processor's copy of the word
 // stays valid for its fast-path loads, which look only at the bit
-// (BenchmarkHandOff). Once the bit clears, the word holds the free
-// permits again and the fast paths open.
+// (lab/handoff's BenchmarkHandOff). Once the bit clears, the word holds
+// the free permits again and the fast paths open.
 func (s *Semaphore) publish(st uint64) {
 	if st&slow != 0 {
 		s.count = free(st)

@@ -44,8 +44,9 @@ const cacheLine = 64
 type Semaphore struct {
 	// Its fields fill three cache lines, each written by other hands, so
 	// that none is taken from a processor for a write that does not
-	// concern it (BenchmarkHandOff; TestLayout). Its size is a multiple
-	// of the line, which makes the allocator place it on a line's start.
+	// concern it (lab/handoff's BenchmarkHandOff; TestLayout). Its size
+	// is a multiple of the line, which makes the allocator place it on a
+	// line's start.
 	//
 	// The first line, the hand-off's: what a holder of mu writes.
 	mu    sync.Mutex // guards q, count, owed, closed, and changes of the slow bit
@@ -257,14 +258,14 @@ func (s *Semaphore) Release(n int64) {
 // state while the bit is clear, so it looks at ctx after each load, as
 // Acquire does (see takeFrom). It is one function, and unlocks with the
 // mutex's Unlock, since nobody is listed to wake here: every call on the
-// path of a waiter costs in the convoy (BenchmarkHandOff).
+// path of a waiter costs in the convoy (lab/handoff's BenchmarkHandOff).
 func (s *Semaphore) acquireSlow(ctx context.Context, n int64) error {
 	done := ctx.Done()
 	s.mu.Lock()
 	for {
 		old := s.state.Load()
-		// A context whose Done is nil can never be done, so that in
-		// the convoy nothing is called here (BenchmarkHandOff).
+		// A context whose Done is nil can never be done, so that in the
+		// convoy nothing is called here (lab/handoff's BenchmarkHandOff).
 		if done != nil || s.closed || n > s.size.Load() {
 			if err := s.failure(ctx, n); err != nil {
 				s.mu.Unlock()

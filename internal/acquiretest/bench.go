@@ -2,6 +2,7 @@ package acquiretest
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"sync"
 	"testing"
@@ -49,6 +50,35 @@ func BenchConvoy(b *testing.B, s sem.Semaphore, goroutines int) {
 				return
 			}
 			s.Release(1)
+		}
+	})
+}
+
+// The weights scenario of the harness (goroutines=16/size=8/weights=1-4),
+// as BenchWeights runs it: WeightsGoroutines goroutines on WeightsSize
+// permits, each Acquire taking 1 to WeightsMax, nothing done while they
+// are held.
+const (
+	WeightsGoroutines = 16
+	WeightsSize       = 8
+	WeightsMax        = 4
+)
+
+// BenchWeights runs the weights scenario on s, a semaphore of WeightsSize
+// permits: b.N Acquire(w)+Release(w) cycles with ctx from
+// WeightsGoroutines goroutines, which start queued behind all the permits
+// (see Queued). Goroutine i's k-th Acquire takes 1+(i+k)%WeightsMax: each
+// goroutine cycles through the weights from its own starting point, so
+// that every semaphore is asked for the same weights in the same order by
+// each goroutine, and the goroutines ask for different weights at once.
+func BenchWeights(b *testing.B, ctx context.Context, s sem.Semaphore) {
+	Queued(b, s, WeightsSize, WeightsGoroutines, func(i, n int) {
+		for k := range n {
+			w := 1 + int64((i+k)%WeightsMax)
+			if err := s.Acquire(ctx, w); err != nil {
+				panic(fmt.Sprintf("Acquire(%d): %v", w, err))
+			}
+			s.Release(w)
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package weighted_test
+package handoff
 
 import (
 	"testing"

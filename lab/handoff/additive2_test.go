@@ -1,4 +1,4 @@
-package weighted_test
+package handoff
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 // addPkg names the additive contenders in their errors and panics: the
 // package, as semtest wants.
-const addPkg check.Pkg = "weighted_test"
+const addPkg check.Pkg = "handoff"
 
 // addChecks is addState with what Close and Resize make every call look
 // at: the argument checks, the size kept in an atomic word and loaded by

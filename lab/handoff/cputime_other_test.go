@@ -1,6 +1,6 @@
 //go:build !unix
 
-package weighted_test
+package handoff
 
 import "time"
 
