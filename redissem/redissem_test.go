@@ -330,11 +330,19 @@ func TestLeaseLostIsReported(t *testing.T) {
 	require.NoError(t, s.Acquire(context.Background(), 1))
 	prefix := "redissem:{" + s.Name() + "}:"
 	require.NoError(t, rdb.Del(context.Background(), prefix+"meta", prefix+"holders", prefix+"recs", prefix+"queue", prefix+"wexp").Err())
-	select {
-	case err := <-errs:
-		require.ErrorIs(t, err, redissem.ErrLeaseLost)
-	case <-time.After(5 * time.Second):
-		t.Fatal("no ErrLeaseLost within 5s of the grant's disappearance")
+	deadline := time.After(5 * time.Second)
+	for lost := false; !lost; {
+		select {
+		case err := <-errs:
+			// A refresh that timed out on a loaded machine reports
+			// ErrUnavailable first, as CI saw: it says nothing of the grant.
+			if !errors.Is(err, redissem.ErrUnavailable) {
+				require.ErrorIs(t, err, redissem.ErrLeaseLost)
+				lost = true
+			}
+		case <-deadline:
+			t.Fatal("no ErrLeaseLost within 5s of the grant's disappearance")
+		}
 	}
 	s.Release(1)
 }
