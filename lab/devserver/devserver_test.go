@@ -94,6 +94,23 @@ func TestRedisKillRestart(t *testing.T) {
 	assert.True(t, r.Running(), "a restarted server is not Running")
 }
 
+// A server started on a port that another server took in the meantime
+// fails to bind, and the other answers PING: Restart tells them apart by
+// the log file, fails, and leaves no process of its own behind.
+func TestRedisPortTaken(t *testing.T) {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server is not installed (make test installs it: tools/testdeps.sh)")
+	}
+	other, err := StartRedis(t.TempDir())
+	require.NoError(t, err)
+	defer other.Kill()
+	late := &Redis{Port: other.Port, dir: t.TempDir()}
+	err = late.Restart()
+	require.ErrorContains(t, err, "another one took the port")
+	assert.False(t, late.Running(), "the server that lost the port was left running")
+	require.NoError(t, Ping(other.Addr()), "the check disturbed the server that holds the port")
+}
+
 // Kill ends a process and reaps it, and does nothing for a command that
 // never started or whose process is gone.
 func TestKill(t *testing.T) {

@@ -3,6 +3,7 @@ package devserver
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -76,13 +77,30 @@ func (r *Redis) Restart() error {
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		if Ping(r.Addr()) == nil {
-			return nil
+			return r.ours(logfile)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	r.Kill()
 	log, _ := os.ReadFile(logfile)
 	return fmt.Errorf("redis-server on port %d did not answer PING within 10s; its log:\n%s", r.Port, log)
+}
+
+// ours checks that the server answering on r's port is the one r started,
+// by the log file it was given, and kills r's process if not: a port free
+// a moment ago may have gone meanwhile to another test's server, which
+// then answers PING while r's own fails to bind. Seen in lab/faults,
+// where parallel clusters took each other's nodes ("Node ... is not
+// empty") and redis-cli --cluster create hung.
+func (r *Redis) ours(logfile string) error {
+	reply, err := commandArray(r.Addr(), "CONFIG", "GET", "logfile")
+	if err == nil && (len(reply) != 2 || reply[1] != logfile) {
+		err = fmt.Errorf("the server on port %d logs to %q, not to %q: another one took the port", r.Port, reply, logfile)
+	}
+	if err != nil {
+		r.Kill()
+	}
+	return err
 }
 
 // Kill stops the server with SIGKILL, as a crash would, and waits for the
@@ -103,6 +121,55 @@ func (r *Redis) Signal(sig os.Signal) error {
 
 // Running reports whether the server was started and not killed since.
 func (r *Redis) Running() bool { return r.cmd != nil }
+
+// commandArray sends one command to the server at addr and returns its
+// reply, an array of bulk strings.
+func commandArray(addr string, args ...string) ([]string, error) {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(time.Second))
+	req := fmt.Sprintf("*%d\r\n", len(args))
+	for _, a := range args {
+		req += fmt.Sprintf("$%d\r\n%s\r\n", len(a), a)
+	}
+	if _, err := c.Write([]byte(req)); err != nil {
+		return nil, err
+	}
+	rd := bufio.NewReader(c)
+	n, err := header(rd, '*')
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, n)
+	for range n {
+		size, err := header(rd, '$')
+		if err != nil {
+			return nil, err
+		}
+		buf := make([]byte, size+2) // and its CRLF
+		if _, err := io.ReadFull(rd, buf); err != nil {
+			return nil, err
+		}
+		out = append(out, string(buf[:size]))
+	}
+	return out, nil
+}
+
+// header reads a reply's line that starts with kind and a count.
+func header(rd *bufio.Reader, kind byte) (int, error) {
+	line, err := rd.ReadString('\n')
+	if err != nil {
+		return 0, err
+	}
+	line = strings.TrimRight(line, "\r\n")
+	if line == "" || line[0] != kind {
+		return 0, fmt.Errorf("redis: unexpected reply %q", line)
+	}
+	return strconv.Atoi(line[1:])
+}
 
 // Ping sends PING to the Redis server at addr over a raw connection, so that
 // no client goroutine is involved, and fails unless it answers PONG within
