@@ -171,10 +171,13 @@ func (sc Scenario) Run(b *testing.B, s sem.Semaphore) {
 		return
 	}
 	var before, after runtime.MemStats
-	m, _ := sc.steady(s, defaultSteady(), false,
-		func() { runtime.ReadMemStats(&before) }, func() { runtime.ReadMemStats(&after) })
+	m := untilOps(func() measured {
+		m, _ := sc.steady(s, defaultSteady(), false,
+			func() { runtime.ReadMemStats(&before) }, func() { runtime.ReadMemStats(&after) })
+		return m
+	})
 	if m.ops == 0 {
-		b.Fatalf("%s: no op completed in %v", sc.Name, m.elapsed)
+		b.Fatalf("%s: no op completed in %d measurements, the last of %v", sc.Name, measureTries, m.elapsed)
 	}
 	ops := float64(m.ops)
 	b.ReportMetric(m.nsPerOp(), "ns/op")

@@ -123,3 +123,25 @@ func TestHoldFreeTakesWhatIsFree(t *testing.T) {
 	s.Release(1)
 	requireAllFree(t, s, 4)
 }
+
+// TestUntilOps: a measurement that counted no op is taken again, up to
+// measureTries times in all, and the first that counted one is kept.
+func TestUntilOps(t *testing.T) {
+	for _, tc := range []struct {
+		ops   []int64
+		calls int
+		want  int64
+	}{
+		{[]int64{7}, 1, 7},
+		{[]int64{0, 0, 5}, 3, 5},
+		{[]int64{0, 0, 0, 9}, measureTries, 0},
+	} {
+		calls := 0
+		m := untilOps(func() measured {
+			calls++
+			return measured{ops: tc.ops[calls-1]}
+		})
+		assert.Equal(t, tc.calls, calls, "ops %v", tc.ops)
+		assert.Equal(t, tc.want, m.ops, "ops %v", tc.ops)
+	}
+}
