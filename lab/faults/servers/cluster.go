@@ -1,6 +1,7 @@
 package servers
 
 import (
+	"context"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -40,7 +41,11 @@ func StartCluster(t testing.TB, dir string, masters, replicas int) *Cluster {
 		addrs = append(addrs, n.Addr())
 	}
 	args := append(append([]string{"--cluster", "create"}, addrs...), "--cluster-replicas", strconv.Itoa(replicas), "--cluster-yes")
-	if out, err := exec.Command("redis-cli", args...).CombinedOutput(); err != nil {
+	// redis-cli waits for the nodes to agree without a bound of its own; a
+	// node that is not ours once held it until the test binary's timeout.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, "redis-cli", args...).CombinedOutput(); err != nil {
 		t.Fatalf("servers: redis-cli --cluster create: %v\n%s", err, out)
 	}
 	if err := waitFor(30*time.Second, func() error { return c.ready(masters * replicas) }); err != nil {
