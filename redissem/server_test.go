@@ -17,6 +17,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
 
@@ -137,12 +139,54 @@ func (r *redisServer) Restart() error {
 	}
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if ping(r.Addr()) == nil {
-			return nil
+			return r.ours(logfile)
 		}
 	}
 	r.Kill()
 	log, _ := os.ReadFile(logfile)
 	return fmt.Errorf("redis-server on port %d did not answer PING within 10s; its log:\n%s", r.Port, log)
+}
+
+// ours checks that the server answering on r's port logs to logfile, so
+// is the one r started, and kills r's process if not: a port free a moment
+// ago can go to another test's server, which then answers PING while r's
+// fails to bind (lab/faults saw two clusters take each other's nodes).
+func (r *redisServer) ours(logfile string) error {
+	got, err := configGet(r.Addr(), "logfile")
+	if err == nil && got != logfile {
+		err = fmt.Errorf("the server on port %d logs to %q, not to %q: another one took the port", r.Port, got, logfile)
+	}
+	if err != nil {
+		r.Kill()
+	}
+	return err
+}
+
+// configGet returns a configuration parameter of the server at addr, over
+// a raw connection as ping does.
+func configGet(addr, param string) (string, error) {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(time.Second))
+	if _, err := fmt.Fprintf(c, "*3\r\n$6\r\nCONFIG\r\n$3\r\nGET\r\n$%d\r\n%s\r\n", len(param), param); err != nil {
+		return "", err
+	}
+	rd := bufio.NewReader(c)
+	var lines []string // *2, $len, param, $len, value
+	for range 5 {
+		line, err := rd.ReadString('\n')
+		if err != nil {
+			return "", err
+		}
+		lines = append(lines, strings.TrimRight(line, "\r\n"))
+	}
+	if lines[0] != "*2" || lines[2] != param {
+		return "", fmt.Errorf("CONFIG GET %s answered %q", param, lines)
+	}
+	return lines[4], nil
 }
 
 // Kill stops the server with SIGKILL, as a crash would, and waits for it.
@@ -199,4 +243,14 @@ var names atomic.Int64
 // uniqueName returns a semaphore name no other test in this run uses.
 func uniqueName(t testing.TB) string {
 	return fmt.Sprintf("%s-%d-%d", t.Name(), os.Getpid(), names.Add(1))
+}
+
+// A test server started on a port that another took in the meantime fails
+// and leaves no process behind, rather than taking the other for its own.
+func TestServerPortTaken(t *testing.T) {
+	t.Parallel()
+	late := &redisServer{Port: shared.Port, dir: t.TempDir()}
+	require.ErrorContains(t, late.Restart(), "another one took the port")
+	assert.Nil(t, late.cmd, "the server that lost the port was left running")
+	require.NoError(t, ping(shared.Addr()), "the check disturbed the shared server")
 }
