@@ -107,9 +107,9 @@ const (
 // left becomes the one to compare with.
 //
 // But where the limit sank for a queue, not a step, half the limit left
-// before the sinking may be no lower than the sunk limit (a start of 20
-// over a capacity of 2 sinks to about half, as limitsim's TestSeeds with a
-// 500 ms deadline traced it): such a probe reads the queue the windows
+// before the sinking may be no lower than the sunk limit (a start far
+// above a small capacity sinks only part of the way, as a trace of
+// limitsim's TestSeeds with a long deadline showed): such a probe reads the queue the windows
 // before it read, no fall, and its mean, at most a queue's, became the
 // no-load mean, which held the limit there for many seconds. So its mean counts only if it rose more than
 // stepRise over the no-load mean, as a step's does; otherwise it says

@@ -96,7 +96,7 @@ func (l *Limiter) reserve(method string, c int, n int64) int64 {
 	share := min(float64(c)*l.classShare, maxClassReserve)
 	most := int64(maxClassReserve * float64(size)) // rounded down: at an odd limit, rounding up would leave more than half free
 	// Less a hair, since a decimal share times the limit lands a rounding
-	// error above a whole number (3 × 0.1 × 10 is 3.0000000000000004),
+	// error above a whole number (3 × 0.1 × 10 comes out just above 3),
 	// which would reserve a permit more than the share.
 	return max(0, min(int64(math.Ceil(share*float64(size)-1e-9)), most, size-n))
 }
